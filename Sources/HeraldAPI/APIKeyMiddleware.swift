@@ -1,0 +1,29 @@
+import Foundation
+import Logging
+import HeraldCore
+import Hummingbird
+
+/// Checks `Authorization: Bearer <key>` and puts the caller in the context. Unknown,
+/// revoked or missing keys get 401; what a key may do is each route's business.
+struct APIKeyMiddleware: RouterMiddleware {
+    typealias Context = HeraldRequestContext
+
+    let keys: any APIKeyRepository
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization] else {
+            throw Problem.unauthorized("send the API key as Authorization: Bearer <key>")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Problem.unauthorized("the Authorization header must be Bearer <key>")
+        }
+        guard let principal = try await keys.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw Problem.unauthorized("unknown or revoked API key")
+        }
+        var context = context
+        context.principal = principal
+        context.logger[metadataKey: "herald.key"] = "\(principal.keyPrefix)"
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,41 @@
+import HeraldCore
+import Hummingbird
+
+/// What the API needs from the rest of Herald, each as the protocol it uses.
+public struct APIDependencies: Sendable {
+    public var apps: any AppRepository
+    public var devices: any DeviceRepository
+    public var pruner: any DevicePruner
+    public var keys: any APIKeyRepository
+    public var readiness: any ReadinessCheck
+    /// The Prometheus exposition of this process's metrics.
+    public var metricsText: @Sendable () -> String
+
+    public init(
+        apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
+        readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String
+    ) {
+        self.apps = apps
+        self.devices = devices
+        self.pruner = pruner
+        self.keys = keys
+        self.readiness = readiness
+        self.metricsText = metricsText
+    }
+}
+
+/// Builds Herald's router: probes at the root, everything else under `/v1` behind API keys.
+public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequestContext> {
+    let router = Router(context: HeraldRequestContext.self)
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    HealthController(readiness: dependencies.readiness, metricsText: dependencies.metricsText).addRoutes(to: router)
+
+    let directory = AppDirectory(apps: dependencies.apps)
+    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: dependencies.keys))
+    DeviceController(directory: directory, devices: dependencies.devices)
+        .addRoutes(to: v1.group("apps/:bundleID/devices"))
+    PruneController(directory: directory, pruner: dependencies.pruner).addRoutes(to: v1.group("admin"))
+    return router
+}

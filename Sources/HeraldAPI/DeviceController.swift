@@ -1,0 +1,98 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// `/v1/apps/{bundleID}/devices`: register, read, list and remove device tokens.
+struct DeviceController {
+    let directory: AppDirectory
+    let devices: any DeviceRepository
+
+    func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.put(":token", use: register)
+        group.get(":token", use: show)
+        group.delete(":token", use: remove)
+        group.get(use: list)
+        group.post("import", use: DeviceImportController(directory: directory, devices: devices).importDevices)
+    }
+
+    @Sendable func register(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<DeviceResponse> {
+        let (app, token) = try await target(context, access: .write)
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
+            throw Problem.invalidRequest("the body must be a JSON object")
+        }
+        let registration = try RegistrationInput.parse(object, defaultEnvironment: app.defaultEnvironment)
+        let (device, created) = try await devices.register(appID: app.id, token: token, registration: registration)
+        return EditedResponse(status: created ? .created : .ok, response: DeviceResponse(device))
+    }
+
+    @Sendable func show(request: Request, context: HeraldRequestContext) async throws -> DeviceResponse {
+        let (app, token) = try await target(context, access: .read)
+        guard let device = try await devices.find(appID: app.id, token: token) else {
+            throw Problem.notFound("this token is not registered for this app")
+        }
+        return DeviceResponse(device)
+    }
+
+    @Sendable func remove(request: Request, context: HeraldRequestContext) async throws -> Response {
+        let (app, token) = try await target(context, access: .write)
+        guard try await devices.delete(appID: app.id, token: token) else {
+            throw Problem.notFound("this token is not registered for this app")
+        }
+        return Response(status: .noContent)
+    }
+
+    @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> DevicePageResponse {
+        let bundleID = try context.parameters.require("bundleID")
+        try context.requirePrincipal().requireDeviceAccess(.read, bundleID: bundleID)
+        let app = try await directory.require(bundleID: bundleID)
+        let query = try Self.listQuery(request.uri.queryParameters)
+        let page = try await devices.list(appID: app.id, query: query)
+        return DevicePageResponse(devices: page.devices.map(DeviceResponse.init), nextCursor: page.nextCursor.map(String.init))
+    }
+
+    /// Checks the caller may touch this app's devices, then finds the app and parses the token.
+    private func target(_ context: HeraldRequestContext, access: Principal.DeviceAccess) async throws -> (App, DeviceToken) {
+        let bundleID = try context.parameters.require("bundleID")
+        try context.requirePrincipal().requireDeviceAccess(access, bundleID: bundleID)
+        let app = try await directory.require(bundleID: bundleID)
+        do {
+            return (app, try DeviceToken(hex: try context.parameters.require("token")))
+        } catch let error as DeviceTokenError {
+            throw Problem.invalidDeviceToken(error.description)
+        }
+    }
+
+    static func listQuery(_ parameters: Parameters) throws -> DeviceListQuery {
+        var query = DeviceListQuery()
+        for (key, value) in parameters {
+            let text = String(value)
+            switch String(key) {
+            case "userID":
+                query.userID = text
+            case "language":
+                guard let tag = LanguageTag(text) else {
+                    throw Problem.invalidField("language", "not a BCP 47 language tag")
+                }
+                query.language = tag
+            case "valid":
+                guard let flag = Bool(text) else { throw Problem.invalidField("valid", "must be true or false") }
+                query.valid = flag
+            case "cursor":
+                guard let cursor = Int64(text), cursor >= 0 else {
+                    throw Problem.invalidField("cursor", "must be the nextCursor of a previous page")
+                }
+                query.cursor = cursor
+            case "limit":
+                guard let limit = Int(text), (1...DeviceListQuery.maximumLimit).contains(limit) else {
+                    throw Problem.invalidField("limit", "must be 1 to \(DeviceListQuery.maximumLimit)")
+                }
+                query.limit = limit
+            default:
+                throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        return query
+    }
+}

@@ -1,0 +1,116 @@
+import Logging
+import APNSCore
+import HeraldCore
+import Hummingbird
+
+/// `POST /v1/apps/{bundleID}/devices/import`: NDJSON registrations, one per line, for moving
+/// from another provider. The body is streamed and written in batches of one statement each,
+/// so a file of millions of lines never sits in memory. Good lines are stored even when
+/// others are refused; refused lines are reported by number.
+struct DeviceImportController {
+    static let batchSize = 1000
+    static let maximumLineBytes = 16 * 1024
+    static let maximumReportedErrors = 1000
+
+    let directory: AppDirectory
+    let devices: any DeviceRepository
+
+    struct LineError: ResponseEncodable, Equatable {
+        var line: Int
+        var field: String?
+        var detail: String
+    }
+
+    struct Summary: ResponseEncodable {
+        var lines = 0
+        var created = 0
+        var updated = 0
+        var rejected = 0
+        var errors = [LineError]()
+        var errorsTruncated = false
+    }
+
+    @Sendable func importDevices(request: Request, context: HeraldRequestContext) async throws -> Summary {
+        let bundleID = try context.parameters.require("bundleID")
+        try context.requirePrincipal().requireDeviceAccess(.write, bundleID: bundleID)
+        let app = try await directory.require(bundleID: bundleID)
+
+        var summary = Summary()
+        var splitter = NDJSONLineSplitter(maximumLineBytes: Self.maximumLineBytes)
+        var batch = [DeviceImportItem]()
+        var tokensInBatch = Set<DeviceToken>()
+        batch.reserveCapacity(Self.batchSize)
+
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            let counts = try await devices.importBatch(appID: app.id, items: batch)
+            summary.created += counts.created
+            summary.updated += counts.updated
+            batch.removeAll(keepingCapacity: true)
+            tokensInBatch.removeAll(keepingCapacity: true)
+        }
+
+        func handle(_ line: NDJSONLineSplitter.Line) async throws {
+            switch line {
+            case .tooLong(let number):
+                summary.lines += 1
+                reject(LineError(line: number, field: nil, detail: "line is longer than \(Self.maximumLineBytes) bytes"))
+            case .text(let number, let bytes):
+                guard bytes.readableBytesView.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
+                summary.lines += 1
+                do {
+                    let item = try Self.parse(bytes, defaultEnvironment: app.defaultEnvironment)
+                    // One statement cannot upsert a row twice: a repeated token starts a new batch.
+                    if tokensInBatch.contains(item.token) { try await flush() }
+                    tokensInBatch.insert(item.token)
+                    batch.append(item)
+                    if batch.count >= Self.batchSize { try await flush() }
+                } catch let error as ValidationError {
+                    reject(LineError(line: number, field: error.field, detail: error.reason))
+                } catch let problem as Problem {
+                    reject(LineError(line: number, field: problem.field, detail: problem.detail))
+                }
+            }
+        }
+
+        func reject(_ error: LineError) {
+            summary.rejected += 1
+            if summary.errors.count < Self.maximumReportedErrors {
+                summary.errors.append(error)
+            } else {
+                summary.errorsTruncated = true
+            }
+        }
+
+        for try await chunk in request.body {
+            splitter.append(chunk)
+            while let line = splitter.nextLine() { try await handle(line) }
+        }
+        if let line = splitter.finish() { try await handle(line) }
+        try await flush()
+        context.logger.info(
+            "import finished",
+            metadata: [
+                "lines": "\(summary.lines)", "created": "\(summary.created)", "updated": "\(summary.updated)",
+                "rejected": "\(summary.rejected)",
+            ])
+        return summary
+    }
+
+    static func parse(_ bytes: ByteBuffer, defaultEnvironment: APNSEnvironment) throws -> DeviceImportItem {
+        guard case .object(let object) = try RegistrationInput.parseJSON(bytes.readableBytesView) else {
+            throw Problem.invalidRequest("each line must be a JSON object")
+        }
+        guard case .string(let hex)? = object["token"] else {
+            throw ValidationError(field: "token", reason: "each line needs a token as a hex string")
+        }
+        let token: DeviceToken
+        do {
+            token = try DeviceToken(hex: hex)
+        } catch {
+            throw ValidationError(field: "token", reason: error.description)
+        }
+        let registration = try RegistrationInput.parse(object, defaultEnvironment: defaultEnvironment, extraFields: ["token"])
+        return DeviceImportItem(token: token, registration: registration)
+    }
+}

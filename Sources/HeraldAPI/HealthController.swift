@@ -1,0 +1,32 @@
+import HeraldCore
+import Hummingbird
+
+/// Unauthenticated probes: `/healthz` (the process answers), `/readyz` (database reachable and
+/// schema current), `/metrics` (Prometheus text), `/openapi.yaml`.
+struct HealthController {
+    let readiness: any ReadinessCheck
+    let metricsText: @Sendable () -> String
+
+    struct Status: ResponseEncodable {
+        var status: String
+    }
+
+    func addRoutes(to router: Router<HeraldRequestContext>) {
+        router.get("healthz") { _, _ in Status(status: "ok") }
+        router.get("readyz") { _, _ -> Status in
+            if let reason = await readiness.notReadyReason() { throw Problem.notReady(reason) }
+            return Status(status: "ready")
+        }
+        router.get("metrics") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metricsText())))
+        }
+        router.get("openapi.yaml") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/yaml; charset=utf-8"
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+        }
+    }
+}

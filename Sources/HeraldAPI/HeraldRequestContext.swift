@@ -1,0 +1,24 @@
+import HeraldCore
+import Hummingbird
+
+/// The request context of every Herald route: Hummingbird's core storage plus the caller,
+/// once `APIKeyMiddleware` has checked the key.
+public struct HeraldRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var principal: Principal?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        principal = nil
+    }
+
+    /// JSON bodies are small: the largest, a registration, carries at most 4 KiB of attributes.
+    /// Imports stream their body and are not bound by this.
+    public var maxUploadSize: Int { 64 * 1024 }
+
+    /// The caller; only routes behind `APIKeyMiddleware` ask.
+    func requirePrincipal() throws -> Principal {
+        guard let principal else { throw Problem.unauthorized("missing API key") }
+        return principal
+    }
+}

@@ -1,0 +1,29 @@
+import HeraldCore
+
+/// Who may do what (issue "Roles"): app keys touch only their own app's devices; marketing
+/// reads devices but never changes or prunes them; admins do everything.
+extension Principal {
+    enum DeviceAccess {
+        case read
+        case write
+    }
+
+    func requireDeviceAccess(_ access: DeviceAccess, bundleID: String) throws {
+        switch role {
+        case .admin:
+            return
+        case .app:
+            guard appBundleID == bundleID else {
+                throw Problem.forbidden("this app key is for another app")
+            }
+        case .marketing:
+            guard access == .read else {
+                throw Problem.forbidden("marketing keys may read devices, not change them")
+            }
+        }
+    }
+
+    func requireAdmin() throws {
+        guard role == .admin else { throw Problem.forbidden("only admin keys may do this") }
+    }
+}

@@ -1,0 +1,110 @@
+import APNSCore
+import Foundation
+import HeraldCore
+
+/// Reads a registration from parsed JSON, naming the exact field that is wrong. Unknown keys
+/// are refused, so a misspelt field cannot be silently ignored.
+enum RegistrationInput {
+    static let fields: Set<String> = ["environment", "languages", "authorization", "timeZone", "userID", "attributes"]
+    static let authorizationFields: Set<String> = ["status", "alert", "badge", "sound", "criticalAlert", "timeSensitive"]
+
+    /// Parses one JSON document into a value, or a 400 problem when it is not JSON.
+    static func parseJSON(_ bytes: some Collection<UInt8>) throws -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw Problem.invalidRequest("the body is not valid JSON")
+        }
+    }
+
+    static func parse(
+        _ object: [String: JSONValue], defaultEnvironment: APNSEnvironment, extraFields: Set<String> = []
+    ) throws(ValidationError) -> DeviceRegistration {
+        for key in object.keys.sorted() where !fields.contains(key) && !extraFields.contains(key) {
+            throw ValidationError(field: key, reason: "unknown field")
+        }
+        var environment = defaultEnvironment
+        switch object["environment"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            guard let value = APNSEnvironment(rawValue: text) else {
+                throw ValidationError(field: "environment", reason: "must be sandbox or production")
+            }
+            environment = value
+        default: throw ValidationError(field: "environment", reason: "must be sandbox or production")
+        }
+        return try DeviceRegistration(
+            environment: environment,
+            languages: try languages(object["languages"]),
+            authorization: try authorization(object["authorization"]),
+            timeZone: try optionalString(object["timeZone"], field: "timeZone"),
+            userID: try optionalString(object["userID"], field: "userID"),
+            attributes: try attributes(object["attributes"]))
+    }
+
+    private static func languages(_ value: JSONValue?) throws(ValidationError) -> [String] {
+        switch value {
+        case nil, .null?: return []
+        case .array(let items)?:
+            var tags = [String]()
+            for (index, item) in items.enumerated() {
+                guard case .string(let tag) = item else {
+                    throw ValidationError(field: "languages[\(index)]", reason: "must be a string such as \"pt-BR\"")
+                }
+                tags.append(tag)
+            }
+            return tags
+        default:
+            throw ValidationError(field: "languages", reason: "must be an array of BCP 47 tags, most preferred first")
+        }
+    }
+
+    /// Flags left out of an authorized, provisional or ephemeral device default to on (alert,
+    /// badge, sound) or off (critical alert, time sensitive, which need extra permission).
+    private static func authorization(_ value: JSONValue?) throws(ValidationError) -> AuthorizationSettings {
+        let object: [String: JSONValue]
+        switch value {
+        case nil, .null?: return .notDetermined
+        case .object(let fields)?: object = fields
+        default: throw ValidationError(field: "authorization", reason: "must be an object with a status")
+        }
+        for key in object.keys.sorted() where !authorizationFields.contains(key) {
+            throw ValidationError(field: "authorization.\(key)", reason: "unknown field")
+        }
+        let statuses = AuthorizationSettings.Status.allCases.map(\.rawValue)
+        guard case .string(let text)? = object["status"], let status = AuthorizationSettings.Status(rawValue: text) else {
+            throw ValidationError(field: "authorization.status", reason: "must be one of \(statuses.joined(separator: ", "))")
+        }
+        let allowed = status == .authorized || status == .provisional || status == .ephemeral
+        func flag(_ name: String, default fallback: Bool) throws(ValidationError) -> Bool {
+            switch object[name] {
+            case nil, .null?: return fallback
+            case .bool(let value)?: return value
+            default: throw ValidationError(field: "authorization.\(name)", reason: "must be true or false")
+            }
+        }
+        return AuthorizationSettings(
+            status: status,
+            alert: try flag("alert", default: allowed),
+            badge: try flag("badge", default: allowed),
+            sound: try flag("sound", default: allowed),
+            criticalAlert: try flag("criticalAlert", default: false),
+            timeSensitive: try flag("timeSensitive", default: false))
+    }
+
+    private static func optionalString(_ value: JSONValue?, field: String) throws(ValidationError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw ValidationError(field: field, reason: "must be a string or null")
+        }
+    }
+
+    private static func attributes(_ value: JSONValue?) throws(ValidationError) -> [String: JSONValue] {
+        switch value {
+        case nil, .null?: return [:]
+        case .object(let fields)?: return fields
+        default: throw ValidationError(field: "attributes", reason: "must be a JSON object")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import APNSCore
+import Foundation
+
+/// An app Herald sends for: its bundle ID is the APNs topic. The signing key is never part of
+/// this value; the store keeps it sealed.
+public struct App: Sendable, Equatable {
+    public var id: Int64
+    public var bundleID: String
+    public var teamID: String
+    public var keyID: String
+    public var defaultEnvironment: APNSEnvironment
+    /// Overrides the APNs host, e.g. `https://127.0.0.1:2197` for the simulator.
+    public var apnsEndpoint: String?
+    /// Extra CA certificates (PEM) trusted for this app's APNs connections.
+    public var apnsCAPEM: String?
+    public var createdAt: Date
+
+    public init(
+        id: Int64, bundleID: String, teamID: String, keyID: String, defaultEnvironment: APNSEnvironment,
+        apnsEndpoint: String?, apnsCAPEM: String?, createdAt: Date
+    ) {
+        self.id = id
+        self.bundleID = bundleID
+        self.teamID = teamID
+        self.keyID = keyID
+        self.defaultEnvironment = defaultEnvironment
+        self.apnsEndpoint = apnsEndpoint
+        self.apnsCAPEM = apnsCAPEM
+        self.createdAt = createdAt
+    }
+}
+
+/// An app to add, with its token-signing key (the `.p8` PEM). Validated on creation.
+public struct NewApp: Sendable {
+    public var bundleID: String
+    public var teamID: String
+    public var keyID: String
+    public var signingKeyPEM: String
+    public var defaultEnvironment: APNSEnvironment
+    public var apnsEndpoint: String?
+    public var apnsCAPEM: String?
+
+    public init(
+        bundleID: String, teamID: String, keyID: String, signingKeyPEM: String,
+        defaultEnvironment: APNSEnvironment, apnsEndpoint: String? = nil, apnsCAPEM: String? = nil
+    ) throws(ValidationError) {
+        guard BundleID.isValid(bundleID) else {
+            throw ValidationError(field: "bundleID", reason: BundleID.rule)
+        }
+        guard Self.isAppleIdentifier(teamID) else {
+            throw ValidationError(field: "teamID", reason: "must be 10 characters A-Z and 0-9")
+        }
+        guard Self.isAppleIdentifier(keyID) else {
+            throw ValidationError(field: "keyID", reason: "must be 10 characters A-Z and 0-9")
+        }
+        if let apnsEndpoint {
+            guard let url = URL(string: apnsEndpoint), url.scheme == "https", url.host != nil, url.path.isEmpty || url.path == "/"
+            else {
+                throw ValidationError(field: "apnsEndpoint", reason: "must be an https URL with a host and no path")
+            }
+        }
+        self.bundleID = bundleID
+        self.teamID = teamID
+        self.keyID = keyID
+        self.signingKeyPEM = signingKeyPEM
+        self.defaultEnvironment = defaultEnvironment
+        self.apnsEndpoint = apnsEndpoint
+        self.apnsCAPEM = apnsCAPEM
+    }
+
+    /// Team and key IDs are 10 uppercase alphanumerics (APNS.md "Authentication").
+    private static func isAppleIdentifier(_ text: String) -> Bool {
+        text.utf8.count == 10
+            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) }
+    }
+}
+
+/// Bundle identifiers: reverse-DNS, letters, digits, `-` and `.`.
+public enum BundleID {
+    public static let rule = "must be a bundle ID of letters, digits, '-' and '.', up to 155 characters"
+
+    public static func isValid(_ text: some StringProtocol) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= 155, first != UInt8(ascii: "."),
+            last != UInt8(ascii: ".")
+        else { return false }
+        return bytes.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import APNSCore
+
+/// Apps and their credentials.
+public protocol AppRepository: Sendable {
+    /// Adds an app; fails with a `ValidationError` on `bundleID` if it exists.
+    func add(_ app: NewApp, actor: String) async throws -> App
+    func list() async throws -> [App]
+    func find(bundleID: String) async throws -> App?
+}
+
+/// The token registry.
+public protocol DeviceRepository: Sendable {
+    /// Registers or updates a token: sets `registered_at` to now and clears an earlier
+    /// invalidation. `created` tells whether the token was new.
+    func register(appID: Int64, token: DeviceToken, registration: DeviceRegistration) async throws
+        -> (device: Device, created: Bool)
+    func find(appID: Int64, token: DeviceToken) async throws -> Device?
+    /// Removes a token; `false` when it was not registered.
+    func delete(appID: Int64, token: DeviceToken) async throws -> Bool
+    func list(appID: Int64, query: DeviceListQuery) async throws -> DevicePage
+    /// Registers many tokens in one statement. Tokens must be distinct within the batch.
+    func importBatch(appID: Int64, items: [DeviceImportItem]) async throws -> DeviceImportCounts
+}
+
+/// Deletes dead tokens in bounded batches and records who did it.
+public protocol DevicePruner: Sendable {
+    func prune(_ request: PruneRequest, actor: String) async throws -> PruneResult
+}
+
+/// API keys: only hashes are stored.
+public protocol APIKeyRepository: Sendable {
+    /// Creates a key and returns its secret, which is never stored or shown again.
+    func create(role: APIKeyRole, appID: Int64?, name: String?, actor: String) async throws -> (APIKey, APIKeySecret)
+    func list() async throws -> [APIKey]
+    /// Revokes a key by ID; `false` if there is no such key or it was already revoked.
+    func revoke(id: Int64, actor: String) async throws -> Bool
+    /// The caller behind a presented key, or `nil` for an unknown or revoked key.
+    func authenticate(_ presented: String) async throws -> Principal?
+}
+
+/// Whether this instance can serve: the database answers and its schema is current.
+public protocol ReadinessCheck: Sendable {
+    /// `nil` when ready, else a one-line reason.
+    func notReadyReason() async -> String?
+}

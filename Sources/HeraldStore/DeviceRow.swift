@@ -1,0 +1,42 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import PostgresNIO
+
+/// How a `devices` row is read.
+enum DeviceRow {
+    static let columns = """
+        id, token, environment, languages, authorization_status, alert_enabled, badge_enabled, sound_enabled,
+        critical_alert_enabled, time_sensitive_enabled, time_zone, user_id, attributes::text, bucket,
+        registered_at, created_at, invalidated_at, invalidation_reason, apns_unregistered_at
+        """
+
+    static func decode(_ row: PostgresRow) throws -> Device {
+        var cells = row.makeRandomAccess()
+        let token = try DeviceToken(bytes: Array(buffer: try cells[1].decode(ByteBuffer.self)))
+        let status = try cells[4].decode(String.self)
+        let attributesText = try cells[12].decode(String.self)
+        let attributes = try JSONDecoder().decode([String: JSONValue].self, from: Data(attributesText.utf8))
+        return Device(
+            id: try cells[0].decode(Int64.self),
+            token: token,
+            environment: APNSEnvironment(rawValue: try cells[2].decode(String.self)) ?? .production,
+            languages: try cells[3].decode([String].self).compactMap(LanguageTag.init),
+            authorization: AuthorizationSettings(
+                status: AuthorizationSettings.Status(rawValue: status) ?? .notDetermined,
+                alert: try cells[5].decode(Bool.self),
+                badge: try cells[6].decode(Bool.self),
+                sound: try cells[7].decode(Bool.self),
+                criticalAlert: try cells[8].decode(Bool.self),
+                timeSensitive: try cells[9].decode(Bool.self)),
+            timeZone: try cells[10].decode(String?.self),
+            userID: try cells[11].decode(String?.self),
+            attributes: attributes,
+            bucket: Int(try cells[13].decode(Int16.self)),
+            registeredAt: try cells[14].decode(Date.self),
+            createdAt: try cells[15].decode(Date.self),
+            invalidatedAt: try cells[16].decode(Date?.self),
+            invalidationReason: try cells[17].decode(String?.self),
+            apnsUnregisteredAt: try cells[18].decode(Date?.self))
+    }
+}

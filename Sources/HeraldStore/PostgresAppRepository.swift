@@ -1,0 +1,88 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// Apps in PostgreSQL; signing keys are sealed by the vault before they are written.
+public struct PostgresAppRepository: AppRepository {
+    let client: PostgresClient
+    let vault: SigningKeyVault?
+    let logger: Logger
+
+    /// Without a vault, apps can be read but not added.
+    public init(client: PostgresClient, vault: SigningKeyVault?, logger: Logger) {
+        self.client = client
+        self.vault = vault
+        self.logger = logger
+    }
+
+    public func add(_ app: NewApp, actor: String) async throws -> App {
+        guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to store signing keys") }
+        let sealed = ByteBuffer(bytes: try vault.seal(app.signingKeyPEM))
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO apps (bundle_id, team_id, key_id, signing_key_sealed, default_environment,
+                                      apns_endpoint, apns_ca_pem)
+                    VALUES (\(app.bundleID), \(app.teamID), \(app.keyID), \(sealed),
+                            \(app.defaultEnvironment.rawValue), \(app.apnsEndpoint), \(app.apnsCAPEM))
+                    RETURNING \(unescaped: Self.columns)
+                    """, logger: logger)
+                guard let row = try await rows.collect().first else { throw StoreError.missingRow }
+                let created = try Self.decode(row)
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "app.add", appID: created.id,
+                    details: ["bundleID": .string(created.bundleID)], logger: logger)
+                return created
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw ValidationError(field: "bundleID", reason: "an app with this bundle ID exists already")
+        }
+    }
+
+    public func list() async throws -> [App] {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.columns) FROM apps ORDER BY bundle_id", logger: logger)
+        return try await rows.collect().map(Self.decode)
+    }
+
+    public func find(bundleID: String) async throws -> App? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)", logger: logger)
+        return try await rows.collect().first.map(Self.decode)
+    }
+
+    static let columns =
+        "id, bundle_id, team_id, key_id, default_environment, apns_endpoint, apns_ca_pem, created_at"
+
+    static func decode(_ row: PostgresRow) throws -> App {
+        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt) = try row.decode(
+            (Int64, String, String, String, String, String?, String?, Date).self)
+        return App(
+            id: id, bundleID: bundleID, teamID: teamID, keyID: keyID,
+            defaultEnvironment: APNSEnvironment(rawValue: environment) ?? .production,
+            apnsEndpoint: endpoint, apnsCAPEM: ca, createdAt: createdAt)
+    }
+}
+
+/// A setting an operation needs that was not given; names the variable to set.
+public struct ConfigurationMissing: Error, CustomStringConvertible {
+    public var name: String
+    public var purpose: String
+
+    public init(name: String, purpose: String) {
+        self.name = name
+        self.purpose = purpose
+    }
+
+    public var description: String { "\(name) is not set; it is needed \(purpose)" }
+}
+
+/// Store faults that are not the caller's doing.
+enum StoreError: Error, CustomStringConvertible {
+    case missingRow
+
+    var description: String { "the database returned no row where one was expected" }
+}

@@ -1,0 +1,69 @@
+import HeraldStore
+import APNSCore
+import ArgumentParser
+import Crypto
+import Foundation
+import HeraldCore
+
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "Add and list apps and their APNs credentials.",
+        subcommands: [Add.self, List.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an app with its token-signing key (sealed with HERALD_SECRET_KEY in the database).")
+
+        @OptionGroup var options: CommonOptions
+        @Option(help: "The app's bundle ID, which is its APNs topic.") var bundleID: String
+        @Option(help: "Your 10-character Apple Developer team ID.") var teamID: String
+        @Option(help: "The 10-character ID of the signing key.") var keyID: String
+        @Option(help: "The AuthKey_<KEYID>.p8 file Apple gave you.") var keyFile: String
+        @Option(help: "Default environment of new devices: sandbox or production.") var environment = "production"
+        @Option(help: "Override the APNs endpoint, e.g. https://127.0.0.1:2197 for the simulator.") var apnsEndpoint: String?
+        @Option(help: "Extra CA certificates (PEM) to trust for this app's APNs endpoint.") var apnsCAFile: String?
+        @Option(help: "HERALD_SECRET_KEY: 32 bytes, base64, that seal signing keys.") var secretKey: String?
+
+        func run() async throws {
+            let (configuration, logger) = try options.load(extra: ["herald.secret_key": secretKey])
+            guard let environment = APNSEnvironment(rawValue: environment) else {
+                throw CLIError("--environment must be sandbox or production")
+            }
+            guard let pem = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+                throw CLIError("--key-file: cannot read \(keyFile)")
+            }
+            guard (try? P256.Signing.PrivateKey(pemRepresentation: pem)) != nil else {
+                throw CLIError("--key-file: not a P-256 private key in PEM (the AuthKey_\(keyID).p8 from Apple)")
+            }
+            var caPEM: String?
+            if let apnsCAFile {
+                guard let text = try? String(contentsOfFile: apnsCAFile, encoding: .utf8), text.contains("BEGIN CERTIFICATE") else {
+                    throw CLIError("--apns-ca-file: cannot read PEM certificates from \(apnsCAFile)")
+                }
+                caPEM = text
+            }
+            let newApp = try NewApp(
+                bundleID: bundleID, teamID: teamID, keyID: keyID, signingKeyPEM: pem, defaultEnvironment: environment,
+                apnsEndpoint: apnsEndpoint, apnsCAPEM: caPEM)
+            let app = try await Store.with(configuration, logger: logger) { store in
+                try await store.apps.add(newApp, actor: cliActor)
+            }
+            print("Added \(app.bundleID) (team \(app.teamID), key \(app.keyID), \(app.defaultEnvironment.rawValue)).")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List apps (never their keys).")
+
+        @OptionGroup var options: CommonOptions
+
+        func run() async throws {
+            let (configuration, logger) = try options.load()
+            let apps = try await Store.with(configuration, logger: logger) { try await $0.apps.list() }
+            let rows = apps.map {
+                [$0.bundleID, $0.teamID, $0.keyID, $0.defaultEnvironment.rawValue, $0.apnsEndpoint ?? "apple"]
+            }
+            print(Table.render(header: ["BUNDLE ID", "TEAM", "KEY", "ENVIRONMENT", "ENDPOINT"], rows: rows))
+        }
+    }
+}

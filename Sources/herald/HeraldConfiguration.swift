@@ -1,0 +1,93 @@
+import Configuration
+import Foundation
+import Logging
+
+/// Every setting Herald reads, with its default. Values come from command-line flags, then
+/// environment variables (`HERALD_…`), then these defaults; README "Configuration" lists them.
+struct HeraldConfiguration: Sendable {
+    /// `HERALD_DATABASE_URL`: postgres://user:password@host:port/database[?sslmode=disable|prefer|require]
+    var databaseURL: String?
+    /// `HERALD_DATABASE_MAX_CONNECTIONS`: the PostgreSQL pool size of one process.
+    var databaseMaxConnections = 20
+    /// `HERALD_HTTP_HOST`
+    var httpHost = "127.0.0.1"
+    /// `HERALD_HTTP_PORT`
+    var httpPort = 8080
+    /// `HERALD_SECRET_KEY`: 32 bytes, base64; seals APNs signing keys in the database.
+    var secretKey: String?
+    /// `HERALD_LOG_LEVEL`: trace, debug, info, notice, warning, error, critical.
+    var logLevel = Logger.Level.info
+    /// `HERALD_MIGRATIONS_DIR`: where the `NNNN_*.sql` files are; found next to the binary's
+    /// checkout or in the working directory when unset.
+    var migrationsDirectory: String?
+    /// `HERALD_AUTO_MIGRATE`: whether `herald serve` applies pending migrations before it listens.
+    var autoMigrate = true
+    /// `HERALD_PRUNE_BATCH_SIZE`: devices deleted per statement when pruning.
+    var pruneBatchSize = 1000
+
+    /// Reads the configuration; `overrides` are the flags given on the command line, keyed
+    /// like the environment (`herald.http.port` ↔ `HERALD_HTTP_PORT`).
+    static func load(
+        overrides: [String: String?] = [:], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> HeraldConfiguration {
+        var values = [AbsoluteConfigKey: ConfigValue]()
+        for case let (key, value?) in overrides {
+            values[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = .init(.string(value), isSecret: false)
+        }
+        let reader = ConfigReader(providers: [
+            InMemoryProvider(name: "flags", values: values),
+            EnvironmentVariablesProvider(
+                environmentVariables: environment,
+                secretsSpecifier: .specific(["HERALD_DATABASE_URL", "HERALD_SECRET_KEY"])),
+        ])
+        var configuration = HeraldConfiguration()
+        configuration.databaseURL = reader.string(forKey: "herald.database.url", isSecret: true)
+        configuration.databaseMaxConnections = try positive(
+            reader, "herald.database.max_connections", configuration.databaseMaxConnections)
+        configuration.httpHost = reader.string(forKey: "herald.http.host", default: configuration.httpHost)
+        configuration.httpPort = try positive(reader, "herald.http.port", configuration.httpPort)
+        guard configuration.httpPort <= 65535 else { throw ConfigurationError.invalid("HERALD_HTTP_PORT", "must be 1 to 65535") }
+        configuration.secretKey = reader.string(forKey: "herald.secret_key", isSecret: true)
+        if let level = reader.string(forKey: "herald.log_level") {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ConfigurationError.invalid("HERALD_LOG_LEVEL", "must be trace, debug, info, notice, warning, error or critical")
+            }
+            configuration.logLevel = parsed
+        }
+        configuration.migrationsDirectory = reader.string(forKey: "herald.migrations_dir")
+        if let text = reader.string(forKey: "herald.auto_migrate") {
+            guard let flag = Bool(text.lowercased()) else { throw ConfigurationError.invalid("HERALD_AUTO_MIGRATE", "must be true or false") }
+            configuration.autoMigrate = flag
+        }
+        configuration.pruneBatchSize = try positive(reader, "herald.prune_batch_size", configuration.pruneBatchSize)
+        return configuration
+    }
+
+    /// The database URL, or a one-line reason naming the variable to set.
+    func requireDatabaseURL() throws -> DatabaseURL {
+        guard let databaseURL, !databaseURL.isEmpty else {
+            throw ConfigurationError.missing("HERALD_DATABASE_URL", "postgres://user:password@host:5432/herald (or --database-url)")
+        }
+        return try DatabaseURL(databaseURL)
+    }
+
+    private static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws -> Int {
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+        let name = key.uppercased().replacingOccurrences(of: ".", with: "_")
+        guard let value = Int(text), value > 0 else { throw ConfigurationError.invalid(name, "must be a positive whole number") }
+        return value
+    }
+}
+
+/// A configuration value that is missing or malformed: one line naming the variable.
+enum ConfigurationError: Error, CustomStringConvertible {
+    case missing(String, String)
+    case invalid(String, String)
+
+    var description: String {
+        switch self {
+        case .missing(let name, let example): "\(name) is not set; set it to \(example)"
+        case .invalid(let name, let reason): "\(name) \(reason)"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HeraldStore
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL side of one Herald process: one connection pool and the repositories on it.
+struct Store: Sendable {
+    let client: PostgresClient
+    let apps: PostgresAppRepository
+    let devices: PostgresDeviceRepository
+    let pruner: PostgresDevicePruner
+    let keys: PostgresAPIKeyRepository
+    let migrator: MigrationRunner
+    let readiness: PostgresReadinessCheck
+
+    init(configuration: HeraldConfiguration, logger: Logger) throws {
+        let url = try configuration.requireDatabaseURL()
+        let migrations = try Migration.load(from: try Self.migrationsDirectory(configured: configuration.migrationsDirectory))
+        let vault = try configuration.secretKey.map { try SigningKeyVault(base64Secret: $0) }
+        client = PostgresClient(
+            configuration: url.clientConfiguration(maxConnections: configuration.databaseMaxConnections),
+            backgroundLogger: logger)
+        apps = PostgresAppRepository(client: client, vault: vault, logger: logger)
+        devices = PostgresDeviceRepository(client: client, logger: logger)
+        pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)
+        keys = PostgresAPIKeyRepository(client: client, logger: logger)
+        migrator = MigrationRunner(client: client, migrations: migrations, logger: logger)
+        readiness = PostgresReadinessCheck(client: client, migrations: migrations, logger: logger)
+    }
+
+    /// Runs `body` with the pool running, then shuts the pool down.
+    static func with<Result: Sendable>(
+        _ configuration: HeraldConfiguration, logger: Logger, _ body: @Sendable (Store) async throws -> Result
+    ) async throws -> Result {
+        let store = try Store(configuration: configuration, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await store.client.run() }
+            defer { group.cancelAll() }
+            // Let the pool's run loop start before the first lease.
+            for _ in 0..<8 { await Task.yield() }
+            do {
+                return try await body(store)
+            } catch let error as PSQLError {
+                throw DatabaseFailure(error)
+            }
+        }
+    }
+
+    /// `HERALD_MIGRATIONS_DIR`, else `migrations/` in the working directory or above the binary
+    /// (a checkout's `.build/…/herald`), else the packaged location.
+    static func migrationsDirectory(configured: String?) throws -> URL {
+        if let configured { return URL(fileURLWithPath: configured) }
+        var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            candidates.append(directory)
+            directory = directory.deletingLastPathComponent()
+        }
+        candidates.append(URL(fileURLWithPath: "/usr/share/herald"))
+        for candidate in candidates {
+            let migrations = candidate.appendingPathComponent("migrations")
+            if FileManager.default.fileExists(atPath: migrations.appendingPathComponent("0001_create_registry.sql").path) {
+                return migrations
+            }
+        }
+        throw ConfigurationError.missing("HERALD_MIGRATIONS_DIR", "the folder holding migrations/NNNN_*.sql")
+    }
+}
+
+/// A database error in one line, without SQL or parameters.
+struct DatabaseFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ error: PSQLError) {
+        if let message = error.serverInfo?[.message] {
+            description = "PostgreSQL refused: \(message)"
+        } else {
+            description = "cannot talk to PostgreSQL (\(error.code.description)); check HERALD_DATABASE_URL and that the server runs"
+        }
+    }
+}
