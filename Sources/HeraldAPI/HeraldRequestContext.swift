@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import Hummingbird
 
@@ -15,6 +16,19 @@ public struct HeraldRequestContext: RequestContext {
     /// JSON bodies are small: the largest, a registration, carries at most 4 KiB of attributes.
     /// Imports stream their body and are not bound by this.
     public var maxUploadSize: Int { 64 * 1024 }
+
+    public var responseEncoder: JSONEncoder { Self.encoder }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Milliseconds matter: APNs's 410 timestamp is compared with `registeredAt`.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        return encoder
+    }()
 
     /// The caller; only routes behind `APIKeyMiddleware` ask.
     func requirePrincipal() throws -> Principal {

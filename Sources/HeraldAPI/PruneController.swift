@@ -39,7 +39,13 @@ struct PruneController {
         var appID: Int64?
         switch object["app"] {
         case nil, .null?: break
-        case .string(let bundleID)?: appID = try await directory.require(bundleID: bundleID).id
+        case .string(let bundleID)?:
+            do {
+                appID = try await directory.require(bundleID: bundleID).id
+            } catch var problem as Problem {
+                problem.field = "app"
+                throw problem
+            }
         default: throw Problem.invalidField("app", "must be a bundle ID")
         }
         let request = try PruneRequest(

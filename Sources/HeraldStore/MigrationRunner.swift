@@ -15,7 +15,7 @@ public struct MigrationRunner: Sendable {
     public init(client: PostgresClient, migrations: [Migration], logger: Logger) {
         self.client = client
         self.migrations = migrations
-        self.logger = logger
+        self.logger = logger.forDatabase
     }
 
     /// Applies what is pending and returns the names applied now.

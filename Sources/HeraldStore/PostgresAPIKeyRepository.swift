@@ -12,7 +12,7 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
-        self.logger = logger
+        self.logger = logger.forDatabase
     }
 
     public func create(role: APIKeyRole, appID: Int64?, name: String?, actor: String) async throws

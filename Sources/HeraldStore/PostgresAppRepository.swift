@@ -14,7 +14,7 @@ public struct PostgresAppRepository: AppRepository {
     public init(client: PostgresClient, vault: SigningKeyVault?, logger: Logger) {
         self.client = client
         self.vault = vault
-        self.logger = logger
+        self.logger = logger.forDatabase
     }
 
     public func add(_ app: NewApp, actor: String) async throws -> App {
@@ -37,7 +37,7 @@ public struct PostgresAppRepository: AppRepository {
                     details: ["bundleID": .string(created.bundleID)], logger: logger)
                 return created
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+        } catch where PostgresErrors.isUniqueViolation(error) {
             throw ValidationError(field: "bundleID", reason: "an app with this bundle ID exists already")
         }
     }
@@ -78,6 +78,21 @@ public struct ConfigurationMissing: Error, CustomStringConvertible {
     }
 
     public var description: String { "\(name) is not set; it is needed \(purpose)" }
+}
+
+/// Reading PostgreSQL errors, which arrive bare or wrapped by `withTransaction`.
+public enum PostgresErrors {
+    public static func serverError(_ error: any Error) -> PSQLError? {
+        if let error = error as? PSQLError { return error }
+        if let error = error as? PostgresTransactionError {
+            return [error.closureError, error.beginError, error.commitError].lazy.compactMap { $0 as? PSQLError }.first
+        }
+        return nil
+    }
+
+    static func isUniqueViolation(_ error: any Error) -> Bool {
+        serverError(error)?.serverInfo?[.sqlState] == "23505"
+    }
 }
 
 /// Store faults that are not the caller's doing.

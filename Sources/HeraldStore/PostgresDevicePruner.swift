@@ -13,7 +13,7 @@ public struct PostgresDevicePruner: DevicePruner {
     public init(client: PostgresClient, batchSize: Int = 1000, logger: Logger) {
         self.client = client
         self.batchSize = batchSize
-        self.logger = logger
+        self.logger = logger.forDatabase
     }
 
     public func prune(_ request: PruneRequest, actor: String) async throws -> PruneResult {

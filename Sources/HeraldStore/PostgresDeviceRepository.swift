@@ -12,7 +12,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
-        self.logger = logger
+        self.logger = logger.forDatabase
     }
 
     public func register(appID: Int64, token: DeviceToken, registration r: DeviceRegistration) async throws

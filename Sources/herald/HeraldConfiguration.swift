@@ -1,3 +1,4 @@
+import HeraldStore
 import Configuration
 import Foundation
 import Logging

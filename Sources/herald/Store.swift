@@ -19,7 +19,7 @@ struct Store: Sendable {
         let vault = try configuration.secretKey.map { try SigningKeyVault(base64Secret: $0) }
         client = PostgresClient(
             configuration: url.clientConfiguration(maxConnections: configuration.databaseMaxConnections),
-            backgroundLogger: logger)
+            backgroundLogger: logger.forDatabase)
         apps = PostgresAppRepository(client: client, vault: vault, logger: logger)
         devices = PostgresDeviceRepository(client: client, logger: logger)
         pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)
@@ -40,8 +40,9 @@ struct Store: Sendable {
             for _ in 0..<8 { await Task.yield() }
             do {
                 return try await body(store)
-            } catch let error as PSQLError {
-                throw DatabaseFailure(error)
+            } catch {
+                if let failure = PostgresErrors.serverError(error) { throw DatabaseFailure(failure) }
+                throw error
             }
         }
     }

@@ -2,24 +2,24 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 
-/// A `postgres://` URL turned into a PostgresClient configuration. The password never
+/// A `postgres://` URL (sslmode as in libpq: disable, prefer, require) turned into a PostgresClient configuration. The password never
 /// appears in errors or logs.
-struct DatabaseURL: Sendable {
-    var host: String
-    var port: Int
-    var username: String
-    var password: String?
-    var database: String?
-    var tlsMode: String
+public struct DatabaseURL: Sendable {
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String?
+    public var tlsMode: String
 
-    init(_ text: String) throws {
+    public init(_ text: String) throws(DatabaseURLError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme,
             scheme == "postgres" || scheme == "postgresql"
         else {
-            throw ConfigurationError.invalid("HERALD_DATABASE_URL", "must be a postgres:// URL")
+            throw DatabaseURLError(reason: "must be a postgres:// URL")
         }
         guard let user = components.user, !user.isEmpty else {
-            throw ConfigurationError.invalid("HERALD_DATABASE_URL", "must name a user (postgres://user@host/db)")
+            throw DatabaseURLError(reason: "must name a user (postgres://user@host/db)")
         }
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         port = components.port ?? 5432
@@ -29,11 +29,11 @@ struct DatabaseURL: Sendable {
         database = path.isEmpty ? nil : path
         tlsMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
         guard ["disable", "prefer", "require"].contains(tlsMode) else {
-            throw ConfigurationError.invalid("HERALD_DATABASE_URL", "sslmode must be disable, prefer or require")
+            throw DatabaseURLError(reason: "sslmode must be disable, prefer or require")
         }
     }
 
-    func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
+    public func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS
         switch tlsMode {
         case "disable": tls = .disable
@@ -45,4 +45,11 @@ struct DatabaseURL: Sendable {
         configuration.options.maximumConnections = maxConnections
         return configuration
     }
+}
+
+/// Why a database URL was refused; never repeats the URL, which may hold a password.
+public struct DatabaseURLError: Error, CustomStringConvertible {
+    public var reason: String
+
+    public var description: String { "HERALD_DATABASE_URL \(reason)" }
 }

@@ -1,0 +1,118 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldStore
+import PostgresNIO
+import Testing
+
+@Suite struct DeviceRepositoryTests {
+    @Test func registerCreatesThenUpdatesAndRevivesAnInvalidatedToken() async throws {
+        try await StoreFixture.with { f in
+            let token = StoreFixture.token(1)
+            let (first, created) = try await f.devices.register(
+                appID: f.app.id, token: token, registration: StoreFixture.registration(languages: ["fr-CA", "en"]))
+            #expect(created)
+            #expect(first.token == token)
+            #expect(first.languages.map(\.value) == ["fr-CA", "en"])
+            #expect((0..<256).contains(first.bucket))
+
+            try await f.invalidate(token, reason: "Unregistered", daysAgo: 1)
+            #expect(try await f.devices.find(appID: f.app.id, token: token)?.isValid == false)
+
+            let (second, createdAgain) = try await f.devices.register(
+                appID: f.app.id, token: token, registration: StoreFixture.registration(languages: ["de"], userID: "u-1"))
+            #expect(!createdAgain)
+            #expect(second.id == first.id)
+            #expect(second.isValid && second.invalidationReason == nil)
+            #expect(second.languages.map(\.value) == ["de"])
+            #expect(second.userID == "u-1")
+            #expect(second.registeredAt >= first.registeredAt)
+            #expect(second.bucket == first.bucket)
+        }
+    }
+
+    @Test func deleteRemovesOnlyThatToken() async throws {
+        try await StoreFixture.with { f in
+            for n in 1...2 {
+                _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(n), registration: StoreFixture.registration())
+            }
+            #expect(try await f.devices.delete(appID: f.app.id, token: StoreFixture.token(1)))
+            #expect(try await !f.devices.delete(appID: f.app.id, token: StoreFixture.token(1)))
+            #expect(try await f.devices.find(appID: f.app.id, token: StoreFixture.token(2)) != nil)
+        }
+    }
+
+    @Test func listPagesByKeysetAndFilters() async throws {
+        try await StoreFixture.with { f in
+            for n in 1...25 {
+                let registration = StoreFixture.registration(
+                    languages: n % 2 == 0 ? ["ja", "en"] : ["en"], userID: n % 5 == 0 ? "five" : nil)
+                _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(n), registration: registration)
+            }
+            try await f.invalidate(StoreFixture.token(3), reason: "BadDeviceToken", daysAgo: 0)
+
+            var seen = [Int64]()
+            var cursor: Int64?
+            repeat {
+                let page = try await f.devices.list(appID: f.app.id, query: DeviceListQuery(cursor: cursor, limit: 10))
+                seen += page.devices.map(\.id)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen.count == 25 && seen == seen.sorted())
+
+            let japanese = try await f.devices.list(appID: f.app.id, query: DeviceListQuery(language: LanguageTag("ja")))
+            #expect(japanese.devices.count == 12)
+            let five = try await f.devices.list(appID: f.app.id, query: DeviceListQuery(userID: "five"))
+            #expect(five.devices.count == 5)
+            let invalid = try await f.devices.list(appID: f.app.id, query: DeviceListQuery(valid: false))
+            #expect(invalid.devices.map(\.token) == [StoreFixture.token(3)])
+        }
+    }
+
+    @Test func importBatchCountsCreatedAndUpdated() async throws {
+        try await StoreFixture.with { f in
+            _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(1), registration: StoreFixture.registration())
+            let items = (1...50).map {
+                DeviceImportItem(
+                    token: StoreFixture.token($0),
+                    registration: StoreFixture.registration(
+                        languages: $0 == 7 ? [] : ["pt-BR", "pt-PT"], userID: "user-\($0)", attributes: ["n": .number(Double($0))]))
+            }
+            let counts = try await f.devices.importBatch(appID: f.app.id, items: items)
+            #expect(counts == DeviceImportCounts(created: 49, updated: 1))
+            let seven = try #require(try await f.devices.find(appID: f.app.id, token: StoreFixture.token(7)))
+            #expect(seven.languages.isEmpty)
+            let eight = try #require(try await f.devices.find(appID: f.app.id, token: StoreFixture.token(8)))
+            #expect(eight.languages.map(\.value) == ["pt-BR", "pt-PT"])
+            #expect(eight.attributes == ["n": .number(8)])
+            #expect(eight.timeZone == "Europe/Paris" && eight.userID == "user-8")
+        }
+    }
+
+    @Test func pruneDryRunCountsWhatTheRealRunDeletesInBatches() async throws {
+        try await StoreFixture.with { f in
+            for n in 1...20 {
+                _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(n), registration: StoreFixture.registration())
+            }
+            for n in 1...7 { try await f.invalidate(StoreFixture.token(n), reason: "Unregistered", daysAgo: 40) }
+            for n in 8...10 { try await f.invalidate(StoreFixture.token(n), reason: "BadDeviceToken", daysAgo: 40) }
+            try await f.invalidate(StoreFixture.token(11), reason: "Unregistered", daysAgo: 1)  // too recent
+            try await f.client.query(
+                "UPDATE devices SET registered_at = now() - interval '400 days' WHERE token = \(ByteBuffer(bytes: StoreFixture.token(12).bytes))")
+
+            let cutoff = Date(timeIntervalSinceNow: -30 * 86_400)
+            let yearAgo = Date(timeIntervalSinceNow: -365 * 86_400)
+            let dry = try await f.pruner(batchSize: 3).prune(
+                try PruneRequest(invalidatedBefore: cutoff, notRegisteredSince: yearAgo, appID: f.app.id, dryRun: true), actor: "test")
+            #expect(dry.byReason == ["Unregistered": 7, "BadDeviceToken": 3, "stale": 1])
+            #expect(try await f.count("SELECT count(*) FROM devices") == 20)
+
+            let real = try await f.pruner(batchSize: 3).prune(
+                try PruneRequest(invalidatedBefore: cutoff, notRegisteredSince: yearAgo, appID: f.app.id, dryRun: false), actor: "test")
+            #expect(real.byReason == dry.byReason)
+            #expect(real.batches == 4)
+            #expect(try await f.count("SELECT count(*) FROM devices") == 9)
+            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action LIKE 'devices.prune%'") == 2)
+        }
+    }
+}

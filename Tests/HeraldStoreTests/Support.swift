@@ -1,0 +1,6 @@
+import Foundation
+import HeraldTestSupport
+
+enum HeraldStoreTestsSupport {
+    static let migrationsDirectory = TestDatabase.migrationsDirectory
+}

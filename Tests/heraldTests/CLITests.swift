@@ -1,0 +1,134 @@
+import Foundation
+import HeraldStore
+import HeraldTestSupport
+import Testing
+
+/// Runs the built `herald` binary as a user would.
+@Suite struct CLITests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let binary = ProcessInfo.processInfo.environment["HERALD_BINARY"]
+        ?? TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/herald").path
+
+    func herald(_ arguments: [String], database: String?, extraEnvironment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+        environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
+        environment["HERALD_LOG_LEVEL"] = "error"
+        if let database { environment["HERALD_DATABASE_URL"] = database }
+        environment.merge(extraEnvironment) { $1 }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func keyFile() throws -> String {
+        // A P-256 private key in PKCS#8 PEM, the shape of Apple's AuthKey_*.p8.
+        let pem = """
+            -----BEGIN PRIVATE KEY-----
+            MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgfXBXa20UqVXHR4aV
+            7APNxH83F+I8+KbBxjr1x52fTSihRANCAASM+Jui4/mmHWBBsJ31n0i/TjBaNp07
+            zr9GYHPLtpsiA9u0OwW4/adN2WfqvTb+8/NnJZFuDmKitz/xeFIyaTuZ
+            -----END PRIVATE KEY-----
+            """
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID()).p8").path
+        try pem.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func helpWorksForEveryCommand() throws {
+        for command in [[], ["migrate"], ["serve"], ["apps", "add"], ["apps", "list"], ["keys", "create"], ["keys", "list"],
+                        ["keys", "revoke"], ["tokens", "prune"]] {
+            let run = try herald(command + ["--help"], database: nil)
+            #expect(run.status == 0, "\(command)")
+            #expect(run.stdout.contains("USAGE"), "\(command)")
+        }
+    }
+
+    @Test func migrateIsIdempotentAndTheWholeAdminFlowWorks() async throws {
+        try await TestDatabase.withDatabase(migrated: false) { url in
+            let first = try herald(["migrate"], database: url)
+            #expect(first.status == 0 && first.stdout.contains("Applied 1"))
+            #expect(try herald(["migrate"], database: url).stdout.contains("Schema is current."))
+
+            let secret = Data(repeating: 1, count: 32).base64EncodedString()
+            let add = try herald(
+                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                 "--key-file", try keyFile(), "--environment", "sandbox"],
+                database: url, extraEnvironment: ["HERALD_SECRET_KEY": secret])
+            #expect(add.status == 0, "\(add.stderr)")
+            #expect(try herald(["apps", "list"], database: url).stdout.contains("com.example.cli"))
+
+            let create = try herald(["keys", "create", "--role", "app", "--app", "com.example.cli", "--name", "backend"], database: url)
+            #expect(create.status == 0)
+            let key = try #require(create.stdout.split(separator: "\n").last.map(String.init))
+            #expect(key.hasPrefix("hk_") && key.count == 67)
+            let principal = try await TestDatabase.withClient(url) { client in
+                try await PostgresAPIKeyRepository(client: client, logger: TestDatabase.logger).authenticate(key)
+            }
+            #expect(principal?.appBundleID == "com.example.cli")
+
+            let list = try herald(["keys", "list"], database: url)
+            #expect(list.stdout.contains(String(key.prefix(11))) && !list.stdout.contains(key))
+            #expect(try herald(["keys", "revoke", "1"], database: url).status == 0)
+            #expect(try herald(["keys", "list"], database: url).stdout.contains("revoked"))
+
+            let prune = try herald(["tokens", "prune", "--invalidated-before", "30d", "--dry-run"], database: url)
+            #expect(prune.status == 0 && prune.stdout.contains("Would delete 0 tokens."))
+        }
+    }
+
+    @Test func badInputExitsNonZeroWithOneLineAndChangesNothing() async throws {
+        try await TestDatabase.withDatabase { url in
+            let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
+            let notAKey = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).p8").path
+            try "hello".write(toFile: notAKey, atomically: true, encoding: .utf8)
+            let add = ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567"]
+            let cases: [([String], [String: String], String)] = [
+                (add + ["--key-file", notAKey], secret, "--key-file"),
+                (add + ["--key-file", "/nonexistent.p8"], secret, "--key-file"),
+                (add + ["--key-file", try keyFile(), "--environment", "staging"], secret, "--environment"),
+                (add + ["--key-file", try keyFile()], [:], "HERALD_SECRET_KEY"),
+                (add + ["--key-file", try keyFile()], ["HERALD_SECRET_KEY": "short"], "HERALD_SECRET_KEY"),
+                (["keys", "create", "--role", "root"], [:], "--role"),
+                (["keys", "create", "--role", "app"], [:], "--app"),
+                (["keys", "create", "--role", "app", "--app", "com.nope"], [:], "--app"),
+                (["keys", "revoke", "999"], [:], "999"),
+                (["tokens", "prune"], [:], "--invalidated-before"),
+                (["tokens", "prune", "--not-registered-since", "yesterday"], [:], "--not-registered-since"),
+            ]
+            for (arguments, environment, mention) in cases {
+                let run = try herald(arguments, database: url, extraEnvironment: environment)
+                #expect(run.status != 0, "\(arguments)")
+                let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
+                #expect(lines.count == 1, "\(arguments): \(run.stderr)")
+                #expect(run.stderr.contains(mention), "\(arguments): \(run.stderr)")
+            }
+            let counts = try await TestDatabase.withClient(url) { client in
+                try await client.query("SELECT (SELECT count(*) FROM apps) + (SELECT count(*) FROM api_keys)").collect()
+                    .first!.decode(Int64.self)
+            }
+            #expect(counts == 0)
+        }
+    }
+
+    @Test func aMissingDatabaseURLNamesTheVariable() throws {
+        let run = try herald(["migrate"], database: nil)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("HERALD_DATABASE_URL"))
+    }
+}

@@ -1,0 +1,60 @@
+@testable import herald
+import Foundation
+import Hummingbird
+import Testing
+
+@Suite struct PruneAPITests {
+    @Test func dryRunCountsWhatTheRealPruneDeletes() async throws {
+        try await APIHarness.with { h in
+            for n in 1...9 {
+                let bundleID = n <= 7 ? APIHarness.bundleID : APIHarness.otherBundleID
+                _ = try await h.request(.put, "/v1/apps/\(bundleID)/devices/\(APIHarness.token(n))", key: h.adminKey, body: "{}")
+            }
+            try await h.store.client.query(
+                """
+                UPDATE devices SET invalidated_at = now() - interval '40 days', invalidation_reason =
+                    CASE WHEN id % 2 = 0 THEN 'Unregistered' ELSE 'BadDeviceToken' END
+                WHERE id <= 5 OR id = 8
+                """)
+            let body = #"{"app":"\#(APIHarness.bundleID)","invalidatedBefore":"\#(Date(timeIntervalSinceNow: -86_400 * 30).formatted(.iso8601))","dryRun":true}"#
+            let dry = try await h.request(.post, "/v1/admin/prune", key: h.adminKey, body: body)
+            #expect(dry.status == .ok)
+            #expect(dry.json["total"] as? Int == 5)
+            #expect(dry.json["byReason"] as? [String: Int] == ["Unregistered": 2, "BadDeviceToken": 3])
+            #expect(try await h.deviceCount() == 9)
+
+            let real = try await h.request(.post, "/v1/admin/prune", key: h.adminKey, body: body.replacingOccurrences(of: "true", with: "false"))
+            #expect(real.json["byReason"] as? [String: Int] == dry.json["byReason"] as? [String: Int])
+            #expect(real.json["batches"] as? Int == 3)  // batch size 2 in the harness
+            #expect(try await h.deviceCount() == 4)
+            let audit = try await h.store.client.query("SELECT count(*) FROM audit_log WHERE action LIKE 'devices.prune%'").collect()
+            #expect(try audit.first?.decode(Int64.self) == 2)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{}"#, "invalidatedBefore"),
+        (#"{"invalidatedBefore":"last week"}"#, "invalidatedBefore"),
+        (#"{"notRegisteredSince":12}"#, "notRegisteredSince"),
+        (#"{"notRegisteredSince":"2026-01-01T00:00:00Z","dryRun":"yes"}"#, "dryRun"),
+        (#"{"notRegisteredSince":"2026-01-01T00:00:00Z","everything":true}"#, "everything"),
+    ])
+    func badPruneRequestsDeleteNothing(body: String, field: String) async throws {
+        try await APIHarness.with { h in
+            _ = try await h.request(.put, "/v1/apps/\(APIHarness.bundleID)/devices/\(APIHarness.token(1))", key: h.adminKey, body: "{}")
+            let reply = try await h.request(.post, "/v1/admin/prune", key: h.adminKey, body: body)
+            #expect(reply.status == .unprocessableContent && reply.problemSlug == "invalid-field")
+            #expect(reply.json["field"] as? String == field)
+            #expect(try await h.deviceCount() == 1)
+        }
+    }
+
+    @Test func pruneOfAnUnknownAppNamesTheAppField() async throws {
+        try await APIHarness.with { h in
+            let reply = try await h.request(
+                .post, "/v1/admin/prune", key: h.adminKey, body: #"{"app":"com.nope","notRegisteredSince":"2026-01-01T00:00:00Z"}"#)
+            #expect(reply.status == .notFound && reply.problemSlug == "unknown-app")
+            #expect(reply.json["field"] as? String == "app")
+        }
+    }
+}
