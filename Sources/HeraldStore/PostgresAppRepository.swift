@@ -18,40 +18,46 @@ public struct PostgresAppRepository: AppRepository {
     }
 
     public func add(_ app: NewApp, actor: String) async throws -> App {
-        guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to store signing keys") }
-        let sealed = ByteBuffer(bytes: try vault.seal(app.signingKeyPEM))
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    """
-                    INSERT INTO apps (bundle_id, team_id, key_id, signing_key_sealed, default_environment,
-                                      apns_endpoint, apns_ca_pem)
-                    VALUES (\(app.bundleID), \(app.teamID), \(app.keyID), \(sealed),
-                            \(app.defaultEnvironment.rawValue), \(app.apnsEndpoint), \(app.apnsCAPEM))
-                    RETURNING \(unescaped: Self.columns)
-                    """, logger: logger)
-                guard let row = try await rows.collect().first else { throw StoreError.missingRow }
-                let created = try Self.decode(row)
-                try await AuditLog.record(
-                    on: connection, actor: actor, action: "app.add", appID: created.id,
-                    details: ["bundleID": .string(created.bundleID)], logger: logger)
-                return created
+        try await DatabaseMetrics.measure("apps.add") {
+            guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to store signing keys") }
+            let sealed = ByteBuffer(bytes: try vault.seal(app.signingKeyPEM))
+            do {
+                return try await client.withTransaction(logger: logger) { connection in
+                    let rows = try await connection.query(
+                        """
+                        INSERT INTO apps (bundle_id, team_id, key_id, signing_key_sealed, default_environment,
+                                          apns_endpoint, apns_ca_pem)
+                        VALUES (\(app.bundleID), \(app.teamID), \(app.keyID), \(sealed),
+                                \(app.defaultEnvironment.rawValue), \(app.apnsEndpoint), \(app.apnsCAPEM))
+                        RETURNING \(unescaped: Self.columns)
+                        """, logger: logger)
+                    guard let row = try await rows.collect().first else { throw StoreError.missingRow }
+                    let created = try Self.decode(row)
+                    try await AuditLog.record(
+                        on: connection, actor: actor, action: "app.add", appID: created.id,
+                        details: ["bundleID": .string(created.bundleID)], logger: logger)
+                    return created
+                }
+            } catch where PostgresErrors.isUniqueViolation(error) {
+                throw ValidationError(field: "bundleID", reason: "an app with this bundle ID exists already")
             }
-        } catch where PostgresErrors.isUniqueViolation(error) {
-            throw ValidationError(field: "bundleID", reason: "an app with this bundle ID exists already")
         }
     }
 
     public func list() async throws -> [App] {
-        let rows = try await client.query(
-            "SELECT \(unescaped: Self.columns) FROM apps ORDER BY bundle_id", logger: logger)
-        return try await rows.collect().map(Self.decode)
+        try await DatabaseMetrics.measure("apps.list") {
+            let rows = try await client.query(
+                "SELECT \(unescaped: Self.columns) FROM apps ORDER BY bundle_id", logger: logger)
+            return try await rows.collect().map(Self.decode)
+        }
     }
 
     public func find(bundleID: String) async throws -> App? {
-        let rows = try await client.query(
-            "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)", logger: logger)
-        return try await rows.collect().first.map(Self.decode)
+        try await DatabaseMetrics.measure("apps.find") {
+            let rows = try await client.query(
+                "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)", logger: logger)
+            return try await rows.collect().first.map(Self.decode)
+        }
     }
 
     static let columns =

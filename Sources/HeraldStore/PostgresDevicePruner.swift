@@ -17,55 +17,57 @@ public struct PostgresDevicePruner: DevicePruner {
     }
 
     public func prune(_ request: PruneRequest, actor: String) async throws -> PruneResult {
-        var byReason = [String: Int]()
-        var batches = 0
-        if request.dryRun {
-            let rows = try await client.query(
-                Self.query(
-                    """
-                    SELECT coalesce(invalidation_reason, $4), count(*) FROM devices WHERE \(Self.criteria) GROUP BY 1
-                    """, request), logger: logger)
-            for try await (reason, count) in rows.decode((String, Int64).self) {
-                byReason[reason] = Int(count)
-            }
-        } else {
-            while true {
+        try await DatabaseMetrics.measure("devices.prune") {
+            var byReason = [String: Int]()
+            var batches = 0
+            if request.dryRun {
                 let rows = try await client.query(
                     Self.query(
                         """
-                        WITH victims AS (
-                            SELECT app_id, id FROM devices WHERE \(Self.criteria) LIMIT $5
-                        ), gone AS (
-                            DELETE FROM devices d USING victims v WHERE d.app_id = v.app_id AND d.id = v.id
-                            RETURNING coalesce(d.invalidation_reason, $4) AS reason
-                        )
-                        SELECT reason, count(*) FROM gone GROUP BY reason
-                        """, request, batchSize: batchSize), logger: logger)
-                var deleted = 0
+                        SELECT coalesce(invalidation_reason, $4), count(*) FROM devices WHERE \(Self.criteria) GROUP BY 1
+                        """, request), logger: logger)
                 for try await (reason, count) in rows.decode((String, Int64).self) {
-                    byReason[reason, default: 0] += Int(count)
-                    deleted += Int(count)
+                    byReason[reason] = Int(count)
                 }
-                if deleted == 0 { break }
-                batches += 1
-                if deleted < batchSize { break }
+            } else {
+                while true {
+                    let rows = try await client.query(
+                        Self.query(
+                            """
+                            WITH victims AS (
+                                SELECT app_id, id FROM devices WHERE \(Self.criteria) LIMIT $5
+                            ), gone AS (
+                                DELETE FROM devices d USING victims v WHERE d.app_id = v.app_id AND d.id = v.id
+                                RETURNING coalesce(d.invalidation_reason, $4) AS reason
+                            )
+                            SELECT reason, count(*) FROM gone GROUP BY reason
+                            """, request, batchSize: batchSize), logger: logger)
+                    var deleted = 0
+                    for try await (reason, count) in rows.decode((String, Int64).self) {
+                        byReason[reason, default: 0] += Int(count)
+                        deleted += Int(count)
+                    }
+                    if deleted == 0 { break }
+                    batches += 1
+                    if deleted < batchSize { break }
+                }
             }
+            let result = PruneResult(dryRun: request.dryRun, byReason: byReason, batches: batches)
+            try await client.withConnection { connection in
+                var details: [String: JSONValue] = [
+                    "dryRun": .bool(request.dryRun),
+                    "byReason": .object(byReason.mapValues { .number(Double($0)) }),
+                    "total": .number(Double(result.total)),
+                ]
+                let formatter = ISO8601DateFormatter()
+                if let date = request.invalidatedBefore { details["invalidatedBefore"] = .string(formatter.string(from: date)) }
+                if let date = request.notRegisteredSince { details["notRegisteredSince"] = .string(formatter.string(from: date)) }
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: request.dryRun ? "devices.prune.dry-run" : "devices.prune",
+                    appID: request.appID, details: details, logger: logger)
+            }
+            return result
         }
-        let result = PruneResult(dryRun: request.dryRun, byReason: byReason, batches: batches)
-        try await client.withConnection { connection in
-            var details: [String: JSONValue] = [
-                "dryRun": .bool(request.dryRun),
-                "byReason": .object(byReason.mapValues { .number(Double($0)) }),
-                "total": .number(Double(result.total)),
-            ]
-            let formatter = ISO8601DateFormatter()
-            if let date = request.invalidatedBefore { details["invalidatedBefore"] = .string(formatter.string(from: date)) }
-            if let date = request.notRegisteredSince { details["notRegisteredSince"] = .string(formatter.string(from: date)) }
-            try await AuditLog.record(
-                on: connection, actor: actor, action: request.dryRun ? "devices.prune.dry-run" : "devices.prune",
-                appID: request.appID, details: details, logger: logger)
-        }
-        return result
     }
 
     /// The prune criteria over binds $1-$3; both queries share them so a dry run counts

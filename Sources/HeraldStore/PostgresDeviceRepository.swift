@@ -18,101 +18,111 @@ public struct PostgresDeviceRepository: DeviceRepository {
     public func register(appID: Int64, token: DeviceToken, registration r: DeviceRegistration) async throws
         -> (device: Device, created: Bool)
     {
-        let a = r.authorization
-        let rows = try await client.query(
-            """
-            INSERT INTO devices (app_id, token, environment, languages, authorization_status, alert_enabled,
-                                 badge_enabled, sound_enabled, critical_alert_enabled, time_sensitive_enabled,
-                                 time_zone, user_id, attributes)
-            VALUES (\(appID), \(ByteBuffer(bytes: token.bytes)), \(r.environment.rawValue),
-                    \(r.languages.map(\.value)), \(a.status.rawValue), \(a.alert), \(a.badge), \(a.sound),
-                    \(a.criticalAlert), \(a.timeSensitive), \(r.timeZone), \(r.userID), \(r.attributesJSON)::jsonb)
-            ON CONFLICT (app_id, token) DO UPDATE SET \(unescaped: Self.upsertAssignments)
-            RETURNING \(unescaped: DeviceRow.columns), (xmax = 0)
-            """, logger: logger)
-        guard let row = try await rows.collect().first else { throw StoreError.missingRow }
-        let device = try DeviceRow.decode(row)
-        let created = try row.makeRandomAccess()[19].decode(Bool.self)
-        return (device, created)
-    }
-
-    public func find(appID: Int64, token: DeviceToken) async throws -> Device? {
-        let rows = try await client.query(
-            """
-            SELECT \(unescaped: DeviceRow.columns) FROM devices
-            WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: token.bytes))
-            """, logger: logger)
-        return try await rows.collect().first.map(DeviceRow.decode)
-    }
-
-    public func delete(appID: Int64, token: DeviceToken) async throws -> Bool {
-        let rows = try await client.query(
-            """
-            DELETE FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: token.bytes))
-            RETURNING id
-            """, logger: logger)
-        return try await !rows.collect().isEmpty
-    }
-
-    public func list(appID: Int64, query q: DeviceListQuery) async throws -> DevicePage {
-        let limit = min(max(q.limit, 1), DeviceListQuery.maximumLimit)
-        // Keyset paging: id > cursor, never OFFSET. NULL parameters switch a filter off.
-        let rows = try await client.query(
-            """
-            SELECT \(unescaped: DeviceRow.columns) FROM devices
-            WHERE app_id = \(appID) AND id > \(q.cursor ?? 0)
-              AND (\(q.userID)::text IS NULL OR user_id = \(q.userID))
-              AND (\(q.language?.value)::text IS NULL OR languages @> ARRAY[\(q.language?.value)::text])
-              AND (\(q.valid)::boolean IS NULL OR (invalidated_at IS NULL) = \(q.valid))
-            ORDER BY id
-            LIMIT \(limit + 1)
-            """, logger: logger)
-        var devices = try await rows.collect().map(DeviceRow.decode)
-        var next: Int64?
-        if devices.count > limit {
-            devices.removeLast()
-            next = devices.last?.id
-        }
-        return DevicePage(devices: devices, nextCursor: next)
-    }
-
-    public func importBatch(appID: Int64, items: [DeviceImportItem]) async throws -> DeviceImportCounts {
-        guard !items.isEmpty else { return DeviceImportCounts() }
-        // One statement per batch: columns travel as arrays and unnest into rows. Languages are
-        // joined with commas (a tag never contains one) because PostgreSQL arrays must be rectangular.
-        let tokens = items.map { ByteBuffer(bytes: $0.token.bytes) }
-        let r = items.map(\.registration)
-        let rows = try await client.query(
-            """
-            WITH input AS (
-                SELECT * FROM unnest(\(tokens)::bytea[], \(r.map(\.environment.rawValue))::text[],
-                                     \(r.map { $0.languages.map(\.value).joined(separator: ",") })::text[],
-                                     \(r.map(\.authorization.status.rawValue))::text[],
-                                     \(r.map(\.authorization.alert))::boolean[], \(r.map(\.authorization.badge))::boolean[],
-                                     \(r.map(\.authorization.sound))::boolean[],
-                                     \(r.map(\.authorization.criticalAlert))::boolean[],
-                                     \(r.map(\.authorization.timeSensitive))::boolean[],
-                                     \(r.map { $0.timeZone ?? "" })::text[], \(r.map { $0.userID ?? "" })::text[],
-                                     \(r.map(\.attributesJSON))::text[])
-                    AS t(token, environment, languages, status, alert, badge, sound, critical, sensitive,
-                         time_zone, user_id, attributes)
-            ), upserted AS (
+        try await DatabaseMetrics.measure("devices.register") {
+            let a = r.authorization
+            let rows = try await client.query(
+                """
                 INSERT INTO devices (app_id, token, environment, languages, authorization_status, alert_enabled,
                                      badge_enabled, sound_enabled, critical_alert_enabled, time_sensitive_enabled,
                                      time_zone, user_id, attributes)
-                SELECT \(appID), token, environment,
-                       CASE WHEN languages = '' THEN '{}'::text[] ELSE string_to_array(languages, ',') END,
-                       status, alert, badge, sound, critical, sensitive,
-                       NULLIF(time_zone, ''), NULLIF(user_id, ''), attributes::jsonb
-                FROM input
+                VALUES (\(appID), \(ByteBuffer(bytes: token.bytes)), \(r.environment.rawValue),
+                        \(r.languages.map(\.value)), \(a.status.rawValue), \(a.alert), \(a.badge), \(a.sound),
+                        \(a.criticalAlert), \(a.timeSensitive), \(r.timeZone), \(r.userID), \(r.attributesJSON)::jsonb)
                 ON CONFLICT (app_id, token) DO UPDATE SET \(unescaped: Self.upsertAssignments)
-                RETURNING (xmax = 0) AS created
-            )
-            SELECT count(*) FILTER (WHERE created), count(*) FILTER (WHERE NOT created) FROM upserted
-            """, logger: logger)
-        guard let row = try await rows.collect().first else { throw StoreError.missingRow }
-        let (created, updated) = try row.decode((Int64, Int64).self)
-        return DeviceImportCounts(created: Int(created), updated: Int(updated))
+                RETURNING \(unescaped: DeviceRow.columns), (xmax = 0)
+                """, logger: logger)
+            guard let row = try await rows.collect().first else { throw StoreError.missingRow }
+            let device = try DeviceRow.decode(row)
+            let created = try row.makeRandomAccess()[19].decode(Bool.self)
+            return (device, created)
+        }
+    }
+
+    public func find(appID: Int64, token: DeviceToken) async throws -> Device? {
+        try await DatabaseMetrics.measure("devices.find") {
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: DeviceRow.columns) FROM devices
+                WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: token.bytes))
+                """, logger: logger)
+            return try await rows.collect().first.map(DeviceRow.decode)
+        }
+    }
+
+    public func delete(appID: Int64, token: DeviceToken) async throws -> Bool {
+        try await DatabaseMetrics.measure("devices.delete") {
+            let rows = try await client.query(
+                """
+                DELETE FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: token.bytes))
+                RETURNING id
+                """, logger: logger)
+            return try await !rows.collect().isEmpty
+        }
+    }
+
+    public func list(appID: Int64, query q: DeviceListQuery) async throws -> DevicePage {
+        try await DatabaseMetrics.measure("devices.list") {
+            let limit = min(max(q.limit, 1), DeviceListQuery.maximumLimit)
+            // Keyset paging: id > cursor, never OFFSET. NULL parameters switch a filter off.
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: DeviceRow.columns) FROM devices
+                WHERE app_id = \(appID) AND id > \(q.cursor ?? 0)
+                  AND (\(q.userID)::text IS NULL OR user_id = \(q.userID))
+                  AND (\(q.language?.value)::text IS NULL OR languages @> ARRAY[\(q.language?.value)::text])
+                  AND (\(q.valid)::boolean IS NULL OR (invalidated_at IS NULL) = \(q.valid))
+                ORDER BY id
+                LIMIT \(limit + 1)
+                """, logger: logger)
+            var devices = try await rows.collect().map(DeviceRow.decode)
+            var next: Int64?
+            if devices.count > limit {
+                devices.removeLast()
+                next = devices.last?.id
+            }
+            return DevicePage(devices: devices, nextCursor: next)
+        }
+    }
+
+    public func importBatch(appID: Int64, items: [DeviceImportItem]) async throws -> DeviceImportCounts {
+        try await DatabaseMetrics.measure("devices.importBatch") {
+            guard !items.isEmpty else { return DeviceImportCounts() }
+            // One statement per batch: columns travel as arrays and unnest into rows. Languages are
+            // joined with commas (a tag never contains one) because PostgreSQL arrays must be rectangular.
+            let tokens = items.map { ByteBuffer(bytes: $0.token.bytes) }
+            let r = items.map(\.registration)
+            let rows = try await client.query(
+                """
+                WITH input AS (
+                    SELECT * FROM unnest(\(tokens)::bytea[], \(r.map(\.environment.rawValue))::text[],
+                                         \(r.map { $0.languages.map(\.value).joined(separator: ",") })::text[],
+                                         \(r.map(\.authorization.status.rawValue))::text[],
+                                         \(r.map(\.authorization.alert))::boolean[], \(r.map(\.authorization.badge))::boolean[],
+                                         \(r.map(\.authorization.sound))::boolean[],
+                                         \(r.map(\.authorization.criticalAlert))::boolean[],
+                                         \(r.map(\.authorization.timeSensitive))::boolean[],
+                                         \(r.map { $0.timeZone ?? "" })::text[], \(r.map { $0.userID ?? "" })::text[],
+                                         \(r.map(\.attributesJSON))::text[])
+                        AS t(token, environment, languages, status, alert, badge, sound, critical, sensitive,
+                             time_zone, user_id, attributes)
+                ), upserted AS (
+                    INSERT INTO devices (app_id, token, environment, languages, authorization_status, alert_enabled,
+                                         badge_enabled, sound_enabled, critical_alert_enabled, time_sensitive_enabled,
+                                         time_zone, user_id, attributes)
+                    SELECT \(appID), token, environment,
+                           CASE WHEN languages = '' THEN '{}'::text[] ELSE string_to_array(languages, ',') END,
+                           status, alert, badge, sound, critical, sensitive,
+                           NULLIF(time_zone, ''), NULLIF(user_id, ''), attributes::jsonb
+                    FROM input
+                    ON CONFLICT (app_id, token) DO UPDATE SET \(unescaped: Self.upsertAssignments)
+                    RETURNING (xmax = 0) AS created
+                )
+                SELECT count(*) FILTER (WHERE created), count(*) FILTER (WHERE NOT created) FROM upserted
+                """, logger: logger)
+            guard let row = try await rows.collect().first else { throw StoreError.missingRow }
+            let (created, updated) = try row.decode((Int64, Int64).self)
+            return DeviceImportCounts(created: Int(created), updated: Int(updated))
+        }
     }
 
     /// A registration replaces what the device said before, moves `registered_at` to now and

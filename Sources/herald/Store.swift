@@ -20,6 +20,7 @@ struct Store: Sendable {
         client = PostgresClient(
             configuration: url.clientConfiguration(maxConnections: configuration.databaseMaxConnections),
             backgroundLogger: logger.forDatabase)
+        DatabaseMetrics.recordPoolSize(configuration.databaseMaxConnections)
         apps = PostgresAppRepository(client: client, vault: vault, logger: logger)
         devices = PostgresDeviceRepository(client: client, logger: logger)
         pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)

@@ -1,0 +1,42 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HeraldTestSupport
+import Testing
+
+/// `herald serve` as a process: migrates before it listens, answers, and stops cleanly on SIGTERM.
+@Suite struct ServeTests {
+    @Test func migratesServesAndShutsDownGracefullyOnSIGTERM() async throws {
+        try await TestDatabase.withDatabase(migrated: false) { url in
+            let port = Int.random(in: 20_000..<50_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLITests.binary)
+            process.arguments = ["serve", "--port", String(port)]
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+            environment["HERALD_DATABASE_URL"] = url
+            environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
+            environment["HERALD_LOG_LEVEL"] = "warning"
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+
+            var ready: String?
+            for _ in 0..<100 {
+                if let (data, _) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
+                    ready = String(decoding: data, as: UTF8.self)
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(ready?.contains("ready") == true)
+
+            kill(process.processIdentifier, SIGTERM)
+            for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(!process.isRunning)
+            #expect(process.terminationStatus == 0)
+        }
+    }
+}
