@@ -32,6 +32,9 @@ let package = Package(
         // Push vocabulary, no I/O.
         .target(
             name: "APNSCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Domain values, rules and the protocols the outer layers implement.
@@ -100,7 +103,10 @@ let package = Package(
         ),
         .testTarget(
             name: "APNSCoreTests",
-            dependencies: ["APNSCore"],
+            dependencies: [
+                "APNSCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

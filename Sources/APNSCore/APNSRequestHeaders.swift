@@ -1,0 +1,49 @@
+import Foundation
+
+extension APNSNotification {
+    /// The request's headers in the order they are written (APNS.md "Request"):
+    /// `:method`, `:scheme`, `:path`, `apns-push-type`, `apns-priority`, `apns-topic`,
+    /// `apns-expiration` (if set), `apns-collapse-id` (if set), `apns-id`, `authorization`
+    /// (token auth only).
+    ///
+    /// - Parameters:
+    ///   - providerToken: the ES256 JWT, sent as `authorization: bearer <jwt>`; `nil` for
+    ///     certificate-based auth, where APNs ignores the header.
+    ///   - indexing: the connection's record of what it has sent; updated here.
+    public func requestHeaders(
+        providerToken: String?,
+        indexing: inout HeaderIndexingState
+    ) -> [APNSHeader] {
+        var headers = [APNSHeader]()
+        headers.reserveCapacity(10)
+        headers.append(APNSHeader(name: ":method", value: "POST", indexing: .incremental))
+        headers.append(APNSHeader(name: ":scheme", value: "https", indexing: .incremental))
+        // APNS.md HPACK: `:path` is unique per device, so literal without indexing.
+        headers.append(APNSHeader(name: ":path", value: "/3/device/" + token.hex, indexing: .withoutIndexing))
+        // APNS.md "Request": always send apns-push-type.
+        headers.append(APNSHeader(name: "apns-push-type", value: pushType.headerValue, indexing: .incremental))
+        headers.append(APNSHeader(name: "apns-priority", value: priority.headerValue, indexing: .incremental))
+        headers.append(APNSHeader(name: "apns-topic", value: topic, indexing: .incremental))
+        // APNS.md HPACK: apns-expiration, apns-collapse-id and apns-id are indexed only the
+        // first time on a connection.
+        if let expiration {
+            let headerIndexing = indexing.nextExpirationIndexing()
+            headers.append(APNSHeader(name: "apns-expiration", value: expiration.headerValue, indexing: headerIndexing))
+        }
+        if let collapseID {
+            headers.append(
+                APNSHeader(name: "apns-collapse-id", value: collapseID, indexing: indexing.nextCollapseIDIndexing())
+            )
+        }
+        headers.append(
+            APNSHeader(name: "apns-id", value: apnsID.canonicalString, indexing: indexing.nextAPNSIDIndexing())
+        )
+        // APNS.md HPACK: authorization is literal without indexing.
+        if let providerToken {
+            headers.append(
+                APNSHeader(name: "authorization", value: "bearer " + providerToken, indexing: .withoutIndexing)
+            )
+        }
+        return headers
+    }
+}

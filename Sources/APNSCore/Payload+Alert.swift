@@ -1,0 +1,64 @@
+extension Payload {
+    /// `aps.alert`: either a plain string (shown as the body) or the alert dictionary
+    /// (APNS.md "Payload": dictionary preferred, or string = body).
+    public enum AlertContent: Hashable, Sendable {
+        /// Written as `"alert": "<body>"`.
+        case body(String)
+        /// Written as `"alert": {...}`.
+        case fields(Alert)
+    }
+
+    /// The alert dictionary. Every key is optional; `nil` leaves it out. The `*LocKey` /
+    /// `*LocArgs` pairs let the device localize from the app's `Localizable.strings`
+    /// (APNS.md "Localization", client-side).
+    public struct Alert: Hashable, Sendable {
+        /// `title`.
+        public var title: String?
+        /// `subtitle`.
+        public var subtitle: String?
+        /// `body`.
+        public var body: String?
+        /// `launch-image`.
+        public var launchImage: String?
+        /// `title-loc-key`.
+        public var titleLocKey: String?
+        /// `title-loc-args`.
+        public var titleLocArgs: [String]?
+        /// `subtitle-loc-key`.
+        public var subtitleLocKey: String?
+        /// `subtitle-loc-args`.
+        public var subtitleLocArgs: [String]?
+        /// `loc-key`.
+        public var locKey: String?
+        /// `loc-args`.
+        public var locArgs: [String]?
+        /// `action-loc-key` (legacy).
+        public var actionLocKey: String?
+
+        public init(
+            title: String? = nil,
+            subtitle: String? = nil,
+            body: String? = nil,
+            launchImage: String? = nil,
+            titleLocKey: String? = nil,
+            titleLocArgs: [String]? = nil,
+            subtitleLocKey: String? = nil,
+            subtitleLocArgs: [String]? = nil,
+            locKey: String? = nil,
+            locArgs: [String]? = nil,
+            actionLocKey: String? = nil
+        ) {
+            self.title = title
+            self.subtitle = subtitle
+            self.body = body
+            self.launchImage = launchImage
+            self.titleLocKey = titleLocKey
+            self.titleLocArgs = titleLocArgs
+            self.subtitleLocKey = subtitleLocKey
+            self.subtitleLocArgs = subtitleLocArgs
+            self.locKey = locKey
+            self.locArgs = locArgs
+            self.actionLocKey = actionLocKey
+        }
+    }
+}
