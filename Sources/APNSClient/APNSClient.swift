@@ -1,0 +1,167 @@
+import Metrics
+import APNSCore
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// The sharded APNs sender (DESIGN.md rule 3): S shards, each with its own HTTP/2
+/// connections; a notification goes to the shard its token hashes to; every notification
+/// gets exactly one final result; retries follow DESIGN.md rule 4.
+public final class APNSClient: Sendable {
+    private let configuration: APNSClientConfiguration
+    private let shards: [APNSShard]
+    private let stopped = NIOLockedValueBox<APNSClientError?>(nil)
+    private let metrics = APNSClientMetrics()
+    private let backoff: Backoff
+    private let logger: Logger
+
+    public init(
+        configuration: APNSClientConfiguration, credentials: APNSCredentials,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        backoff = Backoff(base: configuration.retryBaseDelay, maximum: configuration.maximumRetryDelay)
+        let tls = try NIOSSLContext(configuration: Self.tlsConfiguration(configuration, credentials))
+        let tokenSource: ProviderTokenSource? =
+            if case .token(let signer) = credentials { ProviderTokenSource(signer: signer) } else { nil }
+        let metrics = self.metrics
+        shards = (0..<max(configuration.shards, 1)).map { index in
+            var shardLogger = logger
+            shardLogger[metadataKey: "apns.shard"] = "\(index)"
+            let connectLogger = shardLogger
+            return APNSShard(
+                connections: configuration.connectionsPerShard, maximumInFlight: configuration.maximumInFlightPerShard,
+                backoff: Backoff(base: configuration.retryBaseDelay, maximum: configuration.maximumRetryDelay),
+                metrics: metrics, logger: shardLogger
+            ) {
+                try await APNSConnection.connect(
+                    endpoint: configuration.endpoint, tls: tls, tokenSource: tokenSource, configuration: configuration,
+                    metrics: metrics, group: group, logger: connectLogger)
+            }
+        }
+    }
+
+    static func tlsConfiguration(_ configuration: APNSClientConfiguration, _ credentials: APNSCredentials) throws
+        -> TLSConfiguration
+    {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        // APNS.md "Connection": TLS 1.2 or later, ALPN h2; system roots plus any extra CA.
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["h2"]
+        if let pem = configuration.additionalTrustRootsPEM {
+            tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))]
+        }
+        if case .certificate(let chain, let key) = credentials {
+            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(chain.utf8)).map { .certificate($0) }
+            tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem))
+        }
+        return tls
+    }
+
+    /// Bounds resends of streams a GOAWAY left unprocessed, so a server that closes every
+    /// connection at once cannot loop a notification forever.
+    static let maximumUnprocessedRetries = 32
+
+    /// The shard of a token: a stable hash (FNV-1a) of its bytes.
+    public func shardIndex(for token: DeviceToken) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in token.bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(shards.count))
+    }
+
+    /// Sends one notification and returns its one final result. Suspends while the token's
+    /// shard already holds its bound of notifications.
+    public func send(_ notification: APNSNotification) async -> APNSDeliveryResult {
+        let body: [UInt8]
+        do {
+            // DESIGN.md rule 5: payloads are checked before they leave.
+            body = try notification.validate()
+        } catch {
+            return .failed(.invalidNotification(error.description))
+        }
+        if let stopped = stopped.withLockedValue({ $0 }) { return .failed(stopped) }
+        let shard = shards[shardIndex(for: notification.token)]
+        await shard.limiter.acquire()
+        defer { shard.limiter.release() }
+        metrics.inFlight.increment()
+        defer { metrics.inFlight.decrement() }
+        return await deliver(notification, body: body, shard: shard)
+    }
+
+    private func deliver(_ notification: APNSNotification, body: [UInt8], shard: APNSShard) async -> APNSDeliveryResult {
+        var attempt = 0
+        var unprocessed = 0
+        var renewedToken = false
+        while true {
+            attempt += 1
+            if let stopped = stopped.withLockedValue({ $0 }) { return .failed(stopped) }
+            do {
+                let connection = try await shard.connection()
+                let start = ContinuousClock.now
+                let response = try await connection.send(notification, body: body)
+                metrics.latency.recordNanoseconds(Int64((ContinuousClock.now - start) / .nanoseconds(1)))
+                metrics.answered(response)
+                switch response.disposition {
+                case .retryLater where response.status == 429:
+                    // DESIGN.md rule 4: 429 TooManyRequests defers that device.
+                    return .deferred(response)
+                case .retryLater where attempt < configuration.maximumAttempts:
+                    metrics.retries.increment()
+                    try? await Task.sleep(for: backoff.delay(afterFailures: attempt))
+                    continue
+                case .renewProviderToken where !renewedToken:
+                    // 403 ExpiredProviderToken: renew and retry once.
+                    renewedToken = true
+                    if await connection.renewProviderToken() { continue }
+                    return .answered(response)
+                case .stopApp:
+                    // 403 InvalidProviderToken / BadCertificate: stop sending with these credentials.
+                    let reason = response.reason?.rawValue ?? "status \(response.status)"
+                    stop(.credentialsRejected("APNs rejected the app's credentials (\(reason))"))
+                    return .answered(response)
+                default:
+                    return .answered(response)
+                }
+            } catch let error as APNSClientError where error.isUnprocessed && unprocessed < Self.maximumUnprocessedRetries {
+                // GOAWAY left this stream unprocessed: APNs never saw it, so sending it again
+                // elsewhere is always safe and does not spend an attempt.
+                unprocessed += 1
+                attempt -= 1
+                metrics.retries.increment()
+            } catch let error as APNSClientError where error.isRetryable && attempt < configuration.maximumAttempts {
+                metrics.retries.increment()
+                try? await Task.sleep(for: backoff.delay(afterFailures: attempt))
+            } catch let error as APNSClientError {
+                metrics.failed(error)
+                return .failed(error)
+            } catch {
+                return .failed(.connectionLost("the connection failed"))
+            }
+        }
+    }
+
+    /// The error every later `send` fails with, if sending has stopped.
+    public var stoppedReason: APNSClientError? { stopped.withLockedValue { $0 } }
+
+    private func stop(_ error: APNSClientError) {
+        let first = stopped.withLockedValue { current -> Bool in
+            guard current == nil else { return false }
+            current = error
+            return true
+        }
+        if first { logger.error("stopped sending for these credentials", metadata: ["reason": "\(error.detail)"]) }
+    }
+
+    /// Closes every connection; later sends fail.
+    public func shutdown() async {
+        stopped.withLockedValue { if $0 == nil { $0 = .shutdown } }
+        for shard in shards { await shard.shutdown() }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import NIOCore
+
+/// How the sender connects and behaves. Defaults follow APNS.md: a few long-lived
+/// connections, PING after an hour idle, backoff on failures.
+public struct APNSClientConfiguration: Sendable {
+    public var endpoint: APNSEndpoint
+    /// Shards; a notification goes to the shard its token hashes to.
+    public var shards = 2
+    /// HTTP/2 connections each shard keeps to the endpoint.
+    public var connectionsPerShard = 1
+    /// Notifications a shard holds at once (queued or in flight); callers wait beyond it.
+    public var maximumInFlightPerShard = 1000
+    /// Attempts per notification for retryable failures (5xx, lost connections, GOAWAY).
+    public var maximumAttempts = 4
+    public var retryBaseDelay = Duration.milliseconds(100)
+    public var maximumRetryDelay = Duration.seconds(10)
+    /// PING a connection that heard nothing from the server for this long.
+    public var idlePingInterval = TimeAmount.minutes(55)
+    /// Close a connection whose PING goes unanswered this long.
+    public var pingTimeout = TimeAmount.seconds(10)
+    public var connectTimeout = TimeAmount.seconds(10)
+    /// Extra CA certificates (PEM) to trust besides the system roots, e.g. the simulator's.
+    public var additionalTrustRootsPEM: String?
+    /// The clock provider tokens are timed by; tests inject their own.
+    public var now: @Sendable () -> Date = { Date() }
+
+    public init(endpoint: APNSEndpoint) {
+        self.endpoint = endpoint
+    }
+}

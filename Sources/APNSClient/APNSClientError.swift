@@ -1,0 +1,47 @@
+/// Why a notification could not get an answer from APNs. Never carries a token or payload.
+public struct APNSClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    enum Code: Hashable, Sendable {
+        case connectFailed
+        case alpnNotNegotiated
+        case connectionLost
+        case unprocessed
+        case pingTimeout
+        case streamReset
+        case credentialsRejected
+        case shutdown
+        case invalidNotification
+    }
+
+    let code: Code
+    /// A one-line, safe explanation.
+    public let detail: String
+
+    /// The connection failed before APNs answered; the notification may be retried.
+    public static func connectionLost(_ detail: String) -> Self { Self(code: .connectionLost, detail: detail) }
+    /// APNs closed the connection (GOAWAY) without processing this stream: retry elsewhere.
+    public static func unprocessed(_ detail: String) -> Self { Self(code: .unprocessed, detail: detail) }
+    static func connectFailed(_ detail: String) -> Self { Self(code: .connectFailed, detail: detail) }
+    static let alpnNotNegotiated = Self(code: .alpnNotNegotiated, detail: "the server did not agree to HTTP/2 (ALPN h2)")
+    static let pingTimeout = Self(code: .pingTimeout, detail: "the connection stopped answering PINGs")
+    static func streamReset(_ detail: String) -> Self { Self(code: .streamReset, detail: detail) }
+    /// APNs refused the app's credentials (403 InvalidProviderToken, BadCertificate…):
+    /// sending for this app stopped until the credentials are fixed.
+    public static func credentialsRejected(_ detail: String) -> Self { Self(code: .credentialsRejected, detail: detail) }
+    static let shutdown = Self(code: .shutdown, detail: "the client is shutting down")
+    static func invalidNotification(_ detail: String) -> Self { Self(code: .invalidNotification, detail: detail) }
+
+    /// Worth sending again (on another connection, after a backoff).
+    public var isRetryable: Bool {
+        switch code {
+        case .connectFailed, .connectionLost, .unprocessed, .pingTimeout, .streamReset: true
+        case .alpnNotNegotiated, .credentialsRejected, .shutdown, .invalidNotification: false
+        }
+    }
+
+    public var isCredentialsRejected: Bool { code == .credentialsRejected }
+
+    /// APNs did not process the stream (GOAWAY above its last-stream-id).
+    public var isUnprocessed: Bool { code == .unprocessed }
+
+    public var description: String { detail }
+}

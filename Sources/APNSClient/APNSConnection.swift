@@ -1,0 +1,103 @@
+import APNSCore
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// One TLS HTTP/2 connection to APNs. Requests go to its `APNSConnectionHandler` on the
+/// connection's event loop; the pool reads `status` to choose where to send.
+final class APNSConnection: Sendable {
+    let channel: any Channel
+    private let handler: NIOLoopBound<APNSConnectionHandler>
+    private let statusBox: NIOLockedValueBox<APNSConnectionStatus>
+
+    var status: APNSConnectionStatus { statusBox.withLockedValue { $0 } }
+
+    private init(channel: any Channel, handler: NIOLoopBound<APNSConnectionHandler>, status: NIOLockedValueBox<APNSConnectionStatus>) {
+        self.channel = channel
+        self.handler = handler
+        self.statusBox = status
+    }
+
+    /// Connects, completes TLS with ALPN h2, and waits for the server's SETTINGS.
+    /// DNS is resolved afresh for every connection (APNS.md "Connection"): NIO's resolver keeps no cache.
+    static func connect(
+        endpoint: APNSEndpoint, tls: NIOSSLContext, tokenSource: ProviderTokenSource?,
+        configuration: APNSClientConfiguration, metrics: APNSClientMetrics, group: any EventLoopGroup, logger: Logger
+    ) async throws -> APNSConnection {
+        let eventLoop = group.next()
+        let ready = eventLoop.makePromise(of: Void.self)
+        let status = NIOLockedValueBox(APNSConnectionStatus())
+        let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
+        let boundHandler = NIOLockedValueBox<NIOLoopBound<APNSConnectionHandler>?>(nil)
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(configuration.connectTimeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = APNSConnectionHandler(
+                        authority: endpoint.host, tokenSource: tokenSource,
+                        idlePingInterval: configuration.idlePingInterval, pingTimeout: configuration.pingTimeout,
+                        now: configuration.now, metrics: metrics, ready: ready, status: status, logger: logger)
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    // APNs ignores PRIORITY frames and Herald never sends them (APNS.md "Connection").
+                    try sync.addHandler(
+                        NIOHTTP2Handler(
+                            mode: .client,
+                            initialSettings: [
+                                HTTP2Setting(parameter: .maxConcurrentStreams, value: 0),
+                                HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+                                HTTP2Setting(parameter: .enablePush, value: 0),
+                            ]))
+                    try sync.addHandler(handler)
+                    boundHandler.withLockedValue { $0 = NIOLoopBound(handler, eventLoop: channel.eventLoop) }
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
+        } catch {
+            throw APNSClientError.connectFailed("cannot connect to \(endpoint)")
+        }
+        do {
+            try await ready.futureResult.get()
+        } catch {
+            channel.close(promise: nil)
+            throw (error as? APNSClientError) ?? .connectFailed("TLS or HTTP/2 setup with \(endpoint) failed")
+        }
+        guard let handler = boundHandler.withLockedValue({ $0 }) else {
+            throw APNSClientError.connectFailed("the connection to \(endpoint) was not set up")
+        }
+        return APNSConnection(channel: channel, handler: handler, status: status)
+    }
+
+    /// Sends one notification whose payload is already encoded and validated.
+    func send(_ notification: APNSNotification, body: [UInt8]) async throws -> APNSResponse {
+        let promise = channel.eventLoop.makePromise(of: APNSResponse.self)
+        let handler = self.handler
+        channel.eventLoop.execute {
+            handler.value.submit(.init(notification: notification, body: body, promise: promise))
+        }
+        return try await promise.futureResult.get()
+    }
+
+    /// After 403 ExpiredProviderToken: use a fresh token if the 20-minute floor allows.
+    func renewProviderToken() async -> Bool {
+        let handler = self.handler
+        return (try? await channel.eventLoop.submit { handler.value.renewProviderToken() }.get()) ?? false
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+}
+
+extension String {
+    var isIPAddress: Bool {
+        (try? SocketAddress(ipAddress: self, port: 0)) != nil
+    }
+}

@@ -1,0 +1,20 @@
+/// What the pool needs to know about one connection, shared between its event loop (which
+/// writes it) and the pool (which reads it to choose a connection).
+struct APNSConnectionStatus: Sendable, Equatable {
+    enum Phase: Sendable, Equatable {
+        case connecting
+        case ready
+        /// GOAWAY received: no new streams; in-flight ones finish.
+        case draining
+        case closed
+    }
+
+    var phase = Phase.connecting
+    var inFlight = 0
+    /// Streams the server lets us open now: its MAX_CONCURRENT_STREAMS, and 1 until the
+    /// first accepted request under token auth (APNS.md "Connection").
+    var streamLimit = 1
+
+    var isUsable: Bool { phase == .ready }
+    var spareStreams: Int { isUsable ? max(streamLimit - inFlight, 0) : 0 }
+}

@@ -1,0 +1,9 @@
+import APNSCore
+
+/// How the provider proves itself to APNs (APNS.md "Authentication").
+public enum APNSCredentials: Sendable {
+    /// Token-based: an ES256 JWT signed with the team's `.p8` key, on every request.
+    case token(ProviderTokenSigner)
+    /// Certificate-based: a TLS client certificate chain and its private key (PEM).
+    case certificate(chainPEM: String, keyPEM: String)
+}

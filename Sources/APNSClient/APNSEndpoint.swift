@@ -1,0 +1,27 @@
+import APNSCore
+import Foundation
+
+/// Where APNs (or a simulator) listens. APNS.md "Connection": every endpoint is overridable.
+public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int = APNSEnvironment.defaultPort) {
+        self.host = host
+        self.port = port
+    }
+
+    public init(environment: APNSEnvironment) {
+        self.init(host: environment.host)
+    }
+
+    /// `https://host[:port]`, as `herald apps add --apns-endpoint` takes it.
+    public init?(url: String) {
+        guard let components = URLComponents(string: url), components.scheme == "https",
+            let host = components.host, !host.isEmpty
+        else { return nil }
+        self.init(host: host, port: components.port ?? APNSEnvironment.defaultPort)
+    }
+
+    public var description: String { "https://\(host):\(port)" }
+}

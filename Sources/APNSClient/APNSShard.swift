@@ -1,0 +1,103 @@
+import Metrics
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// One shard of the sender pool: its own connections to one endpoint with one set of
+/// credentials, and its own bound on notifications in flight.
+final class APNSShard: Sendable {
+    private struct State {
+        var connections = [APNSConnection]()
+        var connecting: Task<APNSConnection, any Error>?
+        var consecutiveFailures = 0
+    }
+
+    let limiter: AsyncLimiter
+    private let state = NIOLockedValueBox(State())
+    private let wanted: Int
+    private let backoff: Backoff
+    private let connect: @Sendable () async throws -> APNSConnection
+    private let metrics: APNSClientMetrics
+    private let logger: Logger
+
+    init(
+        connections: Int, maximumInFlight: Int, backoff: Backoff, metrics: APNSClientMetrics, logger: Logger,
+        connect: @escaping @Sendable () async throws -> APNSConnection
+    ) {
+        wanted = max(connections, 1)
+        limiter = AsyncLimiter(limit: maximumInFlight)
+        self.backoff = backoff
+        self.metrics = metrics
+        self.logger = logger
+        self.connect = connect
+    }
+
+    /// The connection with the most spare streams, opening one while fewer than wanted are
+    /// usable. Connection attempts after failures wait with exponential backoff and jitter,
+    /// so a broken endpoint never sees a tight open/close loop (APNS.md "Connection").
+    func connection() async throws -> APNSConnection {
+        let (ready, pending) = state.withLockedValue { state -> (APNSConnection?, Task<APNSConnection, any Error>?) in
+            state.connections.removeAll { $0.status.phase == .closed }
+            let usable = state.connections.filter { $0.status.isUsable }
+            let best = usable.max { $0.status.spareStreams < $1.status.spareStreams }
+            if let best, best.status.spareStreams > 0 || usable.count >= wanted || state.connecting != nil {
+                return (best, nil)
+            }
+            if state.connecting == nil {
+                state.connecting = makeConnectTask(failures: state.consecutiveFailures)
+            }
+            return (best, state.connecting)
+        }
+        if let ready { return ready }
+        return try await pending!.value
+    }
+
+    private func makeConnectTask(failures: Int) -> Task<APNSConnection, any Error> {
+        Task {
+            if failures > 0 { try? await Task.sleep(for: backoff.delay(afterFailures: failures)) }
+            do {
+                let connection = try await connect()
+                state.withLockedValue { state in
+                    state.connections.append(connection)
+                    state.connecting = nil
+                    state.consecutiveFailures = 0
+                }
+                metrics.connections.increment()
+                if failures > 0 { metrics.reconnects.increment() }
+                let metrics = metrics
+                connection.channel.closeFuture.whenComplete { _ in metrics.connections.decrement() }
+                return connection
+            } catch {
+                state.withLockedValue { state in
+                    state.connecting = nil
+                    state.consecutiveFailures += 1
+                }
+                logger.warning("cannot connect to APNs", metadata: ["error": "\(error)"])
+                throw error
+            }
+        }
+    }
+
+    func shutdown() async {
+        let connections = state.withLockedValue { state in
+            state.connecting?.cancel()
+            defer { state.connections.removeAll() }
+            return state.connections
+        }
+        for connection in connections { await connection.close() }
+    }
+}
+
+/// Exponential backoff with full jitter, capped.
+struct Backoff: Sendable {
+    var base: Duration
+    var maximum: Duration
+
+    func delay(afterFailures failures: Int) -> Duration {
+        let exponent = min(max(failures - 1, 0), 16)
+        let ceiling = min(base * (1 << exponent), maximum)
+        let nanoseconds = ceiling / .nanoseconds(1)
+        return .nanoseconds(Int64.random(in: (Int64(nanoseconds) / 2)...max(Int64(nanoseconds), 1)))
+    }
+}

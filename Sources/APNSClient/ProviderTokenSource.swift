@@ -1,0 +1,46 @@
+import APNSCore
+import Foundation
+import NIOConcurrencyHelpers
+
+/// One provider token for every connection and topic of a team (APNS.md "Authentication":
+/// reuse one token; regenerate it no more than once every 20 minutes and at least once an
+/// hour). Connections ask for the current token when their own policy says to renew.
+public final class ProviderTokenSource: Sendable {
+    /// A connection adopting the shared token must be able to keep it until its own renewal
+    /// (at 50 minutes, and 20 minutes after adopting it at the earliest) without passing an
+    /// hour: so the shared token is handed out only while younger than 30 minutes.
+    public static let maximumAdoptionAge: TimeInterval = 30 * 60
+
+    private let signer: ProviderTokenSigner
+    private let state = NIOLockedValueBox<(token: String, issuedAt: Date)?>(nil)
+
+    public init(signer: ProviderTokenSigner) {
+        self.signer = signer
+    }
+
+    public var keyID: String { signer.keyID }
+
+    /// The shared token, signing a new one only when the shared one is due for renewal.
+    public func token(now: Date) throws -> (token: String, issuedAt: Date) {
+        try state.withLockedValue { current in
+            if let current, now.timeIntervalSince(current.issuedAt) < Self.maximumAdoptionAge {
+                return current
+            }
+            let fresh = (token: try signer.token(issuedAt: now), issuedAt: now)
+            current = fresh
+            return fresh
+        }
+    }
+
+    /// A token issued now, after APNs said the current one expired (403 ExpiredProviderToken).
+    public func forceRenewal(now: Date) throws -> (token: String, issuedAt: Date) {
+        try state.withLockedValue { current in
+            if let current, now.timeIntervalSince(current.issuedAt) < ProviderTokenPolicy.minimumRenewalInterval {
+                return current
+            }
+            let fresh = (token: try signer.token(issuedAt: now), issuedAt: now)
+            current = fresh
+            return fresh
+        }
+    }
+}

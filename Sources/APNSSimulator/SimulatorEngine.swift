@@ -1,0 +1,72 @@
+import APNSCore
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+/// What every connection of one simulator shares: the checks, the fault script and its
+/// generator, the counters, the record file, and the open connections (for shutdown).
+final class SimulatorEngine: Sendable {
+    let configuration: SimulatorConfiguration
+    let validator: SimulatorRequestValidator
+    let faults: SimulatorFaultScript
+    let stats = SimulatorStatsCollector()
+    let logger: Logger
+    private let recorder: NotificationRecorder?
+    private let random: Mutex<SeededRandomNumberGenerator>
+    private let connections = Mutex<[Int: any Channel]>([:])
+
+    init(configuration: SimulatorConfiguration, logger: Logger) throws(SimulatorError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        validator = SimulatorRequestValidator(configuration: configuration)
+        faults = configuration.fault.normalized()
+        random = Mutex(SeededRandomNumberGenerator(seed: configuration.fault.seed))
+        if let path = configuration.recordFile {
+            recorder = try NotificationRecorder(path: path)
+        } else {
+            recorder = nil
+        }
+    }
+
+    /// The answer to a judged request: the refusal, a scripted fault, or 200. Accepted
+    /// notifications answered 200 are recorded when a record file is set.
+    func respond(to verdict: SimulatorVerdict, receivedAt: Date) -> SimulatorResponse {
+        guard let notification = verdict.notification else {
+            return SimulatorResponse(verdict: verdict, fault: nil)
+        }
+        var fault = faults.tokenFault(forToken: notification.deviceToken)
+        if fault == nil, faults.hasFractions {
+            let roll = random.withLock { $0.nextUnitInterval() }
+            fault = faults.fractionFault(roll: roll)
+        }
+        if fault == nil, let recorder {
+            do {
+                try recorder.record(notification, receivedAt: receivedAt)
+            } catch {
+                logger.error("simulator could not record a notification", metadata: ["file": "\(recorder.path)"])
+            }
+        }
+        return SimulatorResponse(verdict: verdict, fault: fault)
+    }
+
+    /// Tracks an open connection so that shutdown can close it.
+    func register(connection number: Int, channel: any Channel) {
+        connections.withLock { $0[number] = channel }
+    }
+
+    func unregister(connection number: Int) {
+        connections.withLock { _ = $0.removeValue(forKey: number) }
+    }
+
+    /// The connections still open.
+    func openConnections() -> [any Channel] {
+        connections.withLock { Array($0.values) }
+    }
+
+    /// Writes out and closes the record file.
+    func closeRecorder() throws(SimulatorError) {
+        try recorder?.close()
+    }
+}

@@ -1,0 +1,45 @@
+import APNSCore
+import Foundation
+
+/// A scripted failure the simulator answers an otherwise valid request with.
+public enum SimulatorFault: Hashable, Sendable {
+    /// 410 Unregistered, with `timestamp`: when "APNs" last confirmed the token invalid
+    /// (APNS.md "Response", 410 row).
+    case unregistered(timestamp: Date)
+    /// 400 BadDeviceToken.
+    case badDeviceToken
+    /// 429 TooManyRequests.
+    case tooManyRequests
+    /// 500 InternalServerError.
+    case internalServerError
+    /// 503 ServiceUnavailable.
+    case serviceUnavailable
+
+    /// The HTTP status APNs answers with (APNS.md "Response" table).
+    public var status: Int {
+        switch self {
+        case .unregistered: 410
+        case .badDeviceToken: 400
+        case .tooManyRequests: 429
+        case .internalServerError: 500
+        case .serviceUnavailable: 503
+        }
+    }
+
+    /// The error body's `reason`.
+    public var reason: APNSReason {
+        switch self {
+        case .unregistered: .unregistered
+        case .badDeviceToken: .badDeviceToken
+        case .tooManyRequests: .tooManyRequests
+        case .internalServerError: .internalServerError
+        case .serviceUnavailable: .serviceUnavailable
+        }
+    }
+
+    /// The error body's `timestamp`; only 410 carries one (APNS.md "Response").
+    public var timestamp: Date? {
+        if case .unregistered(let timestamp) = self { return timestamp }
+        return nil
+    }
+}

@@ -1,0 +1,40 @@
+import APNSCore
+import Foundation
+
+/// What the simulator sends back for one request (APNS.md "Response"): `:status` and
+/// `apns-id`; errors add a JSON body `{"reason": ...}`, with `timestamp` on 410 only.
+struct SimulatorResponse: Hashable, Sendable {
+    var status: Int
+    var apnsID: UUID
+    var reason: APNSReason?
+    var timestamp: Date?
+
+    /// The answer to a validator's refusal, a scripted fault or (neither) a success.
+    init(verdict: SimulatorVerdict, fault: SimulatorFault?) {
+        apnsID = verdict.apnsID
+        if let fault {
+            status = fault.status
+            reason = fault.reason
+            timestamp = fault.timestamp
+        } else {
+            status = verdict.status
+            reason = verdict.reason
+            timestamp = nil
+        }
+    }
+
+    /// The error body; `nil` for 200, whose body is empty.
+    var body: [UInt8]? {
+        guard let reason else { return nil }
+        return SimulatorJSON.errorBody(
+            reason: reason.rawValue,
+            timestampMilliseconds: timestamp.map { Self.milliseconds($0) }
+        )
+    }
+
+    /// UNIX milliseconds, as APNs writes the 410 timestamp.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        return Int64(exactly: value) ?? 0
+    }
+}

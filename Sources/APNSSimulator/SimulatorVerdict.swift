@@ -1,0 +1,88 @@
+import APNSCore
+import Foundation
+
+/// A request the simulator accepted: the facts it answers, counts and records.
+public struct SimulatorNotification: Hashable, Sendable {
+    /// The `apns-id` sent, or the one the simulator made up.
+    public var apnsID: UUID
+    /// The device token from `:path`, lowercase hex.
+    public var deviceToken: String
+    /// `apns-topic`.
+    public var topic: String
+    /// `apns-push-type`.
+    public var pushType: PushType
+    /// `apns-priority` (10 when absent, as APNs assumes).
+    public var priority: Priority
+    /// `apns-collapse-id`, if sent.
+    public var collapseID: String?
+    /// `apns-expiration` in UNIX seconds, if sent.
+    public var expiration: Int64?
+    /// The body: a JSON object with an `aps` dictionary.
+    public var payload: [UInt8]
+
+    public init(
+        apnsID: UUID,
+        deviceToken: String,
+        topic: String,
+        pushType: PushType,
+        priority: Priority,
+        collapseID: String? = nil,
+        expiration: Int64? = nil,
+        payload: [UInt8]
+    ) {
+        self.apnsID = apnsID
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.collapseID = collapseID
+        self.expiration = expiration
+        self.payload = payload
+    }
+}
+
+/// What ``SimulatorRequestValidator`` concluded about one request, before scripted faults.
+public struct SimulatorVerdict: Hashable, Sendable {
+    /// Accepted, or refused with the status and reason APNs would send.
+    public enum Outcome: Hashable, Sendable {
+        case accepted(SimulatorNotification)
+        case rejected(status: Int, reason: APNSReason)
+    }
+
+    /// The `apns-id` to answer with: the request's if it was canonical, else a new one
+    /// (APNS.md "Request", apns-id row: APNs echoes it or makes one).
+    public var apnsID: UUID
+    /// The outcome.
+    public var outcome: Outcome
+    /// The request's provider token when it verified and was fresh, even if the request
+    /// failed a later check: the connection then lifts its one-stream limit.
+    public var providerToken: VerifiedProviderToken?
+
+    public init(apnsID: UUID, outcome: Outcome, providerToken: VerifiedProviderToken?) {
+        self.apnsID = apnsID
+        self.outcome = outcome
+        self.providerToken = providerToken
+    }
+
+    /// The HTTP status: 200 when accepted.
+    public var status: Int {
+        switch outcome {
+        case .accepted: 200
+        case .rejected(let status, _): status
+        }
+    }
+
+    /// The refusal reason; `nil` when accepted.
+    public var reason: APNSReason? {
+        switch outcome {
+        case .accepted: nil
+        case .rejected(_, let reason): reason
+        }
+    }
+
+    /// The accepted notification; `nil` when refused.
+    public var notification: SimulatorNotification? {
+        if case .accepted(let notification) = outcome { return notification }
+        return nil
+    }
+}

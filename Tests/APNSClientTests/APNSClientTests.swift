@@ -1,0 +1,171 @@
+import APNSClient
+import APNSCore
+import APNSSimulator
+import Crypto
+import Foundation
+import Testing
+
+@Suite struct APNSClientTests {
+    @Test func sendsOverTLSAndGetsTheAPNSIDBack() async throws {
+        try await SimulatorHarness.with { h in
+            let client = try h.client()
+            let notification = SimulatorHarness.alert(1, body: "Olá 你好 🎉")
+            let result = await client.send(notification)
+            #expect(result == .answered(APNSResponse(status: 200, apnsID: notification.apnsID)))
+            #expect(h.simulator.stats.accepted == 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test func manyConcurrentSendsUseFewConnectionsAndNeverIndexPathOrAuthorization() async throws {
+        try await SimulatorHarness.with(maxConcurrentStreams: 50) { h in
+            let client = try h.client { $0.shards = 2 }
+            let results = await sendAll(client, count: 2_000, width: 400) { SimulatorHarness.alert($0) }
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            let stats = h.simulator.stats
+            #expect(stats.accepted == 2_000)
+            #expect(stats.connectionsOpened == 2)
+            #expect(stats.pathOrAuthorizationIndexed == 0)
+            await client.shutdown()
+        }
+    }
+
+    @Test func unregisteredTokensAnswer410WithTheirTimestamp() async throws {
+        let when = Date(timeIntervalSince1970: 1_790_000_000.123)
+        let fault = SimulatorFaultScript(
+            unregistered: [SimulatorHarness.token(7).hex: when], badDeviceTokens: [SimulatorHarness.token(8).hex])
+        try await SimulatorHarness.with(fault: fault) { h in
+            let client = try h.client()
+            let gone = await client.send(SimulatorHarness.alert(7)).response
+            #expect(gone?.status == 410)
+            #expect(gone?.reason == .unregistered)
+            #expect(abs((gone?.timestamp?.timeIntervalSince1970 ?? 0) - when.timeIntervalSince1970) < 0.001)
+            let bad = await client.send(SimulatorHarness.alert(8)).response
+            #expect(bad?.status == 400 && bad?.reason == .badDeviceToken)
+            await client.shutdown()
+        }
+    }
+
+    @Test func oversizedAndMalformedNotificationsNeverLeave() async throws {
+        try await SimulatorHarness.with { h in
+            let client = try h.client()
+            let base = SimulatorHarness.alert(1, body: "")
+            let overhead = base.payload.encoded().count
+            let fits = SimulatorHarness.alert(1, body: String(repeating: "a", count: 4096 - overhead))
+            let tooBig = SimulatorHarness.alert(1, body: String(repeating: "a", count: 4097 - overhead))
+            #expect(await client.send(fits).response?.status == 200)
+            guard case .failed = await client.send(tooBig) else {
+                Issue.record("a 4097-byte payload was sent")
+                return
+            }
+            var background = APNSNotification(
+                token: SimulatorHarness.token(2), bundleID: SimulatorHarness.bundleID, pushType: .background,
+                priority: .immediate, payload: Payload(aps: .init(contentAvailable: true)))
+            guard case .failed = await client.send(background) else {
+                Issue.record("a background push with priority 10 was sent")
+                return
+            }
+            background.priority = .powerAware
+            #expect(await client.send(background).response?.status == 200)
+            #expect(h.simulator.stats.requestsReceived == 2)
+            await client.shutdown()
+        }
+    }
+
+    @Test func goAwayMidLoadLosesNothingAndAnswersEachNotificationOnce() async throws {
+        try await SimulatorHarness.with(fault: SimulatorFaultScript(goAwayAfterRequests: 150)) { h in
+            let client = try h.client { $0.shards = 1 }
+            let results = await sendAll(client, count: 1_000, width: 200) { SimulatorHarness.alert($0) }
+            #expect(results.count == 1_000)
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            let stats = h.simulator.stats
+            // Each notification answered once: nothing lost, nothing sent twice.
+            #expect(stats.accepted == 1_000)
+            #expect(stats.requestsReceived == 1_000)
+            #expect(stats.goAwaysSent >= 3)
+            #expect(stats.connectionsOpened == stats.goAwaysSent + 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test func serverErrorsAreRetriedAndTooManyRequestsDeferred() async throws {
+        let fault = SimulatorFaultScript(tooManyRequestsFraction: 0.1, internalErrorFraction: 0.2, serviceUnavailableFraction: 0.1)
+        try await SimulatorHarness.with(fault: fault) { h in
+            let client = try h.client { $0.maximumAttempts = 8 }
+            let results = await sendAll(client, count: 500, width: 100) { SimulatorHarness.alert($0) }
+            let deferred = results.filter { if case .deferred = $0 { true } else { false } }
+            let accepted = results.filter { $0 == .answered(APNSResponse(status: 200, apnsID: $0.response?.apnsID)) }
+            #expect(deferred.count + accepted.count == 500)
+            #expect(deferred.allSatisfy { $0.response?.status == 429 })
+            #expect(!deferred.isEmpty)
+            #expect(h.simulator.stats.accepted == accepted.count)
+            await client.shutdown()
+        }
+    }
+
+    @Test func aSilentConnectionIsDetectedByPingAndReplaced() async throws {
+        try await SimulatorHarness.with(fault: SimulatorFaultScript(stopAnsweringAfterRequests: 5)) { h in
+            let client = try h.client {
+                $0.shards = 1
+                $0.idlePingInterval = .milliseconds(100)
+                $0.pingTimeout = .milliseconds(200)
+                $0.maximumAttempts = 10
+            }
+            let results = await sendAll(client, count: 12, width: 3) { SimulatorHarness.alert($0) }
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            #expect(h.simulator.stats.connectionsOpened >= 3)
+            await client.shutdown()
+        }
+    }
+
+    @Test func anExpiredProviderTokenIsRenewedAndRetriedOnce() async throws {
+        try await SimulatorHarness.with { h in
+            let start = Date()
+            let simulator = h.simulator
+            let signer = try ProviderTokenSigner(privateKey: h.key, keyID: SimulatorHarness.keyID, teamID: SimulatorHarness.teamID)
+            var configuration = h.configuration()
+            // Tokens are signed two hours in the past until APNs has answered once.
+            configuration.now = { simulator.stats.requestsReceived == 0 ? start.addingTimeInterval(-7_200) : Date() }
+            let client = try APNSClient(configuration: configuration, credentials: .token(signer), logger: .init(label: "t"))
+            #expect(await client.send(SimulatorHarness.alert(1)).response?.status == 200)
+            #expect(h.simulator.stats.answered(reason: .expiredProviderToken) == 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test func rejectedCredentialsStopSendingForTheApp() async throws {
+        try await SimulatorHarness.with { h in
+            let client = try h.client(signingKey: P256.Signing.PrivateKey())
+            let first = await client.send(SimulatorHarness.alert(1))
+            #expect(first.response?.status == 403 && first.response?.reason == .invalidProviderToken)
+            guard case .failed(let error) = await client.send(SimulatorHarness.alert(2)) else {
+                Issue.record("sending went on after InvalidProviderToken")
+                return
+            }
+            #expect(error.isCredentialsRejected)
+            #expect(h.simulator.stats.requestsReceived == 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test func aHundredThousandSendsThroughASmallBoundKeepMemoryFlat() async throws {
+        try await SimulatorHarness.with { h in
+            let client = try h.client { $0.shards = 2; $0.maximumInFlightPerShard = 32 }
+            _ = await sendAll(client, count: 2_000, width: 64) { SimulatorHarness.alert($0) }
+            let before = residentMegabytes()
+            let results = await sendAll(client, count: 100_000, width: 64) { SimulatorHarness.alert($0) }
+            let after = residentMegabytes()
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            #expect(after - before < 64, "resident memory grew from \(before) MB to \(after) MB")
+            await client.shutdown()
+        }
+    }
+}
+
+func residentMegabytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
+    return kilobytes / 1024
+}
