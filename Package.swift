@@ -113,7 +113,9 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
+                "APNSClient",
                 "APNSCore",
+                "APNSSimulator",
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldAPI",
@@ -123,9 +125,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -60,6 +60,13 @@ public struct PostgresAppRepository: AppRepository {
         }
     }
 
+    public func signingKey(appID: Int64) async throws -> String {
+        guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to open signing keys") }
+        let rows = try await client.query("SELECT signing_key_sealed FROM apps WHERE id = \(appID)", logger: logger)
+        guard let row = try await rows.collect().first else { throw StoreError.missingRow }
+        return try vault.open(Array(buffer: try row.decode(ByteBuffer.self)))
+    }
+
     static let columns =
         "id, bundle_id, team_id, key_id, default_environment, apns_endpoint, apns_ca_pem, created_at"
 

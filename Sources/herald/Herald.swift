@@ -7,7 +7,10 @@ struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "A self-hosted APNs provider: token registry, localized templates and campaigns.",
-        subcommands: [MigrateCommand.self, ServeCommand.self, AppsCommand.self, KeysCommand.self, TokensCommand.self])
+        subcommands: [
+            MigrateCommand.self, ServeCommand.self, AppsCommand.self, KeysCommand.self, TokensCommand.self, SendCommand.self,
+            APNSSimCommand.self, BenchCommand.self,
+        ])
 }
 
 /// Options every command that talks to PostgreSQL takes; each overrides its environment variable.

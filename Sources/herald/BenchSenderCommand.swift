@@ -1,0 +1,131 @@
+import APNSClient
+import APNSCore
+import ArgumentParser
+import Crypto
+import Foundation
+import Logging
+
+struct BenchSenderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sender",
+        abstract: "Send N notifications through the sharded pool to an endpoint; print rate, latency and CPU.")
+
+    @Option(help: "The APNs-compatible endpoint, e.g. https://127.0.0.1:2197.") var endpoint: String
+    @Option(help: "Extra CA certificate (PEM) to trust, e.g. the simulator's.") var caFile: String?
+    @Option(help: "Notifications to send.") var count = 100_000
+    @Option(help: "HTTP/2 connections in all, spread over the shards.") var connections = 1
+    @Option(help: "Shards of the pool.") var shards = 1
+    @Option(help: "Notifications in flight per shard.") var inFlight = 1000
+    @Option(help: "Hex tokens, one per line, sent round-robin (default: synthetic tokens).") var tokens: String?
+    @Option(help: "The .p8 key to sign provider tokens with (default: a fresh key).") var keyFile: String?
+    @Option(help: "Key ID of the provider token.") var keyID = "BENCH12345"
+    @Option(help: "Team ID of the provider token.") var teamID = "BENCH12345"
+    @Option(help: "apns-topic bundle ID.") var bundleID = "com.example.bench"
+
+    func run() async throws {
+        guard let target = APNSEndpoint(url: endpoint) else { throw CLIError("--endpoint must be https://host:port") }
+        guard count > 0, connections > 0, shards > 0, shards <= connections, inFlight > 0 else {
+            throw CLIError("--count, --connections, --shards and --in-flight must be positive, with shards <= connections")
+        }
+        var logger = Logger(label: "herald.bench")
+        logger.logLevel = .warning
+        var configuration = APNSClientConfiguration(endpoint: target)
+        configuration.shards = shards
+        configuration.connectionsPerShard = (connections + shards - 1) / shards
+        configuration.maximumInFlightPerShard = inFlight
+        if let caFile {
+            guard let pem = try? String(contentsOfFile: caFile, encoding: .utf8) else { throw CLIError("--ca-file: cannot read \(caFile)") }
+            configuration.additionalTrustRootsPEM = pem
+        }
+        let key: P256.Signing.PrivateKey
+        if let keyFile {
+            guard let pem = try? String(contentsOfFile: keyFile, encoding: .utf8),
+                let parsed = try? P256.Signing.PrivateKey(pemRepresentation: pem)
+            else { throw CLIError("--key-file: not a readable P-256 key in PEM") }
+            key = parsed
+        } else {
+            key = P256.Signing.PrivateKey()
+        }
+        let signer = try ProviderTokenSigner(privateKey: key, keyID: keyID, teamID: teamID)
+        let client = try APNSClient(configuration: configuration, credentials: .token(signer), logger: logger)
+        let deviceTokens = try loadTokens()
+        let payload = Payload(aps: .init(alert: .fields(.init(title: "Herald", body: "A benchmark notification")), sound: .default))
+        let notifications = deviceTokens.map { APNSNotification(token: $0, bundleID: bundleID, payload: payload) }
+
+        // Warm up: connections open and the stream limit lifts after the first accepted request.
+        _ = await client.send(notifications[0])
+        let cpuBefore = Self.cpuSeconds()
+        let start = ContinuousClock.now
+        let (latencies, failures) = await send(client: client, notifications: notifications)
+        let elapsed = ContinuousClock.now - start
+        let cpu = Self.cpuSeconds() - cpuBefore
+        await client.shutdown()
+
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let sorted = latencies.sorted()
+        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(Int(Double(sorted.count) * p), sorted.count - 1)] }
+        print("endpoint \(target), \(connections) connection(s), \(shards) shard(s), \(inFlight) in flight per shard")
+        print(String(format: "sent %d in %.2f s: %.0f notifications/s", count, seconds, Double(count) / seconds))
+        print(String(format: "latency p50 %.2f ms, p99 %.2f ms", percentile(0.5) * 1000, percentile(0.99) * 1000))
+        print(String(format: "CPU %.2f s (%.1f µs per notification)", cpu, cpu / Double(count) * 1e6))
+        print("not accepted: \(failures)")
+    }
+
+    private func send(client: APNSClient, notifications: [APNSNotification]) async -> ([Double], Int) {
+        let total = count
+        let width = shards * inFlight
+        return await withTaskGroup(of: (Double, Bool).self) { group in
+            var latencies = [Double]()
+            latencies.reserveCapacity(total)
+            var failures = 0
+            var next = 0
+            func launch(_ n: Int) {
+                let notification = notifications[n % notifications.count]
+                group.addTask {
+                    let begin = ContinuousClock.now
+                    let result = await client.send(notification)
+                    let duration = ContinuousClock.now - begin
+                    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+                    return (seconds, result.response?.status == 200)
+                }
+            }
+            while next < min(width, total) {
+                launch(next)
+                next += 1
+            }
+            for await (latency, accepted) in group {
+                latencies.append(latency)
+                if !accepted { failures += 1 }
+                if next < total {
+                    launch(next)
+                    next += 1
+                }
+            }
+            return (latencies, failures)
+        }
+    }
+
+    private func loadTokens() throws -> [DeviceToken] {
+        guard let tokens else {
+            return (0..<10_000).map { try! DeviceToken(hex: String(format: "%032llx%032llx", UInt64($0), UInt64($0) &* 31)) }
+        }
+        guard let text = try? String(contentsOfFile: tokens, encoding: .utf8) else { throw CLIError("--tokens: cannot read \(tokens)") }
+        var parsed = [DeviceToken]()
+        for (index, line) in text.split(separator: "\n").enumerated() where !line.isEmpty {
+            do {
+                parsed.append(try DeviceToken(hex: line.trimmingCharacters(in: .whitespaces)))
+            } catch {
+                throw CLIError("--tokens line \(index + 1): \(error)")
+            }
+        }
+        guard !parsed.isEmpty else { throw CLIError("--tokens: no tokens in \(tokens)") }
+        return parsed
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
