@@ -1,5 +1,6 @@
 import APNSCore
 import Metrics
+import NIOConcurrencyHelpers
 
 /// The sender's metrics (swift-metrics; Prometheus names once exported): notifications sent,
 /// answers by status and reason, latency, in flight, connections, reconnects, GOAWAYs.
@@ -12,11 +13,23 @@ struct APNSClientMetrics: Sendable {
     let goAways = Counter(label: "apns_goaways")
     let retries = Counter(label: "apns_retries")
 
+    private let responses = NIOLockedValueBox<[ResponseKey: Counter]>([:])
+
+    private struct ResponseKey: Hashable {
+        var status: Int
+        var reason: String
+    }
+
+    /// Counts an answer; counters are made once per status and reason, not per answer.
     func answered(_ response: APNSResponse) {
-        Counter(
-            label: "apns_responses",
-            dimensions: [("status", String(response.status)), ("reason", response.reason?.rawValue ?? "")]
-        ).increment()
+        let key = ResponseKey(status: response.status, reason: response.reason?.rawValue ?? "")
+        let counter = responses.withLockedValue { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(label: "apns_responses", dimensions: [("status", String(key.status)), ("reason", key.reason)])
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     func failed(_ error: APNSClientError) {

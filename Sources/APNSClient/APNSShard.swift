@@ -38,16 +38,25 @@ final class APNSShard: Sendable {
     /// so a broken endpoint never sees a tight open/close loop (APNS.md "Connection").
     func connection() async throws -> APNSConnection {
         let (ready, pending) = state.withLockedValue { state -> (APNSConnection?, Task<APNSConnection, any Error>?) in
-            state.connections.removeAll { $0.status.phase == .closed }
-            let usable = state.connections.filter { $0.status.isUsable }
-            let best = usable.max { $0.status.spareStreams < $1.status.spareStreams }
-            if let best, best.status.spareStreams > 0 || usable.count >= wanted || state.connecting != nil {
-                return (best, nil)
+            // One status read per connection: each read takes that connection's lock.
+            var best: (connection: APNSConnection, spare: Int)?
+            var usable = 0
+            state.connections.removeAll { connection in
+                let status = connection.status
+                if status.phase == .closed { return true }
+                if status.isUsable {
+                    usable += 1
+                    if best == nil || status.spareStreams > best!.spare { best = (connection, status.spareStreams) }
+                }
+                return false
+            }
+            if let best, best.spare > 0 || usable >= wanted || state.connecting != nil {
+                return (best.connection, nil)
             }
             if state.connecting == nil {
                 state.connecting = makeConnectTask(failures: state.consecutiveFailures)
             }
-            return (best, state.connecting)
+            return (best?.connection, state.connecting)
         }
         if let ready { return ready }
         return try await pending!.value

@@ -16,6 +16,13 @@ final class AsyncLimiter: Sendable {
     }
 
     func acquire() async {
+        // Fast path: no continuation while there is room.
+        let granted = state.withLockedValue { state -> Bool in
+            guard state.available > 0 else { return false }
+            state.available -= 1
+            return true
+        }
+        if granted { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLockedValue { state -> Bool in
                 if state.available > 0 {
