@@ -41,6 +41,7 @@ final class APNSConnection: Sendable {
                     let handler = APNSConnectionHandler(
                         authority: endpoint.host, tokenSource: tokenSource,
                         idlePingInterval: configuration.idlePingInterval, pingTimeout: configuration.pingTimeout,
+                        setupTimeout: configuration.connectTimeout,
                         now: configuration.now, metrics: metrics, ready: ready, status: status, logger: logger)
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))

@@ -35,6 +35,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     private let tokenSource: ProviderTokenSource?
     private let idlePingInterval: TimeAmount
     private let pingTimeout: TimeAmount
+    private let setupTimeout: TimeAmount
     private let now: @Sendable () -> Date
     private let metrics: APNSClientMetrics
     private var logger: Logger
@@ -54,16 +55,18 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     private var lastActivity = NIODeadline.now()
     private var idleCheck: Scheduled<Void>?
     private var pingDeadline: Scheduled<Void>?
+    private var setupDeadline: Scheduled<Void>?
 
     init(
         authority: String, tokenSource: ProviderTokenSource?, idlePingInterval: TimeAmount, pingTimeout: TimeAmount,
-        now: @escaping @Sendable () -> Date, metrics: APNSClientMetrics, ready: EventLoopPromise<Void>,
+        setupTimeout: TimeAmount, now: @escaping @Sendable () -> Date, metrics: APNSClientMetrics, ready: EventLoopPromise<Void>,
         status: NIOLockedValueBox<APNSConnectionStatus>, logger: Logger
     ) {
         self.authority = authority
         self.tokenSource = tokenSource
         self.idlePingInterval = idlePingInterval
         self.pingTimeout = pingTimeout
+        self.setupTimeout = setupTimeout
         self.now = now
         self.metrics = metrics
         self.ready = ready
@@ -164,8 +167,11 @@ final class APNSConnectionHandler: ChannelInboundHandler {
             }
             if !settingsReceived {
                 settingsReceived = true
+                setupDeadline?.cancel()
                 status.withLockedValue { $0.phase = .ready }
                 ready.succeed()
+                // Keepalive starts once the connection is up; setup has its own deadline.
+                scheduleIdleCheck(context: context)
             }
             startWaiting(context: context)
         case .headers(let headers):
@@ -242,7 +248,11 @@ final class APNSConnectionHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        scheduleIdleCheck(context: context)
+        // TLS, ALPN and the server's SETTINGS must all arrive within the connect timeout.
+        setupDeadline = context.eventLoop.scheduleTask(in: setupTimeout) { [self] in
+            guard let context = self.context, !settingsReceived else { return }
+            fail(with: .connectFailed("TLS and HTTP/2 setup took longer than the connect timeout"), context: context)
+        }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -262,6 +272,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         closeReason = reason
         idleCheck?.cancel()
         pingDeadline?.cancel()
+        setupDeadline?.cancel()
         ready.fail(reason)
         for (_, stream) in streams { stream.promise.fail(reason) }
         streams.removeAll()

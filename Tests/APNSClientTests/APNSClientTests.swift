@@ -112,7 +112,7 @@ import Testing
                 $0.maximumAttempts = 10
             }
             let results = await sendAll(client, count: 12, width: 3) { SimulatorHarness.alert($0) }
-            #expect(results.allSatisfy { $0.response?.status == 200 })
+            #expect(results.allSatisfy { $0.response?.status == 200 }, "\(results.filter { $0.response?.status != 200 })")
             #expect(h.simulator.stats.connectionsOpened >= 3)
             await client.shutdown()
         }
