@@ -22,22 +22,18 @@ public final class ProviderTokenSource: Sendable {
 
     /// The shared token, signing a new one only when the shared one is due for renewal.
     public func token(now: Date) throws -> (token: String, issuedAt: Date) {
-        try state.withLockedValue { current in
-            if let current, now.timeIntervalSince(current.issuedAt) < Self.maximumAdoptionAge {
-                return current
-            }
-            let fresh = (token: try signer.token(issuedAt: now), issuedAt: now)
-            current = fresh
-            return fresh
-        }
+        try token(now: now, signingIfOlderThan: Self.maximumAdoptionAge)
     }
 
-    /// A token issued now, after APNs said the current one expired (403 ExpiredProviderToken).
+    /// A token issued now, after APNs said the current one expired (403 ExpiredProviderToken),
+    /// unless the shared one was itself renewed less than 20 minutes ago.
     public func forceRenewal(now: Date) throws -> (token: String, issuedAt: Date) {
+        try token(now: now, signingIfOlderThan: ProviderTokenPolicy.minimumRenewalInterval)
+    }
+
+    private func token(now: Date, signingIfOlderThan age: TimeInterval) throws -> (token: String, issuedAt: Date) {
         try state.withLockedValue { current in
-            if let current, now.timeIntervalSince(current.issuedAt) < ProviderTokenPolicy.minimumRenewalInterval {
-                return current
-            }
+            if let current, now.timeIntervalSince(current.issuedAt) < age { return current }
             let fresh = (token: try signer.token(issuedAt: now), issuedAt: now)
             current = fresh
             return fresh

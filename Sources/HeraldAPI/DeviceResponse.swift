@@ -13,7 +13,7 @@ struct DeviceResponse: ResponseEncodable {
     var authorization: AuthorizationSettings
     var timeZone: String?
     var userID: String?
-    var attributes: [String: JSONValue]
+    var attributes: [String: PayloadValue]
     var bucket: Int
     var valid: Bool
     var registeredAt: Date

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldCore
 import Hummingbird
@@ -56,7 +57,7 @@ struct PruneController {
         return Summary(dryRun: result.dryRun, total: result.total, byReason: result.byReason, batches: result.batches)
     }
 
-    static func date(_ object: [String: JSONValue], _ field: String) throws -> Date? {
+    static func date(_ object: [String: PayloadValue], _ field: String) throws -> Date? {
         switch object[field] {
         case nil, .null?: return nil
         case .string(let text)?:

@@ -9,16 +9,16 @@ enum RegistrationInput {
     static let authorizationFields: Set<String> = ["status", "alert", "badge", "sound", "criticalAlert", "timeSensitive"]
 
     /// Parses one JSON document into a value, or a 400 problem when it is not JSON.
-    static func parseJSON(_ bytes: some Collection<UInt8>) throws -> JSONValue {
+    static func parseJSON(_ bytes: some Collection<UInt8>) throws -> PayloadValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONDecoder().decode(PayloadValue.self, from: Data(bytes))
         } catch {
             throw Problem.invalidRequest("the body is not valid JSON")
         }
     }
 
     static func parse(
-        _ object: [String: JSONValue], defaultEnvironment: APNSEnvironment, extraFields: Set<String> = []
+        _ object: [String: PayloadValue], defaultEnvironment: APNSEnvironment, extraFields: Set<String> = []
     ) throws(ValidationError) -> DeviceRegistration {
         for key in object.keys.sorted() where !fields.contains(key) && !extraFields.contains(key) {
             throw ValidationError(field: key, reason: "unknown field")
@@ -42,7 +42,7 @@ enum RegistrationInput {
             attributes: try attributes(object["attributes"]))
     }
 
-    private static func languages(_ value: JSONValue?) throws(ValidationError) -> [String] {
+    private static func languages(_ value: PayloadValue?) throws(ValidationError) -> [String] {
         switch value {
         case nil, .null?: return []
         case .array(let items)?:
@@ -61,8 +61,8 @@ enum RegistrationInput {
 
     /// Flags left out of an authorized, provisional or ephemeral device default to on (alert,
     /// badge, sound) or off (critical alert, time sensitive, which need extra permission).
-    private static func authorization(_ value: JSONValue?) throws(ValidationError) -> AuthorizationSettings {
-        let object: [String: JSONValue]
+    private static func authorization(_ value: PayloadValue?) throws(ValidationError) -> AuthorizationSettings {
+        let object: [String: PayloadValue]
         switch value {
         case nil, .null?: return .notDetermined
         case .object(let fields)?: object = fields
@@ -92,7 +92,7 @@ enum RegistrationInput {
             timeSensitive: try flag("timeSensitive", default: false))
     }
 
-    private static func optionalString(_ value: JSONValue?, field: String) throws(ValidationError) -> String? {
+    private static func optionalString(_ value: PayloadValue?, field: String) throws(ValidationError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -100,7 +100,7 @@ enum RegistrationInput {
         }
     }
 
-    private static func attributes(_ value: JSONValue?) throws(ValidationError) -> [String: JSONValue] {
+    private static func attributes(_ value: PayloadValue?) throws(ValidationError) -> [String: PayloadValue] {
         switch value {
         case nil, .null?: return [:]
         case .object(let fields)?: return fields

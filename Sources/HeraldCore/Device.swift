@@ -11,7 +11,7 @@ public struct Device: Sendable, Equatable {
     public var authorization: AuthorizationSettings
     public var timeZone: String?
     public var userID: String?
-    public var attributes: [String: JSONValue]
+    public var attributes: [String: PayloadValue]
     /// Virtual shard of the token, 0 ..< `DeviceBucket.count`; splits campaign work.
     public var bucket: Int
     /// Server time of the latest registration.
@@ -25,7 +25,7 @@ public struct Device: Sendable, Equatable {
     public init(
         id: Int64, token: DeviceToken, environment: APNSEnvironment, languages: [LanguageTag],
         authorization: AuthorizationSettings, timeZone: String?, userID: String?,
-        attributes: [String: JSONValue], bucket: Int, registeredAt: Date, createdAt: Date,
+        attributes: [String: PayloadValue], bucket: Int, registeredAt: Date, createdAt: Date,
         invalidatedAt: Date?, invalidationReason: String?, apnsUnregisteredAt: Date?
     ) {
         self.id = id

@@ -13,7 +13,7 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var authorization: AuthorizationSettings
     public var timeZone: String?
     public var userID: String?
-    public var attributes: [String: JSONValue]
+    public var attributes: [String: PayloadValue]
     /// `attributes` as compact JSON, measured against the 4 KiB limit and stored as is.
     public var attributesJSON: String
 
@@ -24,7 +24,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         authorization: AuthorizationSettings,
         timeZone: String?,
         userID: String?,
-        attributes: [String: JSONValue]
+        attributes: [String: PayloadValue]
     ) throws(ValidationError) {
         self.environment = environment
         guard languages.count <= Self.maximumLanguages else {

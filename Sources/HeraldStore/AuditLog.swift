@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldCore
 import Logging
@@ -8,7 +9,7 @@ import PostgresNIO
 enum AuditLog {
     static func record(
         on connection: PostgresConnection, actor: String, action: String, appID: Int64?,
-        details: [String: JSONValue], logger: Logger
+        details: [String: PayloadValue], logger: Logger
     ) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -1,3 +1,4 @@
+import APNSCore
 import Crypto
 import Foundation
 import HeraldCore
@@ -37,7 +38,7 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
                 let key = try Self.decode(row)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "key.create", appID: appID,
-                    details: ["keyID": .number(Double(key.id)), "role": .string(role.rawValue)], logger: logger)
+                    details: ["keyID": .int(Int(key.id)), "role": .string(role.rawValue)], logger: logger)
                 return key
             }
             return (key, secret)
@@ -62,7 +63,7 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
                 guard let row = try await rows.collect().first else { return false }
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "key.revoke", appID: try row.decode(Int64?.self),
-                    details: ["keyID": .number(Double(id))], logger: logger)
+                    details: ["keyID": .int(Int(id))], logger: logger)
                 return true
             }
         }

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldCore
 import Logging
@@ -54,10 +55,10 @@ public struct PostgresDevicePruner: DevicePruner {
             }
             let result = PruneResult(dryRun: request.dryRun, byReason: byReason, batches: batches)
             try await client.withConnection { connection in
-                var details: [String: JSONValue] = [
+                var details: [String: PayloadValue] = [
                     "dryRun": .bool(request.dryRun),
-                    "byReason": .object(byReason.mapValues { .number(Double($0)) }),
-                    "total": .number(Double(result.total)),
+                    "byReason": .object(byReason.mapValues { .int($0) }),
+                    "total": .int(result.total),
                 ]
                 let formatter = ISO8601DateFormatter()
                 if let date = request.invalidatedBefore { details["invalidatedBefore"] = .string(formatter.string(from: date)) }

@@ -5,7 +5,7 @@ import Testing
 @Suite struct DeviceRegistrationTests {
     func make(
         languages: [String] = ["en"], timeZone: String? = nil, userID: String? = nil,
-        attributes: [String: JSONValue] = [:]
+        attributes: [String: PayloadValue] = [:]
     ) throws(ValidationError) -> DeviceRegistration {
         try DeviceRegistration(
             environment: .production, languages: languages, authorization: .notDetermined, timeZone: timeZone,

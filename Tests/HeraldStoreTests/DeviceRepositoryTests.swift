@@ -76,7 +76,7 @@ import Testing
                 DeviceImportItem(
                     token: StoreFixture.token($0),
                     registration: StoreFixture.registration(
-                        languages: $0 == 7 ? [] : ["pt-BR", "pt-PT"], userID: "user-\($0)", attributes: ["n": .number(Double($0))]))
+                        languages: $0 == 7 ? [] : ["pt-BR", "pt-PT"], userID: "user-\($0)", attributes: ["n": .int($0)]))
             }
             let counts = try await f.devices.importBatch(appID: f.app.id, items: items)
             #expect(counts == DeviceImportCounts(created: 49, updated: 1))
@@ -84,7 +84,7 @@ import Testing
             #expect(seven.languages.isEmpty)
             let eight = try #require(try await f.devices.find(appID: f.app.id, token: StoreFixture.token(8)))
             #expect(eight.languages.map(\.value) == ["pt-BR", "pt-PT"])
-            #expect(eight.attributes == ["n": .number(8)])
+            #expect(eight.attributes == ["n": .int(8)])
             #expect(eight.timeZone == "Europe/Paris" && eight.userID == "user-8")
         }
     }

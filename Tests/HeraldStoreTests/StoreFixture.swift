@@ -45,7 +45,7 @@ struct StoreFixture {
     }
 
     static func registration(
-        languages: [String] = ["en"], userID: String? = nil, attributes: [String: JSONValue] = [:]
+        languages: [String] = ["en"], userID: String? = nil, attributes: [String: PayloadValue] = [:]
     ) -> DeviceRegistration {
         try! DeviceRegistration(
             environment: .sandbox, languages: languages, authorization: AuthorizationSettings(status: .authorized, alert: true),
