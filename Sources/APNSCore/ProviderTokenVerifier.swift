@@ -19,6 +19,29 @@ public struct ProviderTokenVerifier: Sendable {
 
     /// Parses and checks a JWT, returning its key ID, team ID and issue time.
     public func verify(_ token: some StringProtocol) throws(ProviderTokenVerificationError) -> VerifiedProviderToken {
+        let parsed = try Self.parse(token)
+        guard let key = keys[parsed.token.keyID] else { throw .unknownKeyID }
+        let signature: P256.Signing.ECDSASignature
+        do {
+            signature = try P256.Signing.ECDSASignature(rawRepresentation: parsed.signature)
+        } catch {
+            throw .badSignature
+        }
+        guard key.isValidSignature(signature, for: parsed.signingInput) else { throw .badSignature }
+        return parsed.token
+    }
+
+    /// Reads a token's key ID, team ID and issue time without checking its signature (the
+    /// simulator's accept-any-signature mode). The shape rules still hold: three base64url
+    /// parts, a non-empty signature, `alg` ES256, a `kid`, an `iss` and an integer `iat`.
+    public static func readUnverified(_ token: some StringProtocol) -> VerifiedProviderToken? {
+        guard let parsed = try? parse(token), !parsed.signature.isEmpty, !parsed.token.keyID.isEmpty else { return nil }
+        return parsed.token
+    }
+
+    private static func parse(_ token: some StringProtocol) throws(ProviderTokenVerificationError)
+        -> (token: VerifiedProviderToken, signingInput: Data, signature: [UInt8])
+    {
         let parts = String(token).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]),
@@ -36,18 +59,11 @@ public struct ProviderTokenVerifier: Sendable {
         }
         // APNS.md "Authentication": only ES256 is accepted.
         guard header.alg == "ES256" else { throw .unsupportedAlgorithm }
-        guard let key = keys[header.kid] else { throw .unknownKeyID }
-
-        let signature: P256.Signing.ECDSASignature
-        do {
-            signature = try P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
-        } catch {
-            throw .badSignature
-        }
         let signingInput = Data((String(parts[0]) + "." + String(parts[1])).utf8)
-        guard key.isValidSignature(signature, for: signingInput) else { throw .badSignature }
-
-        return VerifiedProviderToken(keyID: header.kid, teamID: claims.iss, issuedAtSeconds: claims.iat)
+        return (
+            VerifiedProviderToken(keyID: header.kid, teamID: claims.iss, issuedAtSeconds: claims.iat),
+            signingInput, signatureBytes
+        )
     }
 
     private struct Header: Decodable {

@@ -201,7 +201,7 @@ public struct SimulatorRequestValidator: Sendable {
         if let cached = cache.token(for: jwt) {
             token = cached
         } else if acceptAnySignature {
-            guard let parsed = UnverifiedProviderToken.parse(jwt) else {
+            guard let parsed = ProviderTokenVerifier.readUnverified(jwt) else {
                 return .failure(Refusal(status: 403, reason: .invalidProviderToken))
             }
             token = parsed

@@ -34,17 +34,11 @@ struct Store: Sendable {
         _ configuration: HeraldConfiguration, logger: Logger, _ body: @Sendable (Store) async throws -> Result
     ) async throws -> Result {
         let store = try Store(configuration: configuration, logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await store.client.run() }
-            defer { group.cancelAll() }
-            // Let the pool's run loop start before the first lease.
-            for _ in 0..<8 { await Task.yield() }
-            do {
-                return try await body(store)
-            } catch {
-                if let failure = PostgresErrors.serverError(error) { throw DatabaseFailure(failure) }
-                throw error
-            }
+        do {
+            return try await store.client.whileRunning { try await body(store) }
+        } catch {
+            if let failure = PostgresErrors.serverError(error) { throw DatabaseFailure(failure) }
+            throw error
         }
     }
 

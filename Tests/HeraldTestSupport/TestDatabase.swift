@@ -40,12 +40,7 @@ public enum TestDatabase {
     ) async throws -> Result {
         let client = PostgresClient(
             configuration: try DatabaseURL(url).clientConfiguration(maxConnections: 8), backgroundLogger: logger.forDatabase)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            for _ in 0..<8 { await Task.yield() }
-            return try await body(client)
-        }
+        return try await client.whileRunning { try await body(client) }
     }
 
     public static func url(database: String) -> String {
