@@ -92,21 +92,106 @@ public final class APNSClient: Sendable {
         defer { shard.limiter.release() }
         metrics.inFlight.increment()
         defer { metrics.inFlight.decrement() }
-        return await deliver(notification, body: body, shard: shard)
+        return await deliver(notification, body: body, shard: shard, firstAttempt: nil)
     }
 
-    private func deliver(_ notification: APNSNotification, body: [UInt8], shard: APNSShard) async -> APNSDeliveryResult {
+    /// Sends many notifications and returns their final results in the same order.
+    ///
+    /// The fast path for campaigns: each shard's share goes to a connection in one hop onto
+    /// its event loop and comes back in one, instead of a hop each way per notification.
+    /// Whatever needs another attempt (5xx, a lost connection, GOAWAY, an expired provider
+    /// token) continues one by one through the same retry rules as `send(_:)`. Suspends while
+    /// a shard holds its bound of notifications in flight.
+    public func send(_ notifications: [APNSNotification]) async -> [APNSDeliveryResult] {
+        var results = [APNSDeliveryResult?](repeating: nil, count: notifications.count)
+        var work = [[(index: Int, notification: APNSNotification, body: [UInt8])]](repeating: [], count: shards.count)
+        let stoppedReason = stopped.withLockedValue { $0 }
+        for (index, notification) in notifications.enumerated() {
+            do {
+                // DESIGN.md rule 5: payloads are checked before they leave.
+                let body = try notification.validate()
+                if let stoppedReason {
+                    results[index] = .failed(stoppedReason)
+                } else {
+                    work[shardIndex(for: notification.token)].append((index, notification, body))
+                }
+            } catch {
+                results[index] = .failed(.invalidNotification(error.description))
+            }
+        }
+        await withTaskGroup(of: [(Int, APNSDeliveryResult)].self) { group in
+            for (shardIndex, items) in work.enumerated() where !items.isEmpty {
+                let shard = shards[shardIndex]
+                // Spread a shard's share over its connections, within its in-flight bound.
+                let size = min(shard.limiter.limit, (items.count + shard.wanted - 1) / shard.wanted)
+                for start in stride(from: 0, to: items.count, by: size) {
+                    let part = Array(items[start..<min(start + size, items.count)])
+                    group.addTask { await self.deliver(part, shard: shard) }
+                }
+            }
+            for await part in group {
+                for (index, result) in part { results[index] = result }
+            }
+        }
+        return results.map { $0! }
+    }
+
+    private func deliver(_ items: [(index: Int, notification: APNSNotification, body: [UInt8])], shard: APNSShard) async
+        -> [(Int, APNSDeliveryResult)]
+    {
+        await shard.limiter.acquire(items.count)
+        defer { shard.limiter.release(items.count) }
+        metrics.inFlight.increment(by: Double(items.count))
+        defer { metrics.inFlight.decrement(by: Double(items.count)) }
+        let outcomes: [APNSBatchCollector.Outcome]
+        var connection: APNSConnection?
+        do {
+            let chosen = try await shard.connection()
+            connection = chosen
+            outcomes = await chosen.send(batch: items.map { ($0.notification, $0.body) })
+        } catch {
+            let failure = (error as? APNSClientError) ?? .connectionLost("the connection failed")
+            outcomes = Array(repeating: .failure(failure), count: items.count)
+        }
+        var results = [(Int, APNSDeliveryResult)]()
+        results.reserveCapacity(items.count)
+        for (item, outcome) in zip(items, outcomes) {
+            if case .success(let response) = outcome, response.status == 200 {
+                metrics.answered(response)
+                results.append((item.index, .answered(response)))
+            } else {
+                let result = await deliver(
+                    item.notification, body: item.body, shard: shard, firstAttempt: (outcome, connection))
+                results.append((item.index, result))
+            }
+        }
+        return results
+    }
+
+    /// Delivers one notification under DESIGN.md rule 4. `firstAttempt` is the answer of an
+    /// attempt a batch already made, and the connection that made it.
+    private func deliver(
+        _ notification: APNSNotification, body: [UInt8], shard: APNSShard,
+        firstAttempt: (outcome: APNSBatchCollector.Outcome, connection: APNSConnection?)?
+    ) async -> APNSDeliveryResult {
         var attempt = 0
         var unprocessed = 0
         var renewedToken = false
+        var pending = firstAttempt?.outcome
+        var connection = firstAttempt?.connection
         while true {
             attempt += 1
             if let stopped = stopped.withLockedValue({ $0 }) { return .failed(stopped) }
             do {
-                let connection = try await shard.connection()
-                let start = ContinuousClock.now
-                let response = try await connection.send(notification, body: body)
-                metrics.latency.recordNanoseconds(Int64((ContinuousClock.now - start) / .nanoseconds(1)))
+                let response: APNSResponse
+                if let outcome = pending {
+                    pending = nil
+                    response = try outcome.get()
+                } else {
+                    let chosen = try await shard.connection()
+                    connection = chosen
+                    response = try await chosen.send(notification, body: body)
+                }
                 metrics.answered(response)
                 switch response.disposition {
                 case .retryLater where response.status == 429:
@@ -119,7 +204,10 @@ public final class APNSClient: Sendable {
                 case .renewProviderToken where !renewedToken:
                     // 403 ExpiredProviderToken: renew and retry once.
                     renewedToken = true
-                    if await connection.renewProviderToken() { continue }
+                    // The 20-minute floor is per connection: renew on the one that was refused.
+                    let renewing: APNSConnection
+                    if let connection { renewing = connection } else { renewing = try await shard.connection() }
+                    if await renewing.renewProviderToken() { continue }
                     return .answered(response)
                 case .stopApp:
                     // 403 InvalidProviderToken / BadCertificate: stop sending with these credentials.

@@ -19,11 +19,12 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     struct Request {
         var notification: APNSNotification
         var body: [UInt8]
-        var promise: EventLoopPromise<APNSResponse>
+        var completion: APNSCompletion
     }
 
     private struct Stream {
-        var promise: EventLoopPromise<APNSResponse>
+        var completion: APNSCompletion
+        var started: NIODeadline
         var status: Int?
         var apnsID: String?
         var body: [UInt8] = []
@@ -80,10 +81,21 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     /// Queues a request; it starts as soon as the stream limit allows.
     func submit(_ request: Request) {
         guard let context, !draining, closeReason == nil else {
-            request.promise.fail(closeReason ?? .unprocessed("the connection is closing"))
+            request.completion.fail(closeReason ?? .unprocessed("the connection is closing"))
             return
         }
         waiting.append(request)
+        startWaiting(context: context)
+    }
+
+    /// Queues many requests at once: one hop onto the event loop and one flush for all.
+    func submit(_ requests: [Request]) {
+        guard let context, !draining, closeReason == nil else {
+            let error = closeReason ?? .unprocessed("the connection is closing")
+            for request in requests { request.completion.fail(error) }
+            return
+        }
+        waiting.append(contentsOf: requests)
         startWaiting(context: context)
     }
 
@@ -123,7 +135,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
                     let fresh = try tokenSource.token(now: now())
                     tokenPolicy.renewed(token: fresh.token, issuedAt: fresh.issuedAt, now: now())
                 } catch {
-                    request.promise.fail(APNSClientError.credentialsRejected("the signing key cannot sign provider tokens"))
+                    request.completion.fail(.credentialsRejected("the signing key cannot sign provider tokens"))
                     return
                 }
             }
@@ -137,7 +149,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         for header in request.notification.requestHeaders(providerToken: token, indexing: &indexing) {
             headers.add(name: header.name, value: header.value, indexing: Self.hpack(header.indexing))
         }
-        streams[streamID] = Stream(promise: request.promise)
+        streams[streamID] = Stream(completion: request.completion, started: .now())
         let buffer = context.channel.allocator.buffer(bytes: request.body)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers)))), promise: nil)
         context.write(
@@ -188,7 +200,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
             if data.endStream { complete(frame.streamID, context: context) }
         case .rstStream(let code):
             guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
-            stream.promise.fail(APNSClientError.streamReset("APNs reset the stream (\(code))"))
+            stream.completion.fail(.streamReset("APNs reset the stream (\(code))"))
             startWaiting(context: context)
         case .goAway(let lastStreamID, let code, let opaqueData):
             goAway(lastStreamID: lastStreamID, code: code, opaqueData: opaqueData, context: context)
@@ -205,7 +217,8 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         let response = APNSResponse(status: stream.status ?? 0, apnsIDHeader: stream.apnsID, body: stream.body)
         // APNS.md "Connection": with token auth, many streams only after an accepted request.
         if response.status == 200, !authenticated { authenticated = true }
-        stream.promise.succeed(response)
+        metrics.latency.recordNanoseconds((NIODeadline.now() - stream.started).nanoseconds)
+        stream.completion.succeed(response)
         startWaiting(context: context)
     }
 
@@ -220,9 +233,9 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         let unprocessed = APNSClientError.unprocessed("APNs closed the connection (\(reason)) before processing this stream")
         for (id, stream) in streams where id > lastStreamID {
             streams.removeValue(forKey: id)
-            stream.promise.fail(unprocessed)
+            stream.completion.fail(unprocessed)
         }
-        while let request = waiting.popFirst() { request.promise.fail(unprocessed) }
+        while let request = waiting.popFirst() { request.completion.fail(unprocessed) }
         publishStatus()
         if streams.isEmpty { context.close(promise: nil) }
     }
@@ -274,9 +287,9 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         pingDeadline?.cancel()
         setupDeadline?.cancel()
         ready.fail(reason)
-        for (_, stream) in streams { stream.promise.fail(reason) }
+        for (_, stream) in streams { stream.completion.fail(reason) }
         streams.removeAll()
-        while let request = waiting.popFirst() { request.promise.fail(reason) }
+        while let request = waiting.popFirst() { request.completion.fail(reason) }
         status.withLockedValue {
             $0.phase = .closed
             $0.inFlight = 0

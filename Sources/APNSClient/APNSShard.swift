@@ -15,7 +15,7 @@ final class APNSShard: Sendable {
 
     let limiter: AsyncLimiter
     private let state = NIOLockedValueBox(State())
-    private let wanted: Int
+    let wanted: Int
     private let backoff: Backoff
     private let connect: @Sendable () async throws -> APNSConnection
     private let metrics: APNSClientMetrics

@@ -3,45 +3,61 @@ import NIOConcurrencyHelpers
 
 /// Bounds work in flight with async backpressure: `acquire` suspends while the bound is
 /// reached, so a caller feeding millions of notifications holds at most `limit` at a time.
+/// Waiters are served in order, so a large request is never starved by small ones.
 final class AsyncLimiter: Sendable {
-    private struct State {
-        var available: Int
-        var waiters = Deque<CheckedContinuation<Void, Never>>()
+    private struct Waiter {
+        var count: Int
+        var continuation: CheckedContinuation<Void, Never>
     }
 
+    private struct State {
+        var available: Int
+        var waiters = Deque<Waiter>()
+    }
+
+    let limit: Int
     private let state: NIOLockedValueBox<State>
 
     init(limit: Int) {
-        state = NIOLockedValueBox(State(available: max(limit, 1)))
+        self.limit = max(limit, 1)
+        state = NIOLockedValueBox(State(available: self.limit))
     }
 
-    func acquire() async {
+    /// Takes `count` permits (at most `limit`), waiting until they are free.
+    func acquire(_ count: Int = 1) async {
+        let count = min(max(count, 1), limit)
         // Fast path: no continuation while there is room.
         let granted = state.withLockedValue { state -> Bool in
-            guard state.available > 0 else { return false }
-            state.available -= 1
+            guard state.waiters.isEmpty, state.available >= count else { return false }
+            state.available -= count
             return true
         }
         if granted { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLockedValue { state -> Bool in
-                if state.available > 0 {
-                    state.available -= 1
+                if state.waiters.isEmpty, state.available >= count {
+                    state.available -= count
                     return true
                 }
-                state.waiters.append(continuation)
+                state.waiters.append(Waiter(count: count, continuation: continuation))
                 return false
             }
             if granted { continuation.resume() }
         }
     }
 
-    func release() {
-        let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiters.popFirst() { return waiter }
-            state.available += 1
-            return nil
+    /// Returns permits taken by `acquire` (pass the same count).
+    func release(_ count: Int = 1) {
+        let count = min(max(count, 1), limit)
+        let ready = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            state.available += count
+            var ready = [CheckedContinuation<Void, Never>]()
+            while let first = state.waiters.first, first.count <= state.available {
+                state.available -= first.count
+                ready.append(state.waiters.removeFirst().continuation)
+            }
+            return ready
         }
-        next?.resume()
+        for continuation in ready { continuation.resume() }
     }
 }

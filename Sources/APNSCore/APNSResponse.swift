@@ -26,7 +26,7 @@ public struct APNSResponse: Hashable, Sendable {
         let errorBody = ErrorBody.parse(body)
         self.init(
             status: status,
-            apnsID: apnsIDHeader.flatMap { UUID(uuidString: $0) },
+            apnsID: apnsIDHeader.flatMap { UUID(hyphenatedHex: $0) },
             reason: errorBody?.reason.map { APNSReason(rawValue: $0) },
             timestamp: errorBody?.timestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         )

@@ -27,6 +27,9 @@ public enum NotificationError: Error, Hashable, Sendable, CustomStringConvertibl
     case criticalVolumeOutOfRange
     /// The expiration is before 1970 (APNs: 400 BadExpirationDate).
     case expirationBeforeEpoch
+    /// A header value (topic or collapse ID) holds a control character, which HTTP field
+    /// values may not carry (RFC 9110 §5.5).
+    case controlCharacterInHeader(name: String)
 
     public var description: String {
         switch self {
@@ -56,6 +59,8 @@ public enum NotificationError: Error, Hashable, Sendable, CustomStringConvertibl
             "critical sound volume must be within 0...1"
         case .expirationBeforeEpoch:
             "apns-expiration must not be before 1970-01-01"
+        case .controlCharacterInHeader(let name):
+            "\(name) must not contain control characters"
         }
     }
 }

@@ -25,18 +25,42 @@ extension UUID {
     /// Parses only the canonical lowercase form; uppercase or braces are refused, because
     /// APNs refuses them (400 BadMessageId).
     public init?(canonicalString string: some StringProtocol) {
-        let utf8 = Array(string.utf8)
-        guard utf8.count == 36 else { return nil }
-        for (index, byte) in utf8.enumerated() {
-            switch index {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return nil }
-            default:
-                let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-                let isLowerHex = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")
-                guard isDigit || isLowerHex else { return nil }
+        self.init(hyphenatedHex: string, allowUppercase: false)
+    }
+
+    /// Parses `8-4-4-4-12` hex digits in either case without Foundation's `sscanf`-based
+    /// parser: every APNs answer carries an apns-id, so this is on the hot path.
+    public init?(hyphenatedHex string: some StringProtocol, allowUppercase: Bool = true) {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = Swift.withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            var count = 0
+            var position = 0
+            var high: UInt8?
+            for byte in string.utf8 {
+                defer { position += 1 }
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                    continue
+                }
+                let nibble: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte &- UInt8(ascii: "a") &+ 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F") where allowUppercase: nibble = byte &- UInt8(ascii: "A") &+ 10
+                default: return false
+                }
+                guard count < 16 else { return false }
+                if let first = high {
+                    out[count] = first << 4 | nibble
+                    count += 1
+                    high = nil
+                } else {
+                    high = nibble
+                }
             }
+            return position == 36 && count == 16
         }
-        self.init(uuidString: String(decoding: utf8, as: UTF8.self))
+        guard parsed else { return nil }
+        self.init(uuid: bytes)
     }
 }

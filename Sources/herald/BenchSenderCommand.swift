@@ -16,6 +16,7 @@ struct BenchSenderCommand: AsyncParsableCommand {
     @Option(help: "HTTP/2 connections in all, spread over the shards.") var connections = 1
     @Option(help: "Shards of the pool.") var shards = 1
     @Option(help: "Notifications in flight per shard.") var inFlight = 1000
+    @Option(help: "Notifications per call of the batch API, as a campaign sends them; 1 sends one by one.") var batch = 500
     @Option(help: "Hex tokens, one per line, sent round-robin (default: synthetic tokens).") var tokens: String?
     @Option(help: "The .p8 key to sign provider tokens with (default: a fresh key).") var keyFile: String?
     @Option(help: "Key ID of the provider token.") var keyID = "BENCH12345"
@@ -24,11 +25,11 @@ struct BenchSenderCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let target = APNSEndpoint(url: endpoint) else { throw CLIError("--endpoint must be https://host:port") }
-        guard count > 0, connections > 0, shards > 0, shards <= connections, inFlight > 0 else {
-            throw CLIError("--count, --connections, --shards and --in-flight must be positive, with shards <= connections")
+        guard count > 0, connections > 0, shards > 0, shards <= connections, inFlight > 0, batch > 0 else {
+            throw CLIError("--count, --connections, --shards, --in-flight and --batch must be positive, with shards <= connections")
         }
         var logger = Logger(label: "herald.bench")
-        logger.logLevel = .warning
+        logger.logLevel = ProcessInfo.processInfo.environment["HERALD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         var configuration = APNSClientConfiguration(endpoint: target)
         configuration.shards = shards
         configuration.connectionsPerShard = (connections + shards - 1) / shards
@@ -56,7 +57,10 @@ struct BenchSenderCommand: AsyncParsableCommand {
         _ = await client.send(notifications[0])
         let cpuBefore = Self.cpuSeconds()
         let start = ContinuousClock.now
-        let (latencies, failures) = await send(client: client, notifications: notifications)
+        let (latencies, failures) =
+            batch == 1
+            ? await send(client: client, notifications: notifications)
+            : await sendBatches(client: client, notifications: notifications)
         let elapsed = ContinuousClock.now - start
         let cpu = Self.cpuSeconds() - cpuBefore
         await client.shutdown()
@@ -64,7 +68,9 @@ struct BenchSenderCommand: AsyncParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let sorted = latencies.sorted()
         func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(Int(Double(sorted.count) * p), sorted.count - 1)] }
-        print("endpoint \(target), \(connections) connection(s), \(shards) shard(s), \(inFlight) in flight per shard")
+        print(
+            "endpoint \(target), \(connections) connection(s), \(shards) shard(s), \(inFlight) in flight per shard, "
+                + (batch == 1 ? "one call per notification" : "batches of \(batch) (latency is the batch's)"))
         print(String(format: "sent %d in %.2f s: %.0f notifications/s", count, seconds, Double(count) / seconds))
         print(String(format: "latency p50 %.2f ms, p99 %.2f ms", percentile(0.5) * 1000, percentile(0.99) * 1000))
         print(String(format: "CPU %.2f s (%.1f µs per notification)", cpu, cpu / Double(count) * 1e6))
@@ -100,6 +106,38 @@ struct BenchSenderCommand: AsyncParsableCommand {
                     launch(next)
                     next += 1
                 }
+            }
+            return (latencies, failures)
+        }
+    }
+
+    /// Calls the batch API with enough batches outstanding to keep every shard's bound full.
+    private func sendBatches(client: APNSClient, notifications: [APNSNotification]) async -> ([Double], Int) {
+        let total = count
+        let size = batch
+        let width = (shards * inFlight + size - 1) / size + 1
+        return await withTaskGroup(of: (Double, Int, Int).self) { group in
+            var latencies = [Double]()
+            latencies.reserveCapacity(total)
+            var failures = 0
+            var next = 0
+            func launch() {
+                let first = next
+                let part = (first..<min(first + size, total)).map { notifications[$0 % notifications.count] }
+                next += part.count
+                group.addTask {
+                    let begin = ContinuousClock.now
+                    let results = await client.send(part)
+                    let duration = ContinuousClock.now - begin
+                    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+                    return (seconds, results.count, results.count { $0.response?.status != 200 })
+                }
+            }
+            while next < total, next < width * size { launch() }
+            for await (latency, sent, failed) in group {
+                latencies.append(contentsOf: repeatElement(latency, count: sent))
+                failures += failed
+                if next < total { launch() }
             }
             return (latencies, failures)
         }
