@@ -113,7 +113,9 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     private func startWaiting(context: ChannelHandlerContext) {
         guard settingsReceived else { return }
         var started = false
-        while streams.count < streamLimit, let request = waiting.popFirst() {
+        // Backpressure: while the socket cannot take more, requests wait here rather than pile
+        // up in NIO's buffers (channelWritabilityChanged starts them again).
+        while streams.count < streamLimit, context.channel.isWritable, let request = waiting.popFirst() {
             start(request, context: context)
             started = true
         }
@@ -266,6 +268,11 @@ final class APNSConnectionHandler: ChannelInboundHandler {
             guard let context = self.context, !settingsReceived else { return }
             fail(with: .connectFailed("TLS and HTTP/2 setup took longer than the connect timeout"), context: context)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { startWaiting(context: context) }
+        context.fireChannelWritabilityChanged()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

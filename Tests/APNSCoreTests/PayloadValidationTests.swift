@@ -96,6 +96,16 @@ import Testing
         }
     }
 
+    @Test func refusesControlCharactersInCallerChosenHeaders() throws {
+        #expect(throws: NotificationError.controlCharacterInHeader(name: "apns-collapse-id")) {
+            try notification(collapseID: "sale\r\nx-injected: 1").validate()
+        }
+        #expect(throws: NotificationError.controlCharacterInHeader(name: "apns-topic")) {
+            try APNSNotification(token: token, bundleID: "com.example\u{7F}app", payload: Payload(aps: .init(alert: .body("Hi"))))
+                .validate()
+        }
+    }
+
     @Test func acceptsOnlyCanonicalLowercaseAPNsIDs() throws {
         let id = try APNSNotification.parseAPNSID("886313e1-3b8a-5372-9b90-0c9aee199e5d")
         #expect(id == UUID(uuidString: "886313E1-3B8A-5372-9B90-0C9AEE199E5D"))

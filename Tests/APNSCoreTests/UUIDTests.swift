@@ -33,3 +33,29 @@ import Testing
         }
     }
 }
+
+@Suite struct UUIDParsingTests {
+    @Test(arguments: [
+        ("123e4567-e89b-12d3-a456-426614174000", true, true),
+        ("123E4567-E89B-12D3-A456-426614174000", true, false),
+        ("123e4567e89b12d3a456426614174000", false, false),
+        ("123e4567-e89b-12d3-a456-42661417400", false, false),
+        ("123e4567-e89b-12d3-a456-4266141740000", false, false),
+        ("{123e4567-e89b-12d3-a456-426614174000}", false, false),
+        ("123e4567-e89b-12d3-a456_426614174000", false, false),
+        ("g23e4567-e89b-12d3-a456-426614174000", false, false),
+        ("", false, false),
+    ])
+    func hyphenatedHexMatchesFoundationAndCanonicalRefusesUppercase(text: String, valid: Bool, canonical: Bool) {
+        #expect(UUID(hyphenatedHex: text) == (valid ? UUID(uuidString: text) : nil))
+        #expect((UUID(canonicalString: text) != nil) == canonical)
+    }
+
+    @Test func roundTripsRandomUUIDs() {
+        for _ in 0..<200 {
+            let uuid = UUID()
+            #expect(UUID(hyphenatedHex: uuid.uuidString) == uuid)
+            #expect(UUID(canonicalString: uuid.canonicalString) == uuid)
+        }
+    }
+}
