@@ -82,6 +82,12 @@ let package = Package(
             dependencies: ["APNSCore"],
             swiftSettings: swiftSettings
         ),
+        // Templates: loading and validation, language negotiation, rendering.
+        .target(
+            name: "HeraldTemplates",
+            dependencies: ["HeraldCore", "APNSCore"],
+            swiftSettings: swiftSettings
+        ),
         // PostgreSQL: migrations and repositories.
         .target(
             name: "HeraldStore",
@@ -101,6 +107,7 @@ let package = Package(
             name: "HeraldAPI",
             dependencies: [
                 "HeraldCore",
+                "HeraldTemplates",
                 "APNSCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,6 +125,7 @@ let package = Package(
                 "APNSSimulator",
                 "HeraldCore",
                 "HeraldStore",
+                "HeraldTemplates",
                 "HeraldAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -181,6 +189,11 @@ let package = Package(
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
+            name: "HeraldTemplatesTests",
+            dependencies: ["HeraldTemplates", "HeraldCore", "APNSCore"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
             name: "HeraldStoreTests",
             dependencies: [
                 "HeraldStore", "HeraldCore", "APNSCore", "HeraldTestSupport",
@@ -192,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "heraldTests",
             dependencies: [
-                "herald", "HeraldStore", "HeraldCore", "HeraldAPI", "APNSCore", "HeraldTestSupport",
+                "herald", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldTemplates", "APNSCore", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,0 +1,86 @@
+import Foundation
+import HeraldCore
+
+/// Gathers one template folder's strings files into language → key → value, remembering where
+/// each language came from (for problem locations) and every problem on the way.
+struct StringsCollector {
+    /// Normalized language tag → key → value.
+    private(set) var strings: [String: [String: String]] = [:]
+    private(set) var origins: [String: StringsOrigin] = [:]
+    /// Languages whose file could not be read.
+    private(set) var unreadable: Set<String> = []
+    private(set) var problems: [TemplateProblem] = []
+
+    /// Reads a `.strings` file for the language its name gives; `namedBy` is the file or
+    /// folder whose name carries the language.
+    mutating func readStringsFile(at url: URL, file: String, language: String, namedBy: String) {
+        guard let tag = Self.languageTag(fileName: language) else {
+            problems.append(
+                TemplateProblem(
+                    file: namedBy,
+                    message: "\"\(language)\" is not a language tag: name strings files like en.strings, pt-BR.strings or zh-Hans.lproj"
+                )
+            )
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            problems.append(TemplateProblem(file: file, message: "missing or unreadable strings file"))
+            unreadable.insert(tag.value)
+            return
+        }
+        let entries: [StringsFileParser.Entry]
+        do throws(StringsFileError) {
+            let text = try StringsFileParser.decodeText(data)
+            entries = try StringsFileParser.entries(in: text)
+        } catch {
+            problems.append(TemplateProblem(file: file, line: error.line, message: error.message))
+            unreadable.insert(tag.value)
+            return
+        }
+        var table = [String: String](minimumCapacity: entries.count)
+        var lines = [String: Int](minimumCapacity: entries.count)
+        for entry in entries {
+            table[entry.key] = entry.value
+            lines[entry.key] = entry.line
+        }
+        add(tag, table, origin: StringsOrigin(file: file, lines: lines))
+    }
+
+    /// Reads every language of a String Catalog.
+    mutating func readCatalog(at url: URL, file: String) {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            problems.append(TemplateProblem(file: file, message: "unreadable string catalog"))
+            return
+        }
+        let catalog: StringCatalog
+        do throws(StringCatalogError) {
+            catalog = try StringCatalogParser.parse(data)
+        } catch {
+            problems.append(TemplateProblem(file: file, line: error.line, message: error.message))
+            return
+        }
+        for language in catalog.strings.keys.sorted() {
+            guard let tag = LanguageTag(language) else {
+                problems.append(TemplateProblem(file: file, message: "language \"\(language)\" is not a BCP 47 language tag"))
+                continue
+            }
+            add(tag, catalog.strings[language] ?? [:], origin: StringsOrigin(file: file, lines: [:]))
+        }
+    }
+
+    private mutating func add(_ tag: LanguageTag, _ table: [String: String], origin: StringsOrigin) {
+        if let existing = origins[tag.value] {
+            problems.append(TemplateProblem(file: origin.file, message: "strings for \(tag) are already in \(existing.file)"))
+            return
+        }
+        strings[tag.value] = table
+        origins[tag.value] = origin
+    }
+
+    /// A file name's language: a BCP 47 tag whose language subtag has 2 or 3 letters, which
+    /// keeps names like `Localizable` or `english` (syntactically tags) from passing.
+    static func languageTag(fileName: String) -> LanguageTag? {
+        guard let tag = LanguageTag(fileName), (2...3).contains(tag.language.count) else { return nil }
+        return tag
+    }
+}

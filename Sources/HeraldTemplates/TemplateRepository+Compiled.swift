@@ -1,0 +1,23 @@
+import Foundation
+import HeraldCore
+
+extension TemplateRepository {
+    /// Stores a compiled (so valid) template as a new version when it differs from the latest:
+    /// its canonical JSON, with its default language and languages normalized.
+    public func save(_ template: CompiledTemplate, createdBy: String) async throws
+        -> (record: TemplateVersionRecord, created: Bool)
+    {
+        try await saveIfChanged(
+            name: template.name, document: Array(template.document.canonicalJSON()),
+            defaultLanguage: template.defaultLanguage.value, languages: template.languages.map(\.value),
+            createdBy: createdBy)
+    }
+}
+
+extension TemplateVersionRecord {
+    /// The stored document. Only valid documents are stored, so this fails only if the store
+    /// was changed behind Herald's back.
+    public func templateDocument() throws -> TemplateDocument {
+        try JSONDecoder().decode(TemplateDocument.self, from: Data(document))
+    }
+}
