@@ -7,18 +7,20 @@ public struct APIDependencies: Sendable {
     public var devices: any DeviceRepository
     public var pruner: any DevicePruner
     public var keys: any APIKeyRepository
+    public var templates: any TemplateRepository
     public var readiness: any ReadinessCheck
     /// The Prometheus exposition of this process's metrics.
     public var metricsText: @Sendable () -> String
 
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String
+        templates: any TemplateRepository, readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String
     ) {
         self.apps = apps
         self.devices = devices
         self.pruner = pruner
         self.keys = keys
+        self.templates = templates
         self.readiness = readiness
         self.metricsText = metricsText
     }
@@ -37,5 +39,6 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     DeviceController(directory: directory, devices: dependencies.devices)
         .addRoutes(to: v1.group("apps/:bundleID/devices"))
     PruneController(directory: directory, pruner: dependencies.pruner).addRoutes(to: v1.group("admin"))
+    TemplateController(templates: dependencies.templates).addRoutes(to: v1.group("templates"))
     return router
 }

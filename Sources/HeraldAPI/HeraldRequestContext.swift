@@ -13,8 +13,8 @@ public struct HeraldRequestContext: RequestContext {
         principal = nil
     }
 
-    /// JSON bodies are small: the largest, a registration, carries at most 4 KiB of attributes.
-    /// Imports stream their body and are not bound by this.
+    /// JSON bodies are small: a registration carries at most 4 KiB of attributes, a template a
+    /// few hundred bytes of strings per language. Imports stream their body and are not bound by this.
     public var maxUploadSize: Int { 64 * 1024 }
 
     public var responseEncoder: JSONEncoder { Self.encoder }

@@ -116,9 +116,9 @@ extension OpenAPIDocument {
               type: string
               description: >-
                 `urn:herald:problem:` and a slug: invalid-request, invalid-device-token,
-                unauthorized, forbidden, unknown-app, not-found, method-not-allowed,
-                payload-too-large, invalid-field, not-ready, internal (or `http-<code>` for other
-                HTTP errors).
+                unauthorized, forbidden, unknown-app, unknown-template, unknown-template-version,
+                not-found, method-not-allowed, payload-too-large, invalid-field, not-ready,
+                internal (or `http-<code>` for other HTTP errors).
               pattern: '^urn:herald:problem:[a-z0-9-]+$'
               examples: ['urn:herald:problem:invalid-field']
             title:
@@ -135,7 +135,12 @@ extension OpenAPIDocument {
               description: >-
                 The offending field or parameter as the caller wrote it, e.g. `languages[2]`,
                 `authorization.status`, `token`, `bundleID`, `limit`. Omitted when no one field is
-                at fault.
+                at fault; with `errors`, the first one's.
+            errors:
+              type: array
+              description: Every problem, when several are reported at once (an invalid template).
+              items:
+                $ref: '#/components/schemas/FieldError'
         Authorization:
           description: >-
             The user's notification settings as the app reads them from

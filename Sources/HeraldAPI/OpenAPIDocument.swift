@@ -1,8 +1,9 @@
 /// The OpenAPI 3.1 description of Herald's HTTP API, served at `/openapi.yaml`. Tests hold the
 /// router to it: every route is documented here and every documented path is routed. The
-/// document is kept in three parts (header, paths, components), one file each.
+/// document is kept in parts, one file each: header, paths, components, and the template
+/// paths and schemas, which continue `paths` and `components.schemas`.
 enum OpenAPIDocument {
-    static let yaml = [header, paths, components].joined(separator: "\n") + "\n"
+    static let yaml = [header, paths, templatePaths, components, templateSchemas].joined(separator: "\n") + "\n"
 
     /// Version, servers and security.
     static let header = #"""
@@ -12,12 +13,13 @@ enum OpenAPIDocument {
       version: 0.1.0
       description: >-
         Herald is a self-hosted APNs provider. App backends register device tokens (with the
-        user's preferred languages and notification authorization settings); admins prune dead
-        tokens. Every error is an RFC 9457 problem document (`application/problem+json`) whose
+        user's preferred languages and notification authorization settings); marketing writes
+        localized templates as immutable versions and previews them; admins prune dead tokens.
+        Every error is an RFC 9457 problem document (`application/problem+json`) whose
         `type` is `urn:herald:problem:<slug>` and which names the offending `field` when there is
         one. Routes under `/v1` need an API key sent as `Authorization: Bearer <key>`. An `app`
         key reaches only its own app's devices; a `marketing` key may read any app's devices but
-        not change them or prune; an `admin` key may do everything. A missing, malformed, unknown
+        not change them or prune, and may use templates; an `admin` key may do everything. A missing, malformed, unknown
         or revoked key gets 401; a key whose role or app does not allow the call gets 403.
     servers:
       - url: http://127.0.0.1:8080
@@ -28,6 +30,8 @@ enum OpenAPIDocument {
         description: Unauthenticated health, readiness, metrics and this document.
       - name: devices
         description: The token registry of one app.
+      - name: templates
+        description: Localized templates, their versions and previews (marketing and admin keys).
       - name: admin
         description: Admin-only maintenance.
     """#

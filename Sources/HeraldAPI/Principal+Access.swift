@@ -1,7 +1,7 @@
 import HeraldCore
 
 /// Who may do what (issue "Roles"): app keys touch only their own app's devices; marketing
-/// reads devices but never changes or prunes them; admins do everything.
+/// reads devices but never changes or prunes them, and writes templates; admins do everything.
 extension Principal {
     enum DeviceAccess {
         case read
@@ -20,6 +20,13 @@ extension Principal {
             guard access == .read else {
                 throw Problem.forbidden("marketing keys may read devices, not change them")
             }
+        }
+    }
+
+    /// Templates are marketing's work; app keys neither read nor write them.
+    func requireTemplateAccess() throws {
+        guard role == .marketing || role == .admin else {
+            throw Problem.forbidden("only marketing and admin keys may use templates")
         }
     }
 

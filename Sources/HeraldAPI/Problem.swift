@@ -9,23 +9,41 @@ public struct Problem: Error, HTTPResponseError, Equatable {
     public var slug: String
     public var title: String
     public var detail: String
-    /// The offending field, as the caller wrote it (`languages[2]`, `authorization.status`).
+    /// The offending field, as the caller wrote it (`languages[2]`, `authorization.status`);
+    /// with several `errors`, the first one's.
     public var field: String?
+    /// Every problem, when there are several at once (a template's validation errors).
+    public var errors: [FieldError]?
 
     public static let typePrefix = "urn:herald:problem:"
 
-    public init(status: HTTPResponse.Status, slug: String, title: String, detail: String, field: String? = nil) {
+    /// One of several problems: the field concerned (when one is) and what is wrong with it.
+    public struct FieldError: Codable, Equatable, Sendable {
+        public var field: String?
+        public var message: String
+
+        public init(field: String?, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    public init(
+        status: HTTPResponse.Status, slug: String, title: String, detail: String, field: String? = nil,
+        errors: [FieldError]? = nil
+    ) {
         self.status = status
         self.slug = slug
         self.title = title
         self.detail = detail
         self.field = field
+        self.errors = errors
     }
 
     public var type: String { Self.typePrefix + slug }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = Body(type: type, title: title, status: Int(status.code), detail: detail, field: field)
+        let body = Body(type: type, title: title, status: Int(status.code), detail: detail, field: field, errors: errors)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(body)
@@ -41,12 +59,20 @@ public struct Problem: Error, HTTPResponseError, Equatable {
         var status: Int
         var detail: String
         var field: String?
+        var errors: [FieldError]?
     }
 }
 
 extension Problem {
     static func invalidField(_ field: String, _ detail: String) -> Problem {
         Problem(status: .unprocessableContent, slug: "invalid-field", title: "A field is invalid", detail: detail, field: field)
+    }
+
+    /// Several fields are invalid at once (a template); `field` is the first one's.
+    static func invalidFields(_ errors: [FieldError], detail: String) -> Problem {
+        Problem(
+            status: .unprocessableContent, slug: "invalid-field", title: "Fields are invalid", detail: detail,
+            field: errors.first?.field, errors: errors)
     }
 
     static func invalidRequest(_ detail: String, field: String? = nil) -> Problem {
@@ -67,6 +93,18 @@ extension Problem {
 
     static func unknownApp() -> Problem {
         Problem(status: .notFound, slug: "unknown-app", title: "Unknown app", detail: "no app has this bundle ID", field: "bundleID")
+    }
+
+    static func unknownTemplate() -> Problem {
+        Problem(
+            status: .notFound, slug: "unknown-template", title: "Unknown template", detail: "no template has this name",
+            field: "name")
+    }
+
+    static func unknownTemplateVersion(_ detail: String) -> Problem {
+        Problem(
+            status: .notFound, slug: "unknown-template-version", title: "Unknown template version", detail: detail,
+            field: "version")
     }
 
     static func notFound(_ detail: String) -> Problem {

@@ -42,45 +42,68 @@ enum RegistrationInput {
             attributes: try attributes(object["attributes"]))
     }
 
-    private static func languages(_ value: PayloadValue?) throws(ValidationError) -> [String] {
+    private static func languages(_ value: PayloadValue?, field: String = "languages") throws(ValidationError) -> [String] {
         switch value {
         case nil, .null?: return []
         case .array(let items)?:
             var tags = [String]()
             for (index, item) in items.enumerated() {
                 guard case .string(let tag) = item else {
-                    throw ValidationError(field: "languages[\(index)]", reason: "must be a string such as \"pt-BR\"")
+                    throw ValidationError(field: "\(field)[\(index)]", reason: "must be a string such as \"pt-BR\"")
                 }
                 tags.append(tag)
             }
             return tags
         default:
-            throw ValidationError(field: "languages", reason: "must be an array of BCP 47 tags, most preferred first")
+            throw ValidationError(field: field, reason: "must be an array of BCP 47 tags, most preferred first")
         }
+    }
+
+    /// Languages as valid tags, most preferred first (template previews); `field` names the
+    /// array in errors.
+    static func languageTags(_ value: PayloadValue?, field: String) throws(ValidationError) -> [LanguageTag] {
+        let texts = try languages(value, field: field)
+        guard texts.count <= DeviceRegistration.maximumLanguages else {
+            throw ValidationError(
+                field: field, reason: "at most \(DeviceRegistration.maximumLanguages) languages, got \(texts.count)")
+        }
+        var tags = [LanguageTag]()
+        for (index, text) in texts.enumerated() {
+            guard let tag = LanguageTag(text) else {
+                throw ValidationError(
+                    field: "\(field)[\(index)]", reason: "not a BCP 47 language tag (e.g. en, pt-BR, zh-Hant-HK)")
+            }
+            if !tags.contains(tag) { tags.append(tag) }
+        }
+        return tags
     }
 
     /// Flags left out of an authorized, provisional or ephemeral device default to on (alert,
     /// badge, sound) or off (critical alert, time sensitive, which need extra permission).
-    private static func authorization(_ value: PayloadValue?) throws(ValidationError) -> AuthorizationSettings {
+    /// `field` names the object in errors (a registration's `authorization`, a preview's
+    /// `recipients[0].authorization`).
+    static func authorization(_ value: PayloadValue?, field: String = "authorization") throws(ValidationError)
+        -> AuthorizationSettings
+    {
         let object: [String: PayloadValue]
         switch value {
         case nil, .null?: return .notDetermined
         case .object(let fields)?: object = fields
-        default: throw ValidationError(field: "authorization", reason: "must be an object with a status")
+        default: throw ValidationError(field: field, reason: "must be an object with a status")
         }
         for key in object.keys.sorted() where !authorizationFields.contains(key) {
-            throw ValidationError(field: "authorization.\(key)", reason: "unknown field")
+            throw ValidationError(field: "\(field).\(key)", reason: "unknown field")
         }
         let statuses = AuthorizationSettings.Status.allCases.map(\.rawValue)
         guard case .string(let text)? = object["status"], let status = AuthorizationSettings.Status(rawValue: text) else {
-            throw ValidationError(field: "authorization.status", reason: "must be one of \(statuses.joined(separator: ", "))")
+            throw ValidationError(field: "\(field).status", reason: "must be one of \(statuses.joined(separator: ", "))")
         }
         let allowed = status == .authorized || status == .provisional || status == .ephemeral
         func flag(_ name: String, default fallback: Bool) throws(ValidationError) -> Bool {
             switch object[name] {
             case nil, .null?: return fallback
             case .bool(let value)?: return value
-            default: throw ValidationError(field: "authorization.\(name)", reason: "must be true or false")
+            default: throw ValidationError(field: "\(field).\(name)", reason: "must be true or false")
             }
         }
         return AuthorizationSettings(

@@ -40,6 +40,23 @@ public protocol APIKeyRepository: Sendable {
     func authenticate(_ presented: String) async throws -> Principal?
 }
 
+/// Templates as immutable, numbered versions (a campaign pins one).
+public protocol TemplateRepository: Sendable {
+    /// Stores `document` (the template's canonical JSON) as the next version of template `name`,
+    /// unless it is the same as the latest version (same SHA-256), in which case the latest is
+    /// returned with `created` false. One transaction; concurrent saves of one template take
+    /// turns, so the same new content saved twice at once makes one version.
+    func saveIfChanged(
+        name: String, document: [UInt8], defaultLanguage: String, languages: [String], createdBy: String
+    ) async throws -> (record: TemplateVersionRecord, created: Bool)
+    /// Every template with at least one version, by name.
+    func list() async throws -> [TemplateSummary]
+    /// The template's versions, newest first; empty for an unknown template.
+    func versions(name: String) async throws -> [TemplateVersionRecord]
+    func version(name: String, version: Int) async throws -> TemplateVersionRecord?
+    func latest(name: String) async throws -> TemplateVersionRecord?
+}
+
 /// Whether this instance can serve: the database answers and its schema is current.
 public protocol ReadinessCheck: Sendable {
     /// `nil` when ready, else a one-line reason.

@@ -11,7 +11,7 @@ func buildApplication(
 ) -> some ApplicationProtocol {
     let router = buildRouter(
         APIDependencies(
-            apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys,
+            apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, templates: store.templates,
             readiness: store.readiness, metricsText: metricsText))
     var app = Application(
         router: router,

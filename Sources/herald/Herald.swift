@@ -8,8 +8,8 @@ struct Herald: AsyncParsableCommand {
         commandName: "herald",
         abstract: "A self-hosted APNs provider: token registry, localized templates and campaigns.",
         subcommands: [
-            MigrateCommand.self, ServeCommand.self, AppsCommand.self, KeysCommand.self, TokensCommand.self, SendCommand.self,
-            APNSSimCommand.self, BenchCommand.self,
+            MigrateCommand.self, ServeCommand.self, AppsCommand.self, KeysCommand.self, TokensCommand.self,
+            TemplatesCommand.self, SendCommand.self, APNSSimCommand.self, BenchCommand.self,
         ])
 }
 

@@ -10,6 +10,7 @@ struct Store: Sendable {
     let devices: PostgresDeviceRepository
     let pruner: PostgresDevicePruner
     let keys: PostgresAPIKeyRepository
+    let templates: PostgresTemplateRepository
     let migrator: MigrationRunner
     let readiness: PostgresReadinessCheck
 
@@ -25,6 +26,7 @@ struct Store: Sendable {
         devices = PostgresDeviceRepository(client: client, logger: logger)
         pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)
         keys = PostgresAPIKeyRepository(client: client, logger: logger)
+        templates = PostgresTemplateRepository(client: client, logger: logger)
         migrator = MigrationRunner(client: client, migrations: migrations, logger: logger)
         readiness = PostgresReadinessCheck(client: client, migrations: migrations, logger: logger)
     }

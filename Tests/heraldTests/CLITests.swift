@@ -52,7 +52,7 @@ import Testing
 
     @Test func helpWorksForEveryCommand() throws {
         for command in [[], ["migrate"], ["serve"], ["apps", "add"], ["apps", "list"], ["keys", "create"], ["keys", "list"],
-                        ["keys", "revoke"], ["tokens", "prune"]] {
+                        ["keys", "revoke"], ["tokens", "prune"], ["templates", "sync"], ["templates", "list"]] {
             let run = try herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
@@ -62,7 +62,7 @@ import Testing
     @Test func migrateIsIdempotentAndTheWholeAdminFlowWorks() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
             let first = try herald(["migrate"], database: url)
-            #expect(first.status == 0 && first.stdout.contains("Applied 1"))
+            #expect(first.status == 0 && first.stdout.hasPrefix("Applied ") && first.stdout.contains("0002_create_templates.sql"))
             #expect(try herald(["migrate"], database: url).stdout.contains("Schema is current."))
 
             let secret = Data(repeating: 1, count: 32).base64EncodedString()
@@ -123,6 +123,79 @@ import Testing
                     .first!.decode(Int64.self)
             }
             #expect(counts == 0)
+        }
+    }
+
+    @Test func templatesSyncStoresWhatChangedAndListShowsIt() async throws {
+        try await TestDatabase.withDatabase { url in
+            let shipped = TestDatabase.repositoryRoot.appendingPathComponent("templates")
+            let first = try herald(["templates", "sync", shipped.path], database: url)
+            #expect(first.status == 0, "\(first.stderr)")
+            for name in ["cart-reminder", "flash-sale", "welcome"] {
+                #expect(first.stdout.contains("\(name): v1 (new)"), "\(first.stdout)")
+            }
+            let again = try herald(["templates", "sync", shipped.path], database: url)
+            #expect(again.status == 0 && again.stdout.contains("welcome: v1 (unchanged)"), "\(again.stdout)")
+
+            // A copy with one string changed: only that template gets a new version.
+            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("herald-templates-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: copy) }
+            try FileManager.default.copyItem(at: shipped, to: copy)
+            let strings = copy.appendingPathComponent("welcome/en.lproj/Localizable.strings")
+            let text = try String(contentsOf: strings, encoding: .utf8)
+            try text.replacingOccurrences(of: "Welcome to %@", with: "Welcome aboard %@").write(to: strings, atomically: true, encoding: .utf8)
+            let dry = try herald(["templates", "sync", copy.path, "--dry-run"], database: url)
+            #expect(dry.status == 0 && dry.stdout.contains("welcome: v2 (would be new)") && dry.stdout.contains("Dry run"), "\(dry.stdout)")
+            let changed = try herald(["templates", "sync", copy.path], database: url)
+            #expect(changed.stdout.contains("welcome: v2 (new)") && changed.stdout.contains("flash-sale: v1 (unchanged)"), "\(changed.stdout)")
+
+            let list = try herald(["templates", "list"], database: url)
+            #expect(list.status == 0)
+            let lines = list.stdout.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 4)
+            let welcome = try #require(lines.first { $0.hasPrefix("welcome") })
+            #expect(welcome.contains("v2") && welcome.contains("zh-Hant") && welcome.contains("es-419"))
+            let versions = try await TestDatabase.withClient(url) { client in
+                try await client.query("SELECT count(*) FROM template_versions").collect().first!.decode(Int64.self)
+            }
+            #expect(versions == 4)
+        }
+    }
+
+    @Test func templatesSyncOfABrokenFolderPrintsEveryProblemAndStoresNothing() async throws {
+        try await TestDatabase.withDatabase { url in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-broken-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let promo = directory.appendingPathComponent("promo")
+            try FileManager.default.createDirectory(at: promo, withIntermediateDirectories: true)
+            func write(_ text: String, _ file: String) throws {
+                try text.write(to: promo.appendingPathComponent(file), atomically: true, encoding: .utf8)
+            }
+            try write(#"{"name":"promo","defaultLanguage":"en","body":{"key":"PROMO_BODY","arguments":["vars.percent"]}}"#, "template.json")
+            try write(#""PROMO_BODY" = "%@%% off";"# + "\n", "en.strings")
+            // An argument the body does not have, on line 2.
+            try write("/* German */\n" + #""PROMO_BODY" = "%1$@ %2$@ Rabatt";"# + "\n", "de.strings")
+            // Malformed: no semicolon.
+            try write(#""PROMO_BODY" = "%@ de réduction""# + "\n", "fr.strings")
+            // The key is missing.
+            try write(#""OTHER" = "x";"# + "\n", "ja.strings")
+
+            let run = try herald(["templates", "sync", directory.path], database: url)
+            #expect(run.status != 0)
+            #expect(run.stdout.isEmpty, "\(run.stdout)")
+            let lines = run.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasPrefix(directory.path + "/promo/de.strings:2: ") }, "\(run.stderr)")
+            let french = try #require(lines.first { $0.hasPrefix(directory.path + "/promo/fr.strings:") }, "\(run.stderr)")
+            let lineNumber = french.dropFirst((directory.path + "/promo/fr.strings:").count).prefix { $0 != ":" }
+            #expect(Int(lineNumber) != nil, "\(french)")
+            #expect(lines.contains { $0.hasPrefix(directory.path + "/promo/ja.strings") }, "\(run.stderr)")
+            #expect(lines.last?.hasSuffix("nothing stored.") == true)
+
+            let stored = try await TestDatabase.withClient(url) { client in
+                try await client.query("SELECT (SELECT count(*) FROM templates) + (SELECT count(*) FROM template_versions)")
+                    .collect().first!.decode(Int64.self)
+            }
+            #expect(stored == 0)
         }
     }
 

@@ -38,6 +38,8 @@ import Testing
             "GET /v1/apps/{bundleID}/devices", "PUT /v1/apps/{bundleID}/devices/{token}",
             "GET /v1/apps/{bundleID}/devices/{token}", "DELETE /v1/apps/{bundleID}/devices/{token}",
             "POST /v1/apps/{bundleID}/devices/import", "POST /v1/admin/prune",
+            "GET /v1/templates", "GET /v1/templates/{name}", "PUT /v1/templates/{name}",
+            "GET /v1/templates/{name}/versions/{version}", "POST /v1/templates/{name}/preview",
         ]
         #expect(documented == routed)
     }
@@ -49,6 +51,8 @@ import Testing
                 let path = String(parts[1])
                     .replacingOccurrences(of: "{bundleID}", with: APIHarness.bundleID)
                     .replacingOccurrences(of: "{token}", with: APIHarness.token(1))
+                    .replacingOccurrences(of: "{name}", with: "welcome")
+                    .replacingOccurrences(of: "{version}", with: "1")
                 let reply = try await h.request(HTTPRequest.Method(String(parts[0]))!, path, key: h.adminKey, body: "{}")
                 // Reachable: anything but the router's own 404/405 for an unknown path.
                 #expect(reply.problemSlug != "method-not-allowed", "\(operation)")
