@@ -1,0 +1,85 @@
+import APNSCore
+import Foundation
+
+/// A notification campaign, as stored, with its live counters.
+public struct Campaign: Sendable, Equatable {
+    /// How the text reaches the device (HeraldTemplates renders accordingly).
+    public enum LocalizationMode: String, Codable, CaseIterable, Sendable {
+        /// Herald sends finished text in the negotiated language.
+        case server
+        /// Herald sends `loc-key`/`loc-args` and the app's own strings do the rest.
+        case client
+    }
+
+    /// Herald's internal identifier.
+    public var id: Int64
+    /// What URLs show, and the namespace of the campaign's apns-ids.
+    public var publicID: UUID
+    public var appID: Int64
+    public var name: String
+    public var notes: String?
+    public var state: CampaignState
+    public var templateName: String
+    /// Pinned when the campaign is scheduled; nil for a draft.
+    public var templateVersion: Int?
+    public var localization: LocalizationMode
+    /// Send-time variables (`vars.NAME` in templates).
+    public var variables: [String: PayloadValue]
+    public var audience: AudienceFilter
+    public var pushOptions: PushOptions
+    /// When to start; nil: as soon as it is scheduled.
+    public var sendAt: Date?
+    /// Notifications per second; nil: as fast as APNs takes them.
+    public var rateLimit: Int?
+    /// The highest device ID when the campaign started: devices registered later are not in
+    /// its audience. Nil until it starts.
+    public var audienceBound: Int64?
+    public var counters: CampaignCounters
+    public var failureReason: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var startedAt: Date?
+    public var finishedAt: Date?
+
+    public init(
+        id: Int64, publicID: UUID, appID: Int64, name: String, notes: String?, state: CampaignState,
+        templateName: String, templateVersion: Int?, localization: LocalizationMode, variables: [String: PayloadValue],
+        audience: AudienceFilter, pushOptions: PushOptions, sendAt: Date?, rateLimit: Int?, audienceBound: Int64?,
+        counters: CampaignCounters, failureReason: String?, createdAt: Date, updatedAt: Date, startedAt: Date?,
+        finishedAt: Date?
+    ) {
+        self.id = id
+        self.publicID = publicID
+        self.appID = appID
+        self.name = name
+        self.notes = notes
+        self.state = state
+        self.templateName = templateName
+        self.templateVersion = templateVersion
+        self.localization = localization
+        self.variables = variables
+        self.audience = audience
+        self.pushOptions = pushOptions
+        self.sendAt = sendAt
+        self.rateLimit = rateLimit
+        self.audienceBound = audienceBound
+        self.counters = counters
+        self.failureReason = failureReason
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
+
+    /// The apns-id of this campaign's notification to a device: UUIDv5 of the campaign's public
+    /// ID and the device ID in decimal. A resend after a crash carries the same ID (DESIGN.md rule 2).
+    public func apnsID(forDevice deviceID: Int64) -> UUID {
+        UUID.version5(namespace: publicID, name: String(deviceID))
+    }
+
+    /// The `apns-collapse-id` every notification of the campaign carries: the campaign's own,
+    /// or its public ID (36 bytes, within APNs's 64), so a resent notification replaces the first.
+    public var collapseID: String {
+        pushOptions.collapseID ?? publicID.canonicalString
+    }
+}

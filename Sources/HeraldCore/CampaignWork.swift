@@ -1,0 +1,106 @@
+import Foundation
+
+/// The engine's side of campaigns (DESIGN.md rule 2): starting due campaigns, claiming chunks
+/// under a lease, streaming their devices and recording each batch. Every write checks the
+/// lease token and throws ``CampaignWorkError/leaseLost`` (writing nothing) when another
+/// worker has taken the chunk over since.
+public protocol CampaignWorkQueue: Sendable {
+    /// Starts up to `limit` scheduled campaigns whose send time has come, each in its own
+    /// transaction (claimed with `FOR UPDATE SKIP LOCKED`, so instances never start one twice):
+    /// freezes the audience bound and size and creates the chunks. Returns the started campaigns.
+    func startDueCampaigns(limit: Int, actor: String) async throws -> [Campaign]
+    /// Claims a pending chunk of a running campaign whose lease is free or expired, with a
+    /// new lease token; nil when there is none.
+    func claimChunk(owner: String, leaseDuration: Duration) async throws -> ChunkLease?
+    /// Extends the lease; false when it was lost (the worker must stop).
+    func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws -> Bool
+    /// The chunk's next audience devices after `cursor` (a device ID), in ID order, up to the
+    /// frozen bound.
+    func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
+        -> [Device]
+    /// Notes how far the batch about to be sent goes, before it is sent.
+    func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws
+    /// In one transaction: inserts the outcomes (a device's first outcome wins), counts what
+    /// was inserted, applies the invalidations and advances the chunk's cursor to `cursor`.
+    func recordBatch(
+        _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64
+    ) async throws -> BatchReceipt
+    /// Marks the chunk done.
+    func completeChunk(_ lease: ChunkLease) async throws
+    /// Gives the chunk up before its lease expires (pause, cancel, shutdown), so another
+    /// worker can claim it at once; does nothing if the lease was lost.
+    func releaseChunk(_ lease: ChunkLease) async throws
+    /// Completes the campaign if it is running and every chunk is done; returns it then.
+    func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign?
+}
+
+/// How campaign work is split: chunks of equal, contiguous bucket ranges.
+public enum CampaignChunking {
+    /// Enough for many workers on several instances; few enough to claim cheaply.
+    public static let chunkCount = 16
+
+    /// The buckets chunk `chunk` (0 ..< `chunkCount`) covers.
+    public static func buckets(ofChunk chunk: Int) -> ClosedRange<Int> {
+        let width = DeviceBucket.count / chunkCount
+        return (chunk * width)...(chunk * width + width - 1)
+    }
+}
+
+/// A worker's claim on a chunk. The token is what every write checks.
+public struct ChunkLease: Sendable, Hashable {
+    public var campaignID: Int64
+    public var appID: Int64
+    public var chunk: Int
+    public var buckets: ClosedRange<Int>
+    /// The last device ID whose outcome is stored.
+    public var cursor: Int64
+    /// Set when the previous holder crashed mid-batch: devices in `(cursor, inFlightTo]` may
+    /// have been sent already (they get the same apns-id again).
+    public var inFlightTo: Int64?
+    /// The campaign's frozen audience bound.
+    public var audienceBound: Int64
+    public var owner: String
+    public var token: Int64
+    public var expiresAt: Date
+
+    public init(
+        campaignID: Int64, appID: Int64, chunk: Int, buckets: ClosedRange<Int>, cursor: Int64, inFlightTo: Int64?,
+        audienceBound: Int64, owner: String, token: Int64, expiresAt: Date
+    ) {
+        self.campaignID = campaignID
+        self.appID = appID
+        self.chunk = chunk
+        self.buckets = buckets
+        self.cursor = cursor
+        self.inFlightTo = inFlightTo
+        self.audienceBound = audienceBound
+        self.owner = owner
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What recording a batch wrote.
+public struct BatchReceipt: Sendable, Hashable {
+    /// Outcome rows inserted; outcomes already recorded for their device are not counted.
+    public var recorded: Int
+    /// Devices invalidated.
+    public var invalidated: Int
+
+    public init(recorded: Int, invalidated: Int) {
+        self.recorded = recorded
+        self.invalidated = invalidated
+    }
+}
+
+/// Why campaign work stopped.
+public enum CampaignWorkError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Another worker claimed the chunk since (this lease expired): stop, write nothing more.
+    case leaseLost
+
+    public var description: String {
+        switch self {
+        case .leaseLost: "the chunk's lease was lost to another worker"
+        }
+    }
+}

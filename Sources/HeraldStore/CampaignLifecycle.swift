@@ -1,0 +1,122 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// Campaign transitions inside a caller's transaction: the row is locked, the state machine
+/// decides, its actions are performed here, and the new state is written, all or nothing.
+/// Shared by the repository (user events) and the work queue (start, complete).
+enum CampaignLifecycle {
+    /// Applies `event`; nil for an unknown campaign.
+    static func transition(
+        id: Int64, event: CampaignEvent, actor: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Campaign? {
+        // NO KEY UPDATE: transitions take turns, while batches inserting deliveries (whose
+        // foreign key takes KEY SHARE on this row) are not held up.
+        let locked = try await connection.query(
+            "SELECT state, app_id, audience::text FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+        guard let row = try await locked.collect().first else { return nil }
+        let (stateText, appID, audienceJSON) = try row.decode((String, Int64, String).self)
+        let from = CampaignState(rawValue: stateText) ?? .failed
+        var machine = CampaignStateMachine(state: from)
+        let actions = try machine.apply(event)
+
+        var recordStart = false
+        var recordFinish = false
+        var failureReason: String?
+        for action in actions {
+            switch action {
+            case .pinTemplateVersion:
+                try await pinTemplateVersion(campaignID: id, on: connection, logger: logger)
+            case .freezeAudience:
+                let filter = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)
+                try await freezeAudience(campaignID: id, appID: appID, filter: filter, on: connection, logger: logger)
+            case .recordStart:
+                recordStart = true
+            case .recordFinish:
+                recordFinish = true
+            case .recordFailure(let reason):
+                failureReason = reason
+            case .saveDraft, .stopClaiming, .resumeClaiming, .markRemainingUnsent:
+                // Edits are written by the caller; claiming follows the state column; devices
+                // not reached count as unsent from the state (CampaignCounters).
+                break
+            }
+        }
+        try await connection.query(
+            """
+            UPDATE campaigns SET state = \(machine.state.rawValue), updated_at = now(),
+                started_at = CASE WHEN \(recordStart) THEN now() ELSE started_at END,
+                finished_at = CASE WHEN \(recordFinish) THEN now() ELSE finished_at END,
+                failure_reason = coalesce(\(failureReason), failure_reason)
+            WHERE id = \(id)
+            """, logger: logger)
+        var details: [String: PayloadValue] = [
+            "campaignID": .int(Int(id)), "from": .string(from.rawValue), "to": .string(machine.state.rawValue),
+        ]
+        if let failureReason { details["reason"] = .string(failureReason) }
+        try await AuditLog.record(
+            on: connection, actor: actor, action: "campaign.\(event.name)", appID: appID, details: details, logger: logger)
+        return try await fetch(id: id, on: connection, logger: logger)
+    }
+
+    /// The campaign as its transaction sees it now.
+    static func fetch(id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Campaign? {
+        let rows = try await connection.query(CampaignRow.byID(id), logger: logger)
+        return try await rows.collect().first.map(CampaignRow.decode)
+    }
+
+    /// Pins the latest version of the campaign's template; a campaign cannot be scheduled
+    /// before its template has a version.
+    private static func pinTemplateVersion(campaignID: Int64, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        let rows = try await connection.query(
+            """
+            UPDATE campaigns c SET template_version = latest.version
+            FROM (
+                SELECT max(v.version) AS version FROM template_versions v JOIN templates t ON t.id = v.template_id
+                WHERE t.name = (SELECT template_name FROM campaigns WHERE id = \(campaignID))
+            ) latest
+            WHERE c.id = \(campaignID) AND latest.version IS NOT NULL
+            RETURNING c.template_version
+            """, logger: logger)
+        guard try await !rows.collect().isEmpty else {
+            throw ValidationError(
+                field: "templateName", reason: "no template of this name has a version yet; add or sync it first")
+        }
+    }
+
+    /// Freezes the audience: the app's highest device ID now is the bound (devices registered
+    /// later are not in it), the size is the filter's count up to it; then splits the bucket
+    /// space into chunks.
+    private static func freezeAudience(
+        campaignID: Int64, appID: Int64, filter: AudienceFilter, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let maxRows = try await connection.query(
+            "SELECT coalesce(max(id), 0) FROM devices WHERE app_id = \(appID)", logger: logger)
+        let bound = try await maxRows.collect().first?.decode(Int64.self) ?? 0
+
+        var count = SQLBuilder("SELECT count(*) FROM devices WHERE ")
+        try AudienceQuery.appendConditions(to: &count, appID: appID, filter: filter)
+        count.append(" AND id <= ")
+        count.bind(bound)
+        let countRows = try await connection.query(count.query, logger: logger)
+        let size = try await countRows.collect().first?.decode(Int64.self) ?? 0
+
+        try await connection.query(
+            "UPDATE campaigns SET audience_bound = \(bound), audience_size = \(size) WHERE id = \(campaignID)",
+            logger: logger)
+        let chunks = (0..<CampaignChunking.chunkCount).map { Int32($0) }
+        let ranges = chunks.map { CampaignChunking.buckets(ofChunk: Int($0)) }
+        let froms = ranges.map { Int32($0.lowerBound) }
+        let tos = ranges.map { Int32($0.upperBound) }
+        try await connection.query(
+            """
+            INSERT INTO campaign_chunks (app_id, campaign_id, chunk, bucket_from, bucket_to)
+            SELECT \(appID), \(campaignID), t.chunk, t.bucket_from, t.bucket_to
+            FROM unnest(\(chunks)::integer[], \(froms)::integer[], \(tos)::integer[]) AS t(chunk, bucket_from, bucket_to)
+            """, logger: logger)
+    }
+}

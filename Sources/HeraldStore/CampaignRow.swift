@@ -1,0 +1,89 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import PostgresNIO
+
+/// How a `campaigns` row is read, with its live counters summed over its chunks.
+enum CampaignRow {
+    static let select = """
+        SELECT c.id, c.public_id, c.app_id, c.name, c.notes, c.state, c.template_name, c.template_version,
+               c.localization_mode, c.variables::text, c.audience::text, c.push_options::text, c.send_at, c.rate_limit,
+               c.audience_bound, c.audience_size, c.failure_reason, c.created_at, c.updated_at, c.started_at,
+               c.finished_at, k.accepted, k.failed, k.skipped, k.deferred, k.unsent, k.invalidated, k.failed_by_reason
+        FROM campaigns c
+        CROSS JOIN LATERAL (
+            SELECT coalesce(sum(accepted), 0)::bigint AS accepted, coalesce(sum(failed), 0)::bigint AS failed,
+                   coalesce(sum(skipped), 0)::bigint AS skipped, coalesce(sum(deferred), 0)::bigint AS deferred,
+                   coalesce(sum(unsent), 0)::bigint AS unsent, coalesce(sum(invalidated), 0)::bigint AS invalidated,
+                   coalesce(jsonb_agg(failed_by_reason), '[]'::jsonb)::text AS failed_by_reason
+            FROM campaign_chunks WHERE app_id = c.app_id AND campaign_id = c.id
+        ) k
+        """
+
+    static func byID(_ id: Int64) -> PostgresQuery {
+        "\(unescaped: select) WHERE c.id = \(id)"
+    }
+
+    static func byPublicID(_ publicID: UUID) -> PostgresQuery {
+        "\(unescaped: select) WHERE c.public_id = \(publicID)"
+    }
+
+    static func decode(_ row: PostgresRow) throws -> Campaign {
+        let cells = row.makeRandomAccess()
+        let state = try cells[5].decode(String.self)
+        let campaignState = CampaignState(rawValue: state) ?? .failed
+        let reasonsByChunk = try CampaignJSON.decode(
+            [[String: Int]].self, from: try cells[27].decode(String.self))
+        let failedByReason = reasonsByChunk.reduce(into: [String: Int]()) { total, chunk in
+            total.merge(chunk, uniquingKeysWith: +)
+        }
+        let counters = CampaignCounters(
+            frozenAudienceSize: Int(try cells[15].decode(Int64.self)),
+            accepted: Int(try cells[21].decode(Int64.self)),
+            failed: Int(try cells[22].decode(Int64.self)),
+            failedByReason: failedByReason,
+            invalidated: Int(try cells[26].decode(Int64.self)),
+            skipped: Int(try cells[23].decode(Int64.self)),
+            deferred: Int(try cells[24].decode(Int64.self)),
+            unsent: Int(try cells[25].decode(Int64.self)),
+            finished: campaignState.isFinished)
+        return Campaign(
+            id: try cells[0].decode(Int64.self),
+            publicID: try cells[1].decode(UUID.self),
+            appID: try cells[2].decode(Int64.self),
+            name: try cells[3].decode(String.self),
+            notes: try cells[4].decode(String?.self),
+            state: campaignState,
+            templateName: try cells[6].decode(String.self),
+            templateVersion: try cells[7].decode(Int32?.self).map(Int.init),
+            localization: Campaign.LocalizationMode(rawValue: try cells[8].decode(String.self)) ?? .server,
+            variables: try CampaignJSON.decode([String: PayloadValue].self, from: try cells[9].decode(String.self)),
+            audience: try CampaignJSON.decode(AudienceFilter.self, from: try cells[10].decode(String.self)),
+            pushOptions: try CampaignJSON.decode(PushOptions.self, from: try cells[11].decode(String.self)),
+            sendAt: try cells[12].decode(Date?.self),
+            rateLimit: try cells[13].decode(Int32?.self).map(Int.init),
+            audienceBound: try cells[14].decode(Int64?.self),
+            counters: counters,
+            failureReason: try cells[16].decode(String?.self),
+            createdAt: try cells[17].decode(Date.self),
+            updatedAt: try cells[18].decode(Date.self),
+            startedAt: try cells[19].decode(Date?.self),
+            finishedAt: try cells[20].decode(Date?.self))
+    }
+}
+
+/// The JSON columns of campaigns: sorted keys, ISO 8601 dates (whole seconds).
+enum CampaignJSON {
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(type, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,184 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// Campaigns in PostgreSQL. Transitions lock the campaign's row and run the state machine
+/// inside the transaction; an edit is one statement; counters are summed over the chunks.
+public struct PostgresCampaignRepository: CampaignRepository {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger.forDatabase
+    }
+
+    public func create(_ draft: CampaignDraft, actor: String) async throws -> Campaign {
+        try await DatabaseMetrics.measure("campaigns.create") {
+            if let error = draft.validate().first { throw error }
+            let variables = try CampaignJSON.encode(draft.variables)
+            let audience = try CampaignJSON.encode(draft.audience)
+            let pushOptions = try CampaignJSON.encode(draft.pushOptions)
+            let rateLimit = draft.rateLimit.map { Int32(clamping: $0) }
+            return try await client.withDomainTransaction(logger: logger) { connection -> Campaign in
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO campaigns (app_id, name, notes, template_name, localization_mode, variables, audience,
+                                           push_options, send_at, rate_limit)
+                    VALUES (\(draft.appID), \(draft.name), \(draft.notes), \(draft.templateName),
+                            \(draft.localization.rawValue), \(variables)::jsonb, \(audience)::jsonb, \(pushOptions)::jsonb,
+                            \(draft.sendAt), \(rateLimit))
+                    RETURNING id
+                    """, logger: logger)
+                guard let row = try await rows.collect().first else { throw StoreError.missingRow }
+                let id = try row.decode(Int64.self)
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "campaign.create", appID: draft.appID,
+                    details: ["campaignID": .int(Int(id)), "name": .string(draft.name)], logger: logger)
+                guard let campaign = try await CampaignLifecycle.fetch(id: id, on: connection, logger: logger) else {
+                    throw StoreError.missingRow
+                }
+                return campaign
+            }
+        }
+    }
+
+    public func get(id: Int64) async throws -> Campaign? {
+        try await DatabaseMetrics.measure("campaigns.get") {
+            let rows = try await client.query(CampaignRow.byID(id), logger: logger)
+            return try await rows.collect().first.map(CampaignRow.decode)
+        }
+    }
+
+    public func get(publicID: UUID) async throws -> Campaign? {
+        try await DatabaseMetrics.measure("campaigns.get") {
+            let rows = try await client.query(CampaignRow.byPublicID(publicID), logger: logger)
+            return try await rows.collect().first.map(CampaignRow.decode)
+        }
+    }
+
+    public func list(_ query: CampaignListQuery) async throws -> CampaignPage {
+        try await DatabaseMetrics.measure("campaigns.list") {
+            let limit = min(max(query.limit, 1), CampaignListQuery.maximumLimit)
+            let state = query.state?.rawValue
+            // Keyset paging, newest first; NULL parameters switch a filter off.
+            let rows = try await client.query(
+                """
+                \(unescaped: CampaignRow.select)
+                WHERE (\(query.appID)::bigint IS NULL OR c.app_id = \(query.appID))
+                  AND (\(state)::text IS NULL OR c.state = \(state))
+                  AND (\(query.cursor)::bigint IS NULL OR c.id < \(query.cursor))
+                ORDER BY c.id DESC
+                LIMIT \(limit + 1)
+                """, logger: logger)
+            var campaigns = try await rows.collect().map(CampaignRow.decode)
+            var next: Int64?
+            if campaigns.count > limit {
+                campaigns.removeLast()
+                next = campaigns.last?.id
+            }
+            return CampaignPage(campaigns: campaigns, nextCursor: next)
+        }
+    }
+
+    public func updateDraft(id: Int64, patch: CampaignPatch, actor: String) async throws -> Campaign? {
+        try await DatabaseMetrics.measure("campaigns.updateDraft") {
+            if let error = patch.validate().first { throw error }
+            let variables = try patch.variables.map { try CampaignJSON.encode($0) }
+            let audience = try patch.audience.map { try CampaignJSON.encode($0) }
+            let pushOptions = try patch.pushOptions.map { try CampaignJSON.encode($0) }
+            // Fields that may be cleared travel as "given" flags beside their values.
+            let notes: String? = patch.notes ?? nil
+            let sendAt: Date? = patch.sendAt ?? nil
+            let rateLimit: Int32? = (patch.rateLimit ?? nil).map { Int32(clamping: $0) }
+            return try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
+                let locked = try await connection.query(
+                    "SELECT state, app_id FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+                guard let row = try await locked.collect().first else { return nil }
+                let (state, appID) = try row.decode((String, Int64).self)
+                var machine = CampaignStateMachine(state: CampaignState(rawValue: state) ?? .failed)
+                _ = try machine.apply(.edit)
+                try await connection.query(
+                    """
+                    UPDATE campaigns SET
+                        name = coalesce(\(patch.name), name),
+                        notes = CASE WHEN \(patch.notes != nil) THEN \(notes) ELSE notes END,
+                        template_name = coalesce(\(patch.templateName), template_name),
+                        localization_mode = coalesce(\(patch.localization?.rawValue), localization_mode),
+                        variables = coalesce(\(variables)::jsonb, variables),
+                        audience = coalesce(\(audience)::jsonb, audience),
+                        push_options = coalesce(\(pushOptions)::jsonb, push_options),
+                        send_at = CASE WHEN \(patch.sendAt != nil) THEN \(sendAt) ELSE send_at END,
+                        rate_limit = CASE WHEN \(patch.rateLimit != nil) THEN \(rateLimit) ELSE rate_limit END,
+                        updated_at = now()
+                    WHERE id = \(id)
+                    """, logger: logger)
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "campaign.edit", appID: appID,
+                    details: ["campaignID": .int(Int(id))], logger: logger)
+                return try await CampaignLifecycle.fetch(id: id, on: connection, logger: logger)
+            }
+        }
+    }
+
+    public func transition(id: Int64, event: CampaignEvent, actor: String) async throws -> Campaign? {
+        try await DatabaseMetrics.measure("campaigns.transition") {
+            try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
+                try await CampaignLifecycle.transition(id: id, event: event, actor: actor, on: connection, logger: logger)
+            }
+        }
+    }
+
+    public func estimate(appID: Int64, filter: AudienceFilter) async throws -> Int {
+        try await DatabaseMetrics.measure("campaigns.estimate") {
+            if let error = filter.validate().first { throw error }
+            var sql = SQLBuilder("SELECT count(*) FROM devices WHERE ")
+            try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter)
+            let rows = try await client.query(sql.query, logger: logger)
+            return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
+        }
+    }
+
+    public func deliveries(campaignID: Int64, query: DeliveryListQuery) async throws -> DeliveryPage {
+        try await DatabaseMetrics.measure("campaigns.deliveries") {
+            let limit = min(max(query.limit, 1), DeliveryListQuery.maximumLimit)
+            let outcome = query.outcome?.rawValue
+            // Keyset paging by device ID; the app ID leads the ledger's key.
+            let rows = try await client.query(
+                """
+                SELECT l.device_id, l.outcome, l.status, l.reason, l.apns_id, l.language, l.created_at, d.token, d.user_id
+                FROM deliveries l
+                LEFT JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                WHERE l.app_id = (SELECT app_id FROM campaigns WHERE id = \(campaignID))
+                  AND l.campaign_id = \(campaignID) AND l.device_id > \(query.cursor ?? 0)
+                  AND (\(outcome)::text IS NULL OR l.outcome = \(outcome))
+                  AND (\(query.reason)::text IS NULL OR l.reason = \(query.reason))
+                ORDER BY l.device_id
+                LIMIT \(limit + 1)
+                """, logger: logger)
+            var entries = try await rows.collect().map(Self.decodeEntry)
+            var next: Int64?
+            if entries.count > limit {
+                entries.removeLast()
+                next = entries.last?.record.deviceID
+            }
+            return DeliveryPage(entries: entries, nextCursor: next)
+        }
+    }
+
+    static func decodeEntry(_ row: PostgresRow) throws -> DeliveryLedgerEntry {
+        let (deviceID, outcome, status, reason, apnsID, language, recordedAt, token, userID) = try row.decode(
+            (Int64, String, Int32?, String?, UUID?, String?, Date, ByteBuffer?, String?).self)
+        let record = DeliveryRecord(
+            deviceID: deviceID,
+            outcome: DeliveryOutcome(
+                kind: DeliveryOutcome.Kind(rawValue: outcome) ?? .failed, status: status.map(Int.init), reason: reason),
+            apnsID: apnsID,
+            language: language.flatMap { LanguageTag($0) })
+        return DeliveryLedgerEntry(
+            record: record, token: try token.map { try DeviceToken(bytes: Array(buffer: $0)) }, userID: userID,
+            recordedAt: recordedAt)
+    }
+}

@@ -1,0 +1,126 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+extension PostgresCampaignWork {
+    /// One transaction: the chunk's row is locked under the lease token (or nothing is
+    /// written), invalidations applied, outcomes inserted (a device's first outcome wins) and
+    /// counted as inserted, and the cursor advanced. Never the cursor without the outcomes.
+    public func recordBatch(
+        _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64
+    ) async throws -> BatchReceipt {
+        try await DatabaseMetrics.measure("work.recordBatch") {
+            try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
+                let locked = try await connection.query(
+                    """
+                    SELECT chunk FROM campaign_chunks
+                    WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                      AND lease_token = \(lease.token) AND state = 'pending'
+                    FOR UPDATE
+                    """, logger: logger)
+                guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+                let invalidated = try await Self.invalidate(
+                    invalidations, appID: lease.appID, on: connection, logger: logger)
+                let recorded = try await Self.insert(
+                    records, lease: lease, invalidated: invalidated, cursor: cursor, on: connection, logger: logger)
+                return BatchReceipt(recorded: recorded, invalidated: invalidated)
+            }
+        }
+    }
+
+    /// DESIGN.md rule 1 in one statement: with APNs's 410 timestamp T the device is
+    /// invalidated only where `registered_at <= T` (a later registration wins, with no
+    /// read-then-write race); other token errors invalidate unconditionally. Devices already
+    /// invalid are left as they are. Returns how many devices this invalidated.
+    static func invalidate(
+        _ invalidations: [DeviceInvalidation], appID: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Int {
+        guard !invalidations.isEmpty else { return 0 }
+        let ids = invalidations.map(\.deviceID)
+        let reasons = invalidations.map(\.reason)
+        // Arrays cannot hold NULL here: an unconditional invalidation carries a placeholder
+        // time and `conditional = false`.
+        let timestamps = invalidations.map { $0.unregisteredAt ?? Date(timeIntervalSince1970: 0) }
+        let conditional = invalidations.map { $0.unregisteredAt != nil }
+        let rows = try await connection.query(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(ids)::bigint[], \(reasons)::text[], \(timestamps)::timestamptz[],
+                                     \(conditional)::boolean[])
+                    AS t(device_id, reason, unregistered_at, conditional)
+            ), changed AS (
+                UPDATE devices d
+                SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now(),
+                    apns_unregistered_at = CASE WHEN i.conditional THEN i.unregistered_at ELSE d.apns_unregistered_at END
+                FROM input i
+                WHERE d.app_id = \(appID) AND d.id = i.device_id AND d.invalidated_at IS NULL
+                  AND (NOT i.conditional OR d.registered_at <= i.unregistered_at)
+                RETURNING d.id
+            )
+            SELECT count(*) FROM changed
+            """, logger: logger)
+        return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
+    }
+
+    /// Inserts the outcomes and adds what was inserted to the chunk's counters, advancing its
+    /// cursor, in one statement. Returns how many outcomes were new.
+    static func insert(
+        _ records: [DeliveryRecord], lease: ChunkLease, invalidated: Int, cursor: Int64,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Int {
+        // Arrays cannot hold NULL here: 0, "" and the nil UUID stand for "none".
+        let ids = records.map(\.deviceID)
+        let outcomes = records.map(\.outcome.kind.rawValue)
+        let statuses = records.map { Int32(clamping: $0.outcome.status ?? 0) }
+        let reasons = records.map { $0.outcome.reason ?? "" }
+        let apnsIDs = records.map { $0.apnsID ?? Self.noUUID }
+        let languages = records.map { $0.language?.value ?? "" }
+        let rows = try await connection.query(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
+                                     \(apnsIDs)::uuid[], \(languages)::text[])
+                    AS t(device_id, outcome, status, reason, apns_id, language)
+            ), inserted AS (
+                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, status, reason, apns_id, language)
+                SELECT \(lease.appID), \(lease.campaignID), device_id, outcome, NULLIF(status, 0), NULLIF(reason, ''),
+                       NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, '')
+                FROM input
+                ON CONFLICT DO NOTHING
+                RETURNING outcome, reason
+            ), counted AS (
+                SELECT count(*) AS total,
+                       count(*) FILTER (WHERE outcome = 'accepted') AS accepted,
+                       count(*) FILTER (WHERE outcome = 'failed') AS failed,
+                       count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
+                       count(*) FILTER (WHERE outcome = 'deferred') AS deferred,
+                       count(*) FILTER (WHERE outcome = 'unsent') AS unsent
+                FROM inserted
+            ), failures AS (
+                SELECT coalesce(reason, '') AS reason, count(*) AS n FROM inserted WHERE outcome = 'failed' GROUP BY 1
+            )
+            UPDATE campaign_chunks k
+            SET accepted = k.accepted + c.accepted, failed = k.failed + c.failed, skipped = k.skipped + c.skipped,
+                deferred = k.deferred + c.deferred, unsent = k.unsent + c.unsent,
+                invalidated = k.invalidated + \(Int64(invalidated)),
+                failed_by_reason = (
+                    SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
+                        SELECT key, sum(n) AS total FROM (
+                            SELECT key, value::bigint AS n FROM jsonb_each_text(k.failed_by_reason)
+                            UNION ALL
+                            SELECT reason, n FROM failures
+                        ) parts GROUP BY key
+                    ) totals),
+                cursor = greatest(k.cursor, \(cursor)), in_flight_to = NULL
+            FROM counted c
+            WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
+            RETURNING c.total
+            """, logger: logger)
+        return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
+    }
+
+    /// Stands for "no apns-id" in the bound array.
+    static let noUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+}

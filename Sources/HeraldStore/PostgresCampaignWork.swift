@@ -1,0 +1,174 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// The engine's campaign work in PostgreSQL (DESIGN.md rule 2): due campaigns and chunks are
+/// claimed with `FOR UPDATE SKIP LOCKED`, so any number of instances share them without
+/// taking one twice; every write names the chunk and the lease token it holds, and changes
+/// nothing once the token has moved on (another worker claimed the chunk).
+public struct PostgresCampaignWork: CampaignWorkQueue {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger.forDatabase
+    }
+
+    public func startDueCampaigns(limit: Int, actor: String) async throws -> [Campaign] {
+        try await DatabaseMetrics.measure("work.startDue") {
+            var started = [Campaign]()
+            // One transaction per campaign: freezing a large audience takes a while, and one
+            // campaign's failure must not hold back the others.
+            while started.count < limit {
+                let campaign = try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
+                    let due = try await connection.query(
+                        """
+                        SELECT id FROM campaigns
+                        WHERE state = 'scheduled' AND (send_at IS NULL OR send_at <= now())
+                        ORDER BY send_at NULLS FIRST, id
+                        LIMIT 1
+                        FOR NO KEY UPDATE SKIP LOCKED
+                        """, logger: logger)
+                    guard let row = try await due.collect().first else { return nil }
+                    return try await CampaignLifecycle.transition(
+                        id: try row.decode(Int64.self), event: .start, actor: actor, on: connection, logger: logger)
+                }
+                guard let campaign else { break }
+                started.append(campaign)
+            }
+            return started
+        }
+    }
+
+    public func claimChunk(owner: String, leaseDuration: Duration) async throws -> ChunkLease? {
+        try await DatabaseMetrics.measure("work.claimChunk") {
+            let rows = try await client.query(
+                """
+                WITH candidate AS (
+                    SELECT k.app_id, k.campaign_id, k.chunk, c.audience_bound
+                    FROM campaign_chunks k JOIN campaigns c ON c.id = k.campaign_id
+                    WHERE k.state = 'pending' AND c.state = 'running'
+                      AND (k.lease_expires_at IS NULL OR k.lease_expires_at < now())
+                    ORDER BY k.campaign_id, k.chunk
+                    LIMIT 1
+                    FOR UPDATE OF k SKIP LOCKED
+                )
+                UPDATE campaign_chunks k
+                SET lease_owner = \(owner), lease_token = k.lease_token + 1,
+                    lease_expires_at = now() + make_interval(secs => \(Self.seconds(leaseDuration)))
+                FROM candidate
+                WHERE k.app_id = candidate.app_id AND k.campaign_id = candidate.campaign_id AND k.chunk = candidate.chunk
+                RETURNING k.campaign_id, k.app_id, k.chunk, k.bucket_from, k.bucket_to, k.cursor, k.in_flight_to,
+                          coalesce(candidate.audience_bound, 0), k.lease_owner, k.lease_token, k.lease_expires_at
+                """, logger: logger)
+            guard let row = try await rows.collect().first else { return nil }
+            let (campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt) =
+                try row.decode((Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date).self)
+            return ChunkLease(
+                campaignID: campaignID, appID: appID, chunk: Int(chunk), buckets: Int(from)...Int(to), cursor: cursor,
+                inFlightTo: inFlightTo, audienceBound: bound, owner: leaseOwner, token: token, expiresAt: expiresAt)
+        }
+    }
+
+    public func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws -> Bool {
+        try await DatabaseMetrics.measure("work.heartbeat") {
+            let rows = try await client.query(
+                """
+                UPDATE campaign_chunks SET lease_expires_at = now() + make_interval(secs => \(Self.seconds(leaseDuration)))
+                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                  AND lease_token = \(lease.token) AND state = 'pending'
+                RETURNING chunk
+                """, logger: logger)
+            return try await !rows.collect().isEmpty
+        }
+    }
+
+    public func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
+        -> [Device]
+    {
+        try await DatabaseMetrics.measure("work.nextDevices") {
+            var sql = SQLBuilder("SELECT \(DeviceRow.columns) FROM devices WHERE ")
+            try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
+            // Keyset over the chunk's buckets up to the frozen bound; (app_id, bucket, id) is indexed.
+            sql.append(" AND bucket BETWEEN ")
+            sql.bind(Int32(lease.buckets.lowerBound))
+            sql.append(" AND ")
+            sql.bind(Int32(lease.buckets.upperBound))
+            sql.append(" AND id > ")
+            sql.bind(cursor)
+            sql.append(" AND id <= ")
+            sql.bind(lease.audienceBound)
+            sql.append(" ORDER BY id LIMIT ")
+            sql.bind(Int64(max(limit, 1)))
+            let rows = try await client.query(sql.query, logger: logger)
+            return try await rows.collect().map(DeviceRow.decode)
+        }
+    }
+
+    public func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws {
+        try await DatabaseMetrics.measure("work.markInFlight") {
+            let rows = try await client.query(
+                """
+                UPDATE campaign_chunks SET in_flight_to = \(deviceID)
+                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                  AND lease_token = \(lease.token) AND state = 'pending'
+                RETURNING chunk
+                """, logger: logger)
+            guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+        }
+    }
+
+    public func completeChunk(_ lease: ChunkLease) async throws {
+        try await DatabaseMetrics.measure("work.completeChunk") {
+            let rows = try await client.query(
+                """
+                UPDATE campaign_chunks
+                SET state = 'done', finished_at = now(), in_flight_to = NULL, lease_expires_at = NULL
+                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                  AND lease_token = \(lease.token) AND state = 'pending'
+                RETURNING chunk
+                """, logger: logger)
+            guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+        }
+    }
+
+    public func releaseChunk(_ lease: ChunkLease) async throws {
+        try await DatabaseMetrics.measure("work.releaseChunk") {
+            _ = try await client.query(
+                """
+                UPDATE campaign_chunks SET lease_owner = NULL, lease_expires_at = NULL
+                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                  AND lease_token = \(lease.token) AND state = 'pending'
+                """, logger: logger)
+        }
+    }
+
+    public func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign? {
+        try await DatabaseMetrics.measure("work.finishCampaign") {
+            try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
+                // The row lock makes concurrent finishers take turns: only one completes it.
+                let locked = try await connection.query(
+                    """
+                    SELECT c.state, (SELECT count(*) FROM campaign_chunks k
+                                     WHERE k.app_id = c.app_id AND k.campaign_id = c.id AND k.state = 'pending')
+                    FROM campaigns c WHERE c.id = \(campaignID)
+                    FOR NO KEY UPDATE OF c
+                    """, logger: logger)
+                guard let row = try await locked.collect().first else { return nil }
+                let (state, pending) = try row.decode((String, Int64).self)
+                guard state == CampaignState.running.rawValue, pending == 0 else { return nil }
+                return try await CampaignLifecycle.transition(
+                    id: campaignID, event: .complete, actor: actor, on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// A lease duration in seconds, for `make_interval`.
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,224 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldStore
+import PostgresNIO
+import Testing
+
+@Suite struct CampaignWorkTests {
+    @Test func startingADueCampaignFreezesItsAudienceAndSplitsItIntoChunks() async throws {
+        try await StoreFixture.with { f in
+            try await f.registerDevices(1...30)
+            try await f.addTemplate("welcome")
+            let later = try await f.campaigns.create(f.draft("Later", sendAt: Date(timeIntervalSinceNow: 3600)), actor: "test")
+            _ = try await f.campaigns.transition(id: later.id, event: .schedule, actor: "test")
+            let due = try await f.campaigns.create(f.draft("Now", audience: AudienceFilter(languages: ["en"])), actor: "test")
+            _ = try await f.campaigns.transition(id: due.id, event: .schedule, actor: "test")
+
+            let started = try await f.work.startDueCampaigns(limit: 10, actor: "scheduler")
+            #expect(started.map(\.id) == [due.id])
+            let campaign = try #require(started.first)
+            #expect(campaign.state == .running && campaign.startedAt != nil)
+            let highestID = try await f.count("SELECT max(id) FROM devices")
+            #expect(campaign.audienceBound == Int64(highestID))
+            #expect(campaign.counters.audienceSize == 30 && campaign.counters.pending == 30 && campaign.counters.addsUp)
+            #expect(try await f.work.startDueCampaigns(limit: 10, actor: "scheduler").isEmpty)
+            #expect(try await f.campaigns.get(id: later.id)?.state == .scheduled)
+
+            let rows = try await f.client.query(
+                "SELECT bucket_from, bucket_to FROM campaign_chunks WHERE campaign_id = \(campaign.id) ORDER BY chunk"
+            ).collect()
+            let ranges = try rows.map { try $0.decode((Int32, Int32).self) }
+            #expect(ranges.count == CampaignChunking.chunkCount && ranges.first?.0 == 0 && ranges.last?.1 == 255)
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.1 + 1 == $1.0 })
+
+            // Registered after the start: past the bound, so not in this campaign.
+            try await f.registerDevices(31...31)
+            let seen = try await f.run(campaign)
+            #expect(seen.count == 30 && Set(seen).count == 30)
+        }
+    }
+
+    @Test func concurrentClaimsNeverShareAChunk() async throws {
+        try await StoreFixture.with { f in
+            let campaign = try await f.runningCampaign()
+            let leases = try await withThrowingTaskGroup(of: ChunkLease?.self, returning: [ChunkLease].self) { group in
+                for n in 0..<24 {
+                    group.addTask { try await f.work.claimChunk(owner: "worker-\(n)", leaseDuration: .seconds(60)) }
+                }
+                var claimed = [ChunkLease]()
+                for try await lease in group {
+                    if let lease { claimed.append(lease) }
+                }
+                return claimed
+            }
+            #expect(leases.count == CampaignChunking.chunkCount)
+            #expect(Set(leases.map(\.chunk)).count == CampaignChunking.chunkCount)
+            #expect(leases.allSatisfy { $0.campaignID == campaign.id && $0.token == 1 })
+            #expect(try await f.work.claimChunk(owner: "late", leaseDuration: .seconds(60)) == nil)
+        }
+    }
+
+    @Test func aLostLeaseWritesNothing() async throws {
+        try await StoreFixture.with { f in
+            let devices = try await f.registerDevices(1...5)
+            let campaign = try await f.runningCampaign()
+            // Already expired when granted: the next claim takes the same chunk over.
+            let stale = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(-1)))
+            let fresh = try #require(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(60)))
+            #expect(fresh.chunk == stale.chunk && fresh.token == stale.token + 1 && fresh.owner == "b")
+
+            let records = devices.map {
+                DeliveryRecord(deviceID: $0.id, outcome: .accepted, apnsID: campaign.apnsID(forDevice: $0.id))
+            }
+            let invalidations = [DeviceInvalidation(deviceID: devices[0].id, reason: "BadDeviceToken")]
+            await #expect(throws: CampaignWorkError.leaseLost) {
+                try await f.work.recordBatch(stale, records: records, invalidations: invalidations, cursor: 1_000)
+            }
+            await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.markInFlight(stale, upTo: 1_000) }
+            await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.completeChunk(stale) }
+            #expect(try await !f.work.heartbeat(stale, leaseDuration: .seconds(60)))
+            #expect(try await f.count("SELECT count(*) FROM deliveries") == 0)
+            #expect(try await f.count("SELECT count(*) FROM devices WHERE invalidated_at IS NOT NULL") == 0)
+            #expect(try await f.count("SELECT sum(cursor)::bigint FROM campaign_chunks") == 0)
+
+            #expect(try await f.work.heartbeat(fresh, leaseDuration: .seconds(60)))
+            let receipt = try await f.work.recordBatch(fresh, records: records, invalidations: invalidations, cursor: 1_000)
+            #expect(receipt == BatchReceipt(recorded: 5, invalidated: 1))
+        }
+    }
+
+    @Test func aBatchRecordedTwiceCountsOnce() async throws {
+        try await StoreFixture.with { f in
+            let devices = try await f.registerDevices(1...30)
+            let campaign = try await f.runningCampaign()
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+            let records = [
+                DeliveryRecord(deviceID: devices[0].id, outcome: .accepted, language: LanguageTag("en")),
+                DeliveryRecord(deviceID: devices[1].id, outcome: .failed(status: 400, reason: "BadDeviceToken")),
+                DeliveryRecord(deviceID: devices[2].id, outcome: .skipped(reason: "notAuthorized")),
+                DeliveryRecord(deviceID: devices[3].id, outcome: .deferred),
+            ]
+            let invalidations = [DeviceInvalidation(deviceID: devices[1].id, reason: "BadDeviceToken")]
+            let first = try await f.work.recordBatch(lease, records: records, invalidations: invalidations, cursor: 10)
+            let again = try await f.work.recordBatch(lease, records: records, invalidations: invalidations, cursor: 10)
+            #expect(first == BatchReceipt(recorded: 4, invalidated: 1))
+            #expect(again == BatchReceipt(recorded: 0, invalidated: 0))
+            // A later, different outcome for a recorded device does not replace the first.
+            let changed = [
+                DeliveryRecord(deviceID: devices[0].id, outcome: .failed(status: 500, reason: "InternalServerError"))
+            ]
+            #expect(try await f.work.recordBatch(lease, records: changed, invalidations: [], cursor: 10).recorded == 0)
+
+            let counters = try #require(try await f.campaigns.get(id: campaign.id)).counters
+            #expect(counters.accepted == 1 && counters.failed == 1 && counters.skipped == 1 && counters.deferred == 1)
+            #expect(counters.failedByReason == ["BadDeviceToken": 1] && counters.invalidated == 1)
+            #expect(counters.pending == 26 && counters.addsUp)
+            #expect(try await f.count("SELECT count(*) FROM deliveries") == 4)
+        }
+    }
+
+    @Test func unregisteredInvalidatesOnlyDevicesNotRegisteredSinceAPNsTimestamp() async throws {
+        try await StoreFixture.with { f in
+            let devices = try await f.registerDevices(1...3)
+            let campaign = try await f.runningCampaign()
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+            let (old, renewed, bad) = (devices[0], devices[1], devices[2])
+            try await f.client.query("UPDATE devices SET registered_at = now() - interval '2 hours' WHERE id = \(old.id)")
+            // APNs: unregistered an hour ago. `renewed` registered after that, `old` before.
+            let unregisteredAt = Date(timeIntervalSinceNow: -3600)
+            let records = [old, renewed].map {
+                DeliveryRecord(deviceID: $0.id, outcome: .failed(status: 410, reason: "Unregistered"))
+            } + [DeliveryRecord(deviceID: bad.id, outcome: .failed(status: 400, reason: "BadDeviceToken"))]
+            let receipt = try await f.work.recordBatch(
+                lease, records: records,
+                invalidations: [
+                    DeviceInvalidation(deviceID: old.id, reason: "Unregistered", unregisteredAt: unregisteredAt),
+                    DeviceInvalidation(deviceID: renewed.id, reason: "Unregistered", unregisteredAt: unregisteredAt),
+                    DeviceInvalidation(deviceID: bad.id, reason: "BadDeviceToken"),
+                ],
+                cursor: 0)
+            #expect(receipt.invalidated == 2)
+
+            let oldNow = try #require(try await f.devices.find(appID: f.app.id, token: old.token))
+            #expect(!oldNow.isValid && oldNow.invalidationReason == "Unregistered")
+            let recordedTimestamp = try #require(oldNow.apnsUnregisteredAt)
+            #expect(abs(recordedTimestamp.timeIntervalSince(unregisteredAt)) < 0.001)
+            let renewedNow = try #require(try await f.devices.find(appID: f.app.id, token: renewed.token))
+            #expect(renewedNow.isValid && renewedNow.apnsUnregisteredAt == nil)
+            let badNow = try #require(try await f.devices.find(appID: f.app.id, token: bad.token))
+            #expect(badNow.invalidationReason == "BadDeviceToken" && badNow.apnsUnregisteredAt == nil)
+            let counters = try #require(try await f.campaigns.get(id: campaign.id)).counters
+            #expect(counters.invalidated == 2 && counters.failedByReason == ["Unregistered": 2, "BadDeviceToken": 1])
+
+            // Registering again revives the token; invalidated devices are out of every audience meanwhile.
+            #expect(try await f.campaigns.estimate(appID: f.app.id, filter: AudienceFilter()) == 1)
+            let (revived, created) = try await f.devices.register(
+                appID: f.app.id, token: old.token, registration: StoreFixture.registration())
+            #expect(!created && revived.isValid && revived.id == old.id && revived.registeredAt > unregisteredAt)
+            #expect(try await f.campaigns.estimate(appID: f.app.id, filter: AudienceFilter()) == 2)
+        }
+    }
+
+    @Test func aCampaignCompletesOnceEveryChunkIsDoneAndItsLedgerPages() async throws {
+        try await StoreFixture.with { f in
+            try await f.registerDevices(1...40)
+            let campaign = try await f.runningCampaign()
+            #expect(try await f.work.finishCampaignIfDone(campaignID: campaign.id, actor: "test") == nil)
+            let seen = try await f.run(campaign, batch: 7) { device in
+                if device.id % 5 == 0 { return .failed(status: 400, reason: "BadDeviceToken") }
+                if device.id % 7 == 0 { return .skipped(reason: "notAuthorized") }
+                return .accepted
+            }
+            #expect(seen.count == 40 && Set(seen).count == 40)
+
+            let done = try #require(try await f.work.finishCampaignIfDone(campaignID: campaign.id, actor: "test"))
+            #expect(done.state == .completed && done.finishedAt != nil)
+            let counters = done.counters
+            #expect(counters.addsUp && counters.pending == 0 && counters.unsent == 0 && counters.audienceSize == 40)
+            #expect(counters.failed == seen.filter { $0 % 5 == 0 }.count)
+            #expect(try await f.work.finishCampaignIfDone(campaignID: campaign.id, actor: "test") == nil)
+
+            var paged = [Int64]()
+            var cursor: Int64?
+            repeat {
+                let page = try await f.campaigns.deliveries(
+                    campaignID: campaign.id, query: DeliveryListQuery(cursor: cursor, limit: 15))
+                paged += page.entries.map(\.record.deviceID)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(paged == seen.sorted())
+
+            let failed = try await f.campaigns.deliveries(
+                campaignID: campaign.id, query: DeliveryListQuery(outcome: .failed, reason: "BadDeviceToken"))
+            #expect(failed.entries.count == counters.failed && failed.nextCursor == nil)
+            let entry = try #require(failed.entries.first)
+            #expect(entry.record.outcome == .failed(status: 400, reason: "BadDeviceToken") && entry.token != nil)
+            #expect(entry.record.apnsID == campaign.apnsID(forDevice: entry.record.deviceID))
+            #expect(entry.record.language?.value == "en")
+        }
+    }
+
+    @Test func pauseStopsClaimingAndCancelCountsTheRestUnsent() async throws {
+        try await StoreFixture.with { f in
+            let devices = try await f.registerDevices(1...10)
+            let campaign = try await f.runningCampaign()
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+
+            _ = try await f.campaigns.transition(id: campaign.id, event: .pause, actor: "test")
+            #expect(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(60)) == nil)
+            _ = try await f.campaigns.transition(id: campaign.id, event: .resume, actor: "test")
+            #expect(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(60)) != nil)
+
+            let cancelled = try #require(try await f.campaigns.transition(id: campaign.id, event: .cancel, actor: "test"))
+            #expect(cancelled.counters.unsent == 10 && cancelled.counters.pending == 0 && cancelled.counters.addsUp)
+            #expect(try await f.work.claimChunk(owner: "c", leaseDuration: .seconds(60)) == nil)
+
+            // The batch in flight when it was cancelled is still recorded, and moves out of unsent.
+            let record = DeliveryRecord(deviceID: devices[0].id, outcome: .accepted)
+            _ = try await f.work.recordBatch(lease, records: [record], invalidations: [], cursor: devices[0].id)
+            let after = try #require(try await f.campaigns.get(id: campaign.id)).counters
+            #expect(after.accepted == 1 && after.unsent == 9 && after.addsUp)
+        }
+    }
+}
