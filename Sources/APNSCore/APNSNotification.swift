@@ -20,8 +20,27 @@ public struct APNSNotification: Hashable, Sendable {
     /// `apns-id`. Campaigns use a UUIDv5 of campaign and device, so a resend after a crash
     /// carries the same ID (DESIGN.md rule 2).
     public var apnsID: UUID
-    /// The body.
-    public var payload: Payload
+    /// The body. A notification made from encoded bytes decodes them here (tests, previews);
+    /// setting it replaces the bytes.
+    public var payload: Payload {
+        get {
+            switch body {
+            case .payload(let payload): payload
+            case .encoded(let bytes): (try? Payload(json: bytes)) ?? Payload()
+            }
+        }
+        set { body = .payload(newValue) }
+    }
+
+    /// The body as given: a payload to encode, or bytes already encoded from a checked payload.
+    public enum Body: Hashable, Sendable {
+        case payload(Payload)
+        /// The encoding of a payload that passed ``Payload/validate(for:)`` for this push type
+        /// (a template renderer's output); sending checks only its size.
+        case encoded([UInt8])
+    }
+
+    public var body: Body
 
     /// Creates a notification for a full topic. A `nil` priority takes the push type's
     /// default (5 for background, 10 otherwise).
@@ -42,7 +61,24 @@ public struct APNSNotification: Hashable, Sendable {
         self.expiration = expiration
         self.collapseID = collapseID
         self.apnsID = apnsID
-        self.payload = payload
+        self.body = .payload(payload)
+    }
+
+    /// Creates a notification for a full topic from a body (see ``Body``).
+    public init(
+        token: DeviceToken,
+        topic: String,
+        pushType: PushType = .alert,
+        priority: Priority? = nil,
+        expiration: APNSExpiration? = nil,
+        collapseID: String? = nil,
+        apnsID: UUID = UUID(),
+        body: Body
+    ) {
+        self.init(
+            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, apnsID: apnsID, payload: Payload())
+        self.body = body
     }
 
     /// Creates a notification for an app, deriving the topic from the bundle ID and push type.

@@ -4,7 +4,7 @@
 /// array: no `JSONEncoder`, no intermediate Strings except for the rare `Double`. Text follows
 /// APNS.md "Payload" (seed 003): non-ASCII is written as raw UTF-8, never `\u` escapes, and
 /// `/` is not escaped; only `"`, `\` and control characters below 0x20 are.
-struct JSONWriter {
+public struct JSONWriter {
     var bytes: [UInt8]
 
     init(reservingCapacity capacity: Int = 0) {
@@ -81,6 +81,17 @@ struct JSONWriter {
         var value = value
         value.withUTF8 { utf8 in appendEscaped(utf8) }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `value` escaped as the inside of a JSON string, without the quotes: what
+    /// ``string(_:)`` writes between them. Templates splice per-device text into payload bytes
+    /// encoded once with this.
+    public static func appendEscaped(_ value: String, to bytes: inout [UInt8]) {
+        var writer = JSONWriter()
+        swap(&writer.bytes, &bytes)
+        var value = value
+        value.withUTF8 { utf8 in writer.appendEscaped(utf8) }
+        swap(&writer.bytes, &bytes)
     }
 
     mutating func stringArray(_ values: [String]) {

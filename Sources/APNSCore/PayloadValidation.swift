@@ -52,7 +52,16 @@ extension APNSNotification {
         if let expiration, expiration.unixSeconds < 0 {
             throw .expirationBeforeEpoch
         }
-        return try payload.validate(for: pushType)
+        switch body {
+        case .payload(let payload):
+            return try payload.validate(for: pushType)
+        case .encoded(let bytes):
+            guard !bytes.isEmpty else { throw .payloadEmpty }
+            guard bytes.count <= pushType.maximumPayloadBytes else {
+                throw .payloadTooLarge(size: bytes.count, limit: pushType.maximumPayloadBytes)
+            }
+            return bytes
+        }
     }
 
     /// APNS.md "Request", apns-topic row: the topic carries the push type's suffix (mdm's

@@ -9,60 +9,79 @@ extension CompiledTemplate {
     /// (a missing one skips the device); build the alert (server: finished text; client:
     /// loc-keys and loc-args, plus default-language text when the template asks for it);
     /// shape by authorization; encode and check, shortening server-rendered text to fit.
+    ///
+    /// A campaign renders many devices with one set of options: ``TemplateRenderer`` does the
+    /// same work once per language and authorization shape and gives the same bytes.
     public func render(for recipient: Recipient, options: RenderOptions = RenderOptions()) -> RenderOutcome {
-        let settings = options.payload.isEmpty ? payloadDefaults : payloadDefaults.overridden(by: options.payload)
+        let settings = settings(for: options)
         let pushType = settings.pushType ?? .alert
         if pushType == .alert, !recipient.authorization.allowsAlerts {
             return .skipped(.notAuthorized)
         }
-        let index = negotiator.choice(for: recipient.languages).index ?? defaultIndex
-        let language = languages[index]
-        let context = ArgumentContext(recipient: recipient, variables: options.variables, language: language)
-
-        var titleArguments = [String]()
-        var subtitleArguments = [String]()
-        var bodyArguments = [String]()
-        if let title {
-            guard let values = title.evaluate(in: context) else { return .skipped(.missingArgument(title.missingArgument(in: context))) }
-            titleArguments = values
-        }
-        if let subtitle {
-            guard let values = subtitle.evaluate(in: context) else {
-                return .skipped(.missingArgument(subtitle.missingArgument(in: context)))
+        let index = languageIndex(for: recipient.languages)
+        let context = ArgumentContext(recipient: recipient, variables: options.variables, language: languages[index])
+        var arguments = Arguments()
+        for (part, path) in [(title, \Arguments.title), (subtitle, \.subtitle), (body, \.body)] {
+            guard let part else { continue }
+            guard let values = part.evaluate(in: context) else {
+                return .skipped(.missingArgument(part.missingArgument(in: context)))
             }
-            subtitleArguments = values
+            arguments[keyPath: path] = values
         }
-        if let body {
-            guard let values = body.evaluate(in: context) else { return .skipped(.missingArgument(body.missingArgument(in: context))) }
-            bodyArguments = values
-        }
+        let payload = payload(
+            languageIndex: index, arguments: arguments, settings: settings, mode: options.mode,
+            authorization: recipient.authorization)
+        return finish(payload, pushType: pushType, language: languages[index], mode: options.mode)
+    }
 
+    /// The argument texts of each part.
+    struct Arguments {
+        var title = [String]()
+        var subtitle = [String]()
+        var body = [String]()
+    }
+
+    /// The template's payload defaults with the call's overrides.
+    func settings(for options: RenderOptions) -> PayloadOptions {
+        options.payload.isEmpty ? payloadDefaults : payloadDefaults.overridden(by: options.payload)
+    }
+
+    /// The index in ``languages`` a device reading `preferred` gets.
+    func languageIndex(for preferred: [LanguageTag]) -> Int {
+        negotiator.choice(for: preferred).index ?? defaultIndex
+    }
+
+    /// The payload for one language and set of argument texts, shaped by authorization.
+    func payload(
+        languageIndex index: Int, arguments: Arguments, settings: PayloadOptions, mode: LocalizationMode,
+        authorization: AuthorizationSettings
+    ) -> Payload {
         var alert = Payload.Alert()
-        switch options.mode {
+        switch mode {
         case .server:
             let localization = localizations[index]
-            alert.title = localization.title?.render(arguments: titleArguments)
-            alert.subtitle = localization.subtitle?.render(arguments: subtitleArguments)
-            alert.body = localization.body?.render(arguments: bodyArguments)
+            alert.title = localization.title?.render(arguments: arguments.title)
+            alert.subtitle = localization.subtitle?.render(arguments: arguments.subtitle)
+            alert.body = localization.body?.render(arguments: arguments.body)
         case .client:
             if let title {
                 alert.titleLocKey = title.key
-                alert.titleLocArgs = titleArguments.isEmpty ? nil : titleArguments
+                alert.titleLocArgs = arguments.title.isEmpty ? nil : arguments.title
             }
             if let subtitle {
                 alert.subtitleLocKey = subtitle.key
-                alert.subtitleLocArgs = subtitleArguments.isEmpty ? nil : subtitleArguments
+                alert.subtitleLocArgs = arguments.subtitle.isEmpty ? nil : arguments.subtitle
             }
             if let body {
                 alert.locKey = body.key
-                alert.locArgs = bodyArguments.isEmpty ? nil : bodyArguments
+                alert.locArgs = arguments.body.isEmpty ? nil : arguments.body
             }
             if document.clientFallback {
                 // Shown by devices whose app does not have the keys (an older app version).
                 let fallback = localizations[defaultIndex]
-                alert.title = fallback.title?.render(arguments: titleArguments)
-                alert.subtitle = fallback.subtitle?.render(arguments: subtitleArguments)
-                alert.body = fallback.body?.render(arguments: bodyArguments)
+                alert.title = fallback.title?.render(arguments: arguments.title)
+                alert.subtitle = fallback.subtitle?.render(arguments: arguments.subtitle)
+                alert.body = fallback.body?.render(arguments: arguments.body)
             }
         }
 
@@ -74,16 +93,15 @@ extension CompiledTemplate {
         aps.interruptionLevel = settings.interruptionLevel
         aps.relevanceScore = settings.relevanceScore
         aps.mutableContent = settings.mutableContent ?? false
-        PayloadShaping.shape(&aps, for: recipient.authorization)
-        let payload = Payload(aps: aps, custom: settings.custom ?? [:])
-        return finish(payload, pushType: pushType, language: language, mode: options.mode)
+        PayloadShaping.shape(&aps, for: authorization)
+        return Payload(aps: aps, custom: settings.custom ?? [:])
     }
 
     /// Encodes and checks the payload; shortens server-rendered text when it is too large.
     private func finish(_ payload: Payload, pushType: PushType, language: LanguageTag, mode: LocalizationMode) -> RenderOutcome {
         do throws(NotificationError) {
             let encoded = try payload.validate(for: pushType)
-            return .payload(RenderedNotification(payload: payload, pushType: pushType, language: language, encoded: encoded))
+            return .payload(RenderedNotification(pushType: pushType, language: language, encoded: encoded))
         } catch {
             guard case .payloadTooLarge(let size, let limit) = error else {
                 return .failed(RenderError(template: name, language: language.value, reason: error.description))
@@ -106,11 +124,7 @@ extension CompiledTemplate {
                     )
                 )
             }
-            return .payload(
-                RenderedNotification(
-                    payload: fitted.payload, pushType: pushType, language: language, encoded: fitted.encoded, shortened: true
-                )
-            )
+            return .payload(RenderedNotification(pushType: pushType, language: language, encoded: fitted.encoded, shortened: true))
         }
     }
 }

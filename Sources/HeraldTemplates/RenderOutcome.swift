@@ -17,10 +17,9 @@ public enum RenderOutcome: Sendable, Equatable {
     }
 }
 
-/// A rendered notification: the payload, its encoded bytes (APNSCore's encoder, checked
-/// against the push type's rules and limit) and the language chosen.
+/// A rendered notification: its encoded bytes (checked against the push type's rules and
+/// limit; APNSCore's encoding, or a ``TemplateRenderer`` skeleton of it) and the language chosen.
 public struct RenderedNotification: Sendable, Equatable {
-    public var payload: Payload
     public var pushType: PushType
     public var language: LanguageTag
     /// The request body, at most the push type's limit.
@@ -28,12 +27,16 @@ public struct RenderedNotification: Sendable, Equatable {
     /// True when server-rendered text was shortened to fit.
     public var shortened: Bool
 
-    public init(payload: Payload, pushType: PushType, language: LanguageTag, encoded: [UInt8], shortened: Bool = false) {
-        self.payload = payload
+    public init(pushType: PushType, language: LanguageTag, encoded: [UInt8], shortened: Bool = false) {
         self.pushType = pushType
         self.language = language
         self.encoded = encoded
         self.shortened = shortened
+    }
+
+    /// The payload, decoded from the bytes (previews and tests; sending uses the bytes).
+    public var payload: Payload {
+        (try? Payload(json: encoded)) ?? Payload()
     }
 }
 

@@ -183,4 +183,18 @@ import Testing
             #expect(!message.contains(secret))
         }
     }
+
+    @Test func encodedBodiesAreCheckedForEmptinessAndSizeAndSentAsTheyAre() throws {
+        let bytes = Array(#"{"aps":{"alert":"Hi"}}"#.utf8)
+        var encoded = APNSNotification(token: token, topic: "com.example.app", body: .encoded(bytes))
+        #expect(try encoded.validate() == bytes)
+        #expect(encoded.payload.aps.alert == .body("Hi"))
+        encoded.body = .encoded([])
+        #expect(throws: NotificationError.payloadEmpty) { try encoded.validate() }
+        encoded.body = .encoded(Array(repeating: 0x20, count: 4097))
+        #expect(throws: NotificationError.payloadTooLarge(size: 4097, limit: 4096)) { try encoded.validate() }
+        encoded.pushType = .voip
+        encoded.topic = "com.example.app.voip"
+        #expect(try encoded.validate().count == 4097)
+    }
 }

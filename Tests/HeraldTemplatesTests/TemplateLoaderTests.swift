@@ -57,7 +57,7 @@ import Testing
     @Test func cartReminderReadsItsStringCatalog() throws {
         let documents = try TemplateLoader.load(directory: Fixtures.templatesDirectory)
         let document = try #require(documents.first { $0.name == "cart-reminder" })
-        #expect(document.strings["pt-BR"]?["CART_REMINDER_TITLE"] == "Ainda pensando?")
+        #expect(document.strings["pt-BR"]?["CART_REMINDER_TITLE"] == "Ainda pensando, %@?")
         #expect(document.strings["es-419"]?["CART_REMINDER_BODY"]?.contains("carrito") == true)
     }
 

@@ -1,0 +1,91 @@
+import APNSCore
+import HeraldCore
+
+/// Renders one template with one set of options for many devices, as a campaign does.
+///
+/// Each language and authorization shape is encoded once into a skeleton; a device's payload
+/// is that skeleton with its own argument texts escaped into the holes, the same bytes
+/// ``CompiledTemplate/render(for:options:)`` gives. Whatever the skeleton cannot decide (an
+/// argument without a value, a payload over the limit that must be shortened) goes through
+/// the full renderer. Not shared between tasks: each worker has its own.
+public struct TemplateRenderer: Sendable {
+    public let template: CompiledTemplate
+    public let options: RenderOptions
+    private let settings: PayloadOptions
+    private let pushType: PushType
+    private let recipientArguments: [ArgumentExpression]
+    /// One slot per language and authorization shape (``shape(of:)``).
+    private var skeletons: [Slot]
+    /// Negotiated language index per preference list seen; devices share a few hundred lists.
+    private var negotiated: [[LanguageTag]: Int] = [:]
+
+    private enum Slot: Sendable {
+        case unbuilt
+        case unavailable
+        case built(PayloadSkeleton)
+    }
+
+    public init(template: CompiledTemplate, options: RenderOptions) {
+        self.template = template
+        self.options = options
+        self.settings = template.settings(for: options)
+        self.pushType = settings.pushType ?? .alert
+        self.recipientArguments = template.recipientArguments
+        self.skeletons = Array(repeating: .unbuilt, count: template.languages.count * Self.shapes)
+    }
+
+    /// The notification `recipient` gets; equal to `template.render(for: recipient, options: options)`.
+    public mutating func render(for recipient: Recipient) -> RenderOutcome {
+        if pushType == .alert, !recipient.authorization.allowsAlerts {
+            return .skipped(.notAuthorized)
+        }
+        let index = languageIndex(for: recipient.languages)
+        let slot = index * Self.shapes + Self.shape(of: recipient.authorization)
+        let skeleton: PayloadSkeleton
+        switch skeletons[slot] {
+        case .built(let built):
+            skeleton = built
+        case .unavailable:
+            return template.render(for: recipient, options: options)
+        case .unbuilt:
+            guard
+                let built = template.skeleton(
+                    languageIndex: index, authorization: recipient.authorization, options: options, settings: settings)
+            else {
+                skeletons[slot] = .unavailable
+                return template.render(for: recipient, options: options)
+            }
+            skeletons[slot] = .built(built)
+            skeleton = built
+        }
+        var values = [String]()
+        if !recipientArguments.isEmpty {
+            let context = ArgumentContext(recipient: recipient, variables: options.variables, language: skeleton.language)
+            values.reserveCapacity(recipientArguments.count)
+            for argument in recipientArguments {
+                guard let value = argument.evaluate(in: context) else { return template.render(for: recipient, options: options) }
+                values.append(value)
+            }
+        }
+        guard let encoded = skeleton.fill(values) else { return template.render(for: recipient, options: options) }
+        return .payload(RenderedNotification(pushType: pushType, language: skeleton.language, encoded: encoded))
+    }
+
+    private mutating func languageIndex(for languages: [LanguageTag]) -> Int {
+        if let index = negotiated[languages] { return index }
+        let index = template.languageIndex(for: languages)
+        if negotiated.count < Self.negotiatedLimit { negotiated[languages] = index }
+        return index
+    }
+
+    /// Bounds the memory of ``negotiated`` when preference lists are unusually varied.
+    private static let negotiatedLimit = 4096
+
+    /// Authorization shaping reads four settings (``PayloadShaping``); alerts are decided above.
+    private static let shapes = 16
+
+    private static func shape(of authorization: AuthorizationSettings) -> Int {
+        (authorization.sound ? 1 : 0) | (authorization.badge ? 2 : 0) | (authorization.criticalAlert ? 4 : 0)
+            | (authorization.timeSensitive ? 8 : 0)
+    }
+}
