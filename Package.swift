@@ -102,6 +102,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The campaign engine: scheduler, chunk leases, pipelined fan-out, outcome recording.
+        .target(
+            name: "HeraldDelivery",
+            dependencies: [
+                "HeraldCore",
+                "HeraldTemplates",
+                "APNSCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP API.
         .target(
             name: "HeraldAPI",
@@ -124,6 +136,7 @@ let package = Package(
                 "APNSCore",
                 "APNSSimulator",
                 "HeraldCore",
+                "HeraldDelivery",
                 "HeraldStore",
                 "HeraldTemplates",
                 "HeraldAPI",
@@ -194,6 +207,11 @@ let package = Package(
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
+            name: "HeraldDeliveryTests",
+            dependencies: ["HeraldDelivery", "HeraldTemplates", "HeraldCore", "APNSCore"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
             name: "HeraldStoreTests",
             dependencies: [
                 "HeraldStore", "HeraldCore", "APNSCore", "HeraldTestSupport",
@@ -205,7 +223,8 @@ let package = Package(
         .testTarget(
             name: "heraldTests",
             dependencies: [
-                "herald", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldTemplates", "APNSCore", "HeraldTestSupport",
+                "herald", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldTemplates", "HeraldDelivery", "APNSCore",
+                "APNSClient", "APNSSimulator", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -44,4 +44,19 @@ public struct APNSClientError: Error, Hashable, Sendable, CustomStringConvertibl
     public var isUnprocessed: Bool { code == .unprocessed }
 
     public var description: String { detail }
+
+    /// A short, stable name for ledgers and metrics, in APNs's reason style.
+    public var reason: String {
+        switch code {
+        case .connectFailed: "ConnectFailed"
+        case .alpnNotNegotiated: "ALPNNotNegotiated"
+        case .connectionLost: "ConnectionLost"
+        case .unprocessed: "Unprocessed"
+        case .pingTimeout: "PingTimeout"
+        case .streamReset: "StreamReset"
+        case .credentialsRejected: "CredentialsRejected"
+        case .shutdown: "Shutdown"
+        case .invalidNotification: "InvalidNotification"
+        }
+    }
 }

@@ -96,6 +96,11 @@ public final class APNSSimulator: Sendable {
         )
     }
 
+    /// Writes out every notification recorded so far (the record file is buffered).
+    public func flushRecord() throws {
+        try engine.flushRecorder()
+    }
+
     /// Stops accepting, closes every connection and flushes the record file. Calling it
     /// again does nothing.
     public func shutdown() async throws {

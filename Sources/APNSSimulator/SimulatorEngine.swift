@@ -65,6 +65,11 @@ final class SimulatorEngine: Sendable {
         connections.withLock { Array($0.values) }
     }
 
+    /// Writes out what the record file has buffered.
+    func flushRecorder() throws(SimulatorError) {
+        try recorder?.flush()
+    }
+
     /// Writes out and closes the record file.
     func closeRecorder() throws(SimulatorError) {
         try recorder?.close()

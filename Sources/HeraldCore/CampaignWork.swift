@@ -18,8 +18,11 @@ public protocol CampaignWorkQueue: Sendable {
     /// frozen bound.
     func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
         -> [Device]
-    /// Notes how far the batch about to be sent goes, before it is sent.
-    func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws
+    /// Notes how far the batch about to be sent goes, before it is sent. Returns false, noting
+    /// nothing, when the campaign is no longer running (paused, cancelled, failed): the worker
+    /// then gives the chunk back.
+    @discardableResult
+    func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws -> Bool
     /// In one transaction: inserts the outcomes (a device's first outcome wins), counts what
     /// was inserted, applies the invalidations and advances the chunk's cursor to `cursor`.
     func recordBatch(
@@ -32,6 +35,9 @@ public protocol CampaignWorkQueue: Sendable {
     func releaseChunk(_ lease: ChunkLease) async throws
     /// Completes the campaign if it is running and every chunk is done; returns it then.
     func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign?
+    /// Completes every running campaign whose chunks are all done (one resumed after its
+    /// last chunk finished while it was paused); returns them.
+    func finishDoneCampaigns(actor: String) async throws -> [Campaign]
 }
 
 /// How campaign work is split: chunks of equal, contiguous bucket ranges.

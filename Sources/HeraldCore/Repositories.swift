@@ -6,6 +6,7 @@ public protocol AppRepository: Sendable {
     func add(_ app: NewApp, actor: String) async throws -> App
     func list() async throws -> [App]
     func find(bundleID: String) async throws -> App?
+    func find(id: Int64) async throws -> App?
     /// The app's token-signing key (PEM), for the APNs sender only: never log or return it.
     func signingKey(appID: Int64) async throws -> String
 }

@@ -60,6 +60,13 @@ public struct PostgresAppRepository: AppRepository {
         }
     }
 
+    public func find(id: Int64) async throws -> App? {
+        try await DatabaseMetrics.measure("apps.find") {
+            let rows = try await client.query("SELECT \(unescaped: Self.columns) FROM apps WHERE id = \(id)", logger: logger)
+            return try await rows.collect().first.map(Self.decode)
+        }
+    }
+
     public func signingKey(appID: Int64) async throws -> String {
         guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to open signing keys") }
         let rows = try await client.query("SELECT signing_key_sealed FROM apps WHERE id = \(appID)", logger: logger)

@@ -108,16 +108,22 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
-    public func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws {
+    @discardableResult
+    public func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws -> Bool {
         try await DatabaseMetrics.measure("work.markInFlight") {
+            // One statement answers both questions: is the lease still ours (a row at all) and
+            // is the campaign still running (only then is the mark written).
             let rows = try await client.query(
                 """
-                UPDATE campaign_chunks SET in_flight_to = \(deviceID)
-                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-                  AND lease_token = \(lease.token) AND state = 'pending'
-                RETURNING chunk
+                UPDATE campaign_chunks k
+                SET in_flight_to = CASE WHEN c.state = 'running' THEN \(deviceID) ELSE k.in_flight_to END
+                FROM campaigns c
+                WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
+                  AND k.lease_token = \(lease.token) AND k.state = 'pending' AND c.id = k.campaign_id
+                RETURNING c.state
                 """, logger: logger)
-            guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+            guard let row = try await rows.collect().first else { throw CampaignWorkError.leaseLost }
+            return try row.decode(String.self) == CampaignState.running.rawValue
         }
     }
 
@@ -164,6 +170,22 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                     id: campaignID, event: .complete, actor: actor, on: connection, logger: logger)
             }
         }
+    }
+
+    public func finishDoneCampaigns(actor: String) async throws -> [Campaign] {
+        let rows = try await client.query(
+            """
+            SELECT c.id FROM campaigns c
+            WHERE c.state = 'running'
+              AND NOT EXISTS (SELECT 1 FROM campaign_chunks k
+                              WHERE k.app_id = c.app_id AND k.campaign_id = c.id AND k.state = 'pending')
+            """, logger: logger)
+        var finished = [Campaign]()
+        let ids = try await rows.collect().map { try $0.decode(Int64.self) }
+        for id in ids {
+            if let campaign = try await finishCampaignIfDone(campaignID: id, actor: actor) { finished.append(campaign) }
+        }
+        return finished
     }
 
     /// A lease duration in seconds, for `make_interval`.

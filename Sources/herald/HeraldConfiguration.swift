@@ -26,6 +26,21 @@ struct HeraldConfiguration: Sendable {
     /// `HERALD_PRUNE_BATCH_SIZE`: devices deleted per statement when pruning.
     var pruneBatchSize = 1000
 
+    /// `HERALD_ENGINE_ENABLED`: whether `herald serve` runs the campaign engine (false: API only).
+    var engineEnabled = true
+    /// `HERALD_ENGINE_WORKERS`: chunks one instance sends at once.
+    var engineWorkers = 4
+    /// `HERALD_ENGINE_BATCH_SIZE`: devices read, rendered, sent and recorded together.
+    var engineBatchSize = 500
+    /// `HERALD_ENGINE_LEASE_SECONDS`: how long a crashed instance's chunks wait before another takes them.
+    var engineLeaseSeconds = 30
+    /// `HERALD_ENGINE_POLL_MS`: how often an idle engine looks for due campaigns and free chunks.
+    var enginePollMilliseconds = 1000
+    /// `HERALD_APNS_SHARDS`: sender shards per app and environment.
+    var apnsShards = 2
+    /// `HERALD_APNS_CONNECTIONS_PER_SHARD`: HTTP/2 connections of each shard.
+    var apnsConnectionsPerShard = 1
+
     /// Reads the configuration; `overrides` are the flags given on the command line, keyed
     /// like the environment (`herald.http.port` ↔ `HERALD_HTTP_PORT`).
     static func load(
@@ -61,6 +76,20 @@ struct HeraldConfiguration: Sendable {
             configuration.autoMigrate = flag
         }
         configuration.pruneBatchSize = try positive(reader, "herald.prune_batch_size", configuration.pruneBatchSize)
+        if let text = reader.string(forKey: "herald.engine.enabled") {
+            guard let flag = Bool(text.lowercased()) else {
+                throw ConfigurationError.invalid("HERALD_ENGINE_ENABLED", "must be true or false")
+            }
+            configuration.engineEnabled = flag
+        }
+        configuration.engineWorkers = try positive(reader, "herald.engine.workers", configuration.engineWorkers)
+        configuration.engineBatchSize = try positive(reader, "herald.engine.batch_size", configuration.engineBatchSize)
+        configuration.engineLeaseSeconds = try positive(reader, "herald.engine.lease_seconds", configuration.engineLeaseSeconds)
+        configuration.enginePollMilliseconds = try positive(
+            reader, "herald.engine.poll_ms", configuration.enginePollMilliseconds)
+        configuration.apnsShards = try positive(reader, "herald.apns.shards", configuration.apnsShards)
+        configuration.apnsConnectionsPerShard = try positive(
+            reader, "herald.apns.connections_per_shard", configuration.apnsConnectionsPerShard)
         return configuration
     }
 

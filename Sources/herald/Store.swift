@@ -11,6 +11,8 @@ struct Store: Sendable {
     let pruner: PostgresDevicePruner
     let keys: PostgresAPIKeyRepository
     let templates: PostgresTemplateRepository
+    let campaigns: PostgresCampaignRepository
+    let campaignWork: PostgresCampaignWork
     let migrator: MigrationRunner
     let readiness: PostgresReadinessCheck
 
@@ -27,6 +29,8 @@ struct Store: Sendable {
         pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)
         keys = PostgresAPIKeyRepository(client: client, logger: logger)
         templates = PostgresTemplateRepository(client: client, logger: logger)
+        campaigns = PostgresCampaignRepository(client: client, logger: logger)
+        campaignWork = PostgresCampaignWork(client: client, logger: logger)
         migrator = MigrationRunner(client: client, migrations: migrations, logger: logger)
         readiness = PostgresReadinessCheck(client: client, migrations: migrations, logger: logger)
     }

@@ -1,0 +1,46 @@
+import APNSCore
+
+/// The one final result of handing a notification to a sender (DESIGN.md rule 4 is the
+/// sender's business; this is what is left once it is done).
+public enum SendResult: Sendable, Equatable {
+    /// APNs answered, finally: 200, or an error retrying would not change.
+    case answered(APNSResponse)
+    /// 429: too many notifications to this device; send it later.
+    case deferred(APNSResponse)
+    /// No answer from APNs.
+    case failed(SendFailure)
+}
+
+/// Why a notification got no answer from APNs.
+public struct SendFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A short, stable reason for the ledger, e.g. `ConnectionLost`, `InvalidProviderToken`.
+    public var reason: String
+    /// One line for people; never holds a token or a key.
+    public var detail: String
+    /// The app's credentials were refused (403 InvalidProviderToken, BadCertificate): nothing
+    /// more can be sent for the app until they are fixed.
+    public var credentialsRejected: Bool
+
+    public init(reason: String, detail: String, credentialsRejected: Bool = false) {
+        self.reason = reason
+        self.detail = detail
+        self.credentialsRejected = credentialsRejected
+    }
+
+    public var description: String { "\(reason): \(detail)" }
+}
+
+/// Sends notifications for one app in one APNs environment.
+public protocol NotificationSender: Sendable {
+    /// The app's bundle ID: the base of every topic.
+    var bundleID: String { get }
+    /// Sends `notifications` and returns their final results in the same order.
+    func send(_ notifications: [APNSNotification]) async -> [SendResult]
+}
+
+/// Where the engine finds the sender of an app and environment (the composition root
+/// keeps one connection pool per app credentials and environment, DESIGN.md rule 3).
+public protocol SenderDirectory: Sendable {
+    /// Throws ``SendFailure`` when the app has no usable credentials.
+    func sender(appID: Int64, environment: APNSEnvironment) async throws -> any NotificationSender
+}

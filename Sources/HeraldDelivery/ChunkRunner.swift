@@ -1,0 +1,223 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldTemplates
+import Logging
+
+/// Works one claimed chunk to its end (DESIGN.md rule 2): reads its devices by keyset,
+/// renders, notes how far the batch goes, sends, and records the answers with the cursor in
+/// one transaction, reading and rendering the next batch while the current one is in flight.
+/// Stops early, giving the chunk back, when the campaign stops running or the instance
+/// drains; stops at once when the lease is lost.
+struct ChunkRunner {
+    let lease: ChunkLease
+    let plan: CampaignPlan
+    let configuration: DeliveryConfiguration
+    let work: any CampaignWorkQueue
+    let campaigns: any CampaignRepository
+    let senders: any SenderDirectory
+    let limiter: RateLimiter?
+    let draining: Signal
+    let logger: Logger
+
+    /// How the chunk's run ended.
+    enum Ending: Equatable {
+        case completed
+        /// Given back: paused, cancelled, failed by another worker, or the instance is draining.
+        case released
+        case leaseLost
+        /// The campaign failed with this reason (its credentials were refused).
+        case campaignFailed(String)
+    }
+
+    func run() async throws -> Ending {
+        let heartbeatLost = Signal()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await heartbeat(lost: heartbeatLost) }
+            defer { group.cancelAll() }
+            let ending = try await sendAll(lost: heartbeatLost)
+            switch ending {
+            case .completed:
+                try await work.completeChunk(lease)
+            case .released:
+                try await work.releaseChunk(lease)
+            case .leaseLost, .campaignFailed:
+                break
+            }
+            return ending
+        }
+    }
+
+    private var batchSize: Int {
+        // A rate-limited campaign sends in slices of a quarter second, so it does not burst.
+        guard let limiter else { return configuration.batchSize }
+        return max(1, min(configuration.batchSize, limiter.rate / 4))
+    }
+
+    private func sendAll(lost: Signal) async throws -> Ending {
+        var renderer = TemplateRenderer(template: plan.template, options: plan.options)
+        var resolved = [APNSEnvironment: any NotificationSender]()
+        var reportedFailures = Set<String>()
+        var next: PreparedBatch?
+        do {
+            next = try await prepare(after: lease.cursor, renderer: &renderer, senders: &resolved, reported: &reportedFailures)
+        } catch let failure as SendFailure {
+            return try await failCampaign("the app cannot send: \(failure)")
+        }
+        while let current = next {
+            if lost.isSet { return .leaseLost }
+            if draining.isSet { return .released }
+            do {
+                guard try await work.markInFlight(lease, upTo: current.lastDeviceID) else { return .released }
+            } catch CampaignWorkError.leaseLost {
+                return .leaseLost
+            }
+            if let limiter { try await limiter.acquire(current.sends.count) }
+            let sentAt = Date()
+            let currentSenders = resolved
+            async let answered = send(current, with: currentSenders, sentAt: sentAt)
+            // Pipelining: the next batch is read and rendered while this one is in flight. Its
+            // errors wait until this batch's answers are stored.
+            var following: PreparedBatch?
+            var preparing: (any Error)?
+            do {
+                following = try await prepare(
+                    after: current.lastDeviceID, renderer: &renderer, senders: &resolved, reported: &reportedFailures)
+            } catch {
+                preparing = error
+            }
+            let answers = await answered
+            do {
+                _ = try await work.recordBatch(
+                    lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastDeviceID)
+            } catch CampaignWorkError.leaseLost {
+                return .leaseLost
+            }
+            if let reason = answers.credentialsRejected {
+                return try await failCampaign(reason)
+            }
+            if let failure = preparing as? SendFailure {
+                return try await failCampaign("the app cannot send: \(failure)")
+            } else if let preparing {
+                throw preparing
+            }
+            next = following
+        }
+        return .completed
+    }
+
+    /// Reads and renders the devices after `cursor`; nil when the chunk has no more.
+    private func prepare(
+        after cursor: Int64, renderer: inout TemplateRenderer, senders: inout [APNSEnvironment: any NotificationSender],
+        reported: inout Set<String>
+    ) async throws -> PreparedBatch? {
+        let devices = try await work.nextDevices(lease, filter: plan.campaign.audience, after: cursor, limit: batchSize)
+        guard let last = devices.last else { return nil }
+        var batch = PreparedBatch(lastDeviceID: last.id)
+        batch.sends.reserveCapacity(devices.count)
+        let sentAt = Date()
+        for device in devices {
+            let outcome = renderer.render(for: Recipient(device: device))
+            guard case .payload(let rendered) = outcome else {
+                if case .failed(let error) = outcome, reported.insert(error.language).inserted {
+                    logger.warning("campaign \(plan.campaign.publicID): \(error)")
+                }
+                batch.decided.append(DeliveryDecision.record(deviceID: device.id, notRendered: outcome))
+                continue
+            }
+            let sender: any NotificationSender
+            if let known = senders[device.environment] {
+                sender = known
+            } else {
+                sender = try await senders.sender(for: device.environment, appID: lease.appID, from: self.senders)
+            }
+            batch.sends.append(
+                PreparedBatch.Send(
+                    deviceID: device.id, language: rendered.language, environment: device.environment,
+                    notification: plan.notification(to: device, bundleID: sender.bundleID, rendered: rendered, sentAt: sentAt)))
+        }
+        return batch
+    }
+
+    /// Sends a batch, each environment's part through its own sender at once, and decides
+    /// each device's row.
+    private func send(
+        _ batch: PreparedBatch, with senders: [APNSEnvironment: any NotificationSender], sentAt: Date
+    ) async -> BatchAnswers {
+        var byEnvironment = [APNSEnvironment: [Int]]()
+        for (index, send) in batch.sends.enumerated() { byEnvironment[send.environment, default: []].append(index) }
+        var results = [SendResult?](repeating: nil, count: batch.sends.count)
+        await withTaskGroup(of: ([Int], [SendResult]).self) { group in
+            for (environment, indices) in byEnvironment {
+                guard let sender = senders[environment] else { continue }
+                let notifications = indices.map { batch.sends[$0].notification }
+                group.addTask { (indices, await sender.send(notifications)) }
+            }
+            for await (indices, answers) in group {
+                for (index, answer) in zip(indices, answers) { results[index] = answer }
+            }
+        }
+        var answers = BatchAnswers(records: batch.decided, invalidations: [])
+        answers.records.reserveCapacity(batch.deviceCount)
+        for (send, result) in zip(batch.sends, results) {
+            let result = result ?? .failed(SendFailure(reason: "NoSender", detail: "no sender for \(send.environment)"))
+            let (record, invalidation) = DeliveryDecision.record(
+                deviceID: send.deviceID, apnsID: send.notification.apnsID, language: send.language, result: result,
+                sentAt: sentAt)
+            answers.records.append(record)
+            if let invalidation { answers.invalidations.append(invalidation) }
+            if answers.credentialsRejected == nil { answers.credentialsRejected = Self.credentialsRejected(result) }
+        }
+        return answers
+    }
+
+    static func credentialsRejected(_ result: SendResult) -> String? {
+        switch result {
+        case .answered(let response) where response.disposition == .stopApp:
+            "APNs refused the app's credentials (\(response.status) \(response.reason?.rawValue ?? "no reason"))"
+        case .failed(let failure) where failure.credentialsRejected:
+            "APNs refused the app's credentials (\(failure.reason))"
+        default:
+            nil
+        }
+    }
+
+    private func failCampaign(_ reason: String) async throws -> Ending {
+        logger.error("campaign \(plan.campaign.publicID) failed: \(reason)")
+        do {
+            _ = try await campaigns.transition(id: lease.campaignID, event: .fail(reason: reason), actor: configuration.owner)
+        } catch is CampaignError {
+            // Another worker failed it first, or it was cancelled meanwhile.
+        }
+        try await work.releaseChunk(lease)
+        return .campaignFailed(reason)
+    }
+
+    private func heartbeat(lost: Signal) async throws {
+        let interval = configuration.leaseDuration / 3
+        while true {
+            try await Task.sleep(for: interval)
+            do {
+                if try await !work.heartbeat(lease, leaseDuration: configuration.leaseDuration) {
+                    lost.set()
+                    return
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("chunk \(lease.chunk) of campaign \(lease.campaignID): heartbeat failed: \(error)")
+            }
+        }
+    }
+}
+
+extension Dictionary where Key == APNSEnvironment, Value == any NotificationSender {
+    /// Looks the environment's sender up once per chunk.
+    mutating func sender(
+        for environment: APNSEnvironment, appID: Int64, from directory: any SenderDirectory
+    ) async throws -> any NotificationSender {
+        let sender = try await directory.sender(appID: appID, environment: environment)
+        self[environment] = sender
+        return sender
+    }
+}

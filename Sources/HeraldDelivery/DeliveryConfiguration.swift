@@ -1,0 +1,19 @@
+/// How one instance's engine works. Every instance may differ; they share work through
+/// chunk leases in the database.
+public struct DeliveryConfiguration: Sendable {
+    /// Names this instance in chunk leases (and logs): unique per running process.
+    public var owner: String
+    /// Chunks worked on at once.
+    public var workers = 4
+    /// Devices read, rendered, sent and recorded together.
+    public var batchSize = 500
+    /// How long a claimed chunk stays this instance's without a heartbeat; a crashed
+    /// instance's chunks are taken over after it.
+    public var leaseDuration = Duration.seconds(30)
+    /// How often due campaigns and free chunks are looked for when there is nothing to do.
+    public var pollInterval = Duration.seconds(1)
+
+    public init(owner: String) {
+        self.owner = owner
+    }
+}

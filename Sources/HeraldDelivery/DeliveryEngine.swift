@@ -1,0 +1,152 @@
+import Foundation
+import HeraldCore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The campaign engine of one instance, a `Service`: a scheduler that starts due campaigns
+/// and completes finished ones, and workers that claim chunks and send them. Any number of
+/// instances run it against one database and share the work through chunk leases. On
+/// graceful shutdown (SIGTERM) it stops claiming, lets each batch in flight finish and be
+/// recorded, and gives its chunks back.
+public final class DeliveryEngine: Service {
+    private let configuration: DeliveryConfiguration
+    private let work: any CampaignWorkQueue
+    private let campaigns: any CampaignRepository
+    private let senders: any SenderDirectory
+    private let plans: CampaignPlans
+    private let limiters = Mutex<[Int64: RateLimiter]>([:])
+    private let draining = Signal()
+    private let logger: Logger
+
+    public init(
+        configuration: DeliveryConfiguration, work: any CampaignWorkQueue, campaigns: any CampaignRepository,
+        templates: any TemplateRepository, senders: any SenderDirectory, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.work = work
+        self.campaigns = campaigns
+        self.senders = senders
+        self.plans = CampaignPlans(campaigns: campaigns, templates: templates)
+        var logger = logger
+        logger[metadataKey: "engine"] = "\(configuration.owner)"
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        logger.info("delivery engine started with \(configuration.workers) workers")
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.schedule() }
+                for _ in 0..<max(configuration.workers, 1) {
+                    group.addTask { await self.claimAndSend() }
+                }
+            }
+        } onGracefulShutdown: {
+            self.draining.set()
+        }
+        logger.info("delivery engine stopped")
+    }
+
+    /// Asks the engine to stop as on SIGTERM (for callers that run it outside a ServiceGroup).
+    public func drain() {
+        draining.set()
+    }
+
+    private var stopping: Bool { draining.isSet || Task.isCancelled }
+
+    private func schedule() async {
+        while !stopping {
+            do {
+                for campaign in try await work.startDueCampaigns(limit: 8, actor: configuration.owner) {
+                    logger.info(
+                        "campaign \(campaign.publicID) started: \(campaign.counters.audienceSize) devices")
+                }
+                for campaign in try await work.finishDoneCampaigns(actor: configuration.owner) {
+                    logger.info("campaign \(campaign.publicID) completed")
+                }
+            } catch {
+                logger.warning("scheduler: \(error)")
+            }
+            await pause()
+        }
+    }
+
+    private func claimAndSend() async {
+        while !stopping {
+            let lease: ChunkLease
+            do {
+                guard let claimed = try await work.claimChunk(owner: configuration.owner, leaseDuration: configuration.leaseDuration)
+                else {
+                    await pause()
+                    continue
+                }
+                lease = claimed
+            } catch {
+                logger.warning("claiming a chunk: \(error)")
+                await pause()
+                continue
+            }
+            await send(lease)
+        }
+    }
+
+    private func send(_ lease: ChunkLease) async {
+        let plan: CampaignPlan
+        do {
+            plan = try await plans.plan(campaignID: lease.campaignID)
+        } catch let error as CampaignPlanError {
+            logger.error("campaign \(lease.campaignID) cannot be sent: \(error)")
+            _ = try? await campaigns.transition(
+                id: lease.campaignID, event: .fail(reason: error.description), actor: configuration.owner)
+            try? await work.releaseChunk(lease)
+            return
+        } catch {
+            logger.warning("campaign \(lease.campaignID): \(error)")
+            try? await work.releaseChunk(lease)
+            await pause()
+            return
+        }
+        let runner = ChunkRunner(
+            lease: lease, plan: plan, configuration: configuration, work: work, campaigns: campaigns, senders: senders,
+            limiter: limiter(for: plan.campaign), draining: draining, logger: logger)
+        do {
+            switch try await runner.run() {
+            case .completed:
+                if let finished = try await work.finishCampaignIfDone(campaignID: lease.campaignID, actor: configuration.owner) {
+                    logger.info("campaign \(finished.publicID) completed")
+                }
+            case .leaseLost:
+                logger.warning("chunk \(lease.chunk) of campaign \(plan.campaign.publicID): lease lost to another worker")
+            case .released, .campaignFailed:
+                break
+            }
+        } catch {
+            logger.warning("chunk \(lease.chunk) of campaign \(plan.campaign.publicID): \(error); giving it back")
+            try? await work.releaseChunk(lease)
+            await pause()
+        }
+    }
+
+    /// One rate limiter per campaign and instance, shared by this instance's workers.
+    private func limiter(for campaign: Campaign) -> RateLimiter? {
+        guard let rate = campaign.rateLimit else { return nil }
+        return limiters.withLock { limiters in
+            if let existing = limiters[campaign.id] { return existing }
+            if limiters.count > 256 { limiters.removeAll() }
+            let limiter = RateLimiter(rate: rate)
+            limiters[campaign.id] = limiter
+            return limiter
+        }
+    }
+
+    /// Waits one poll interval, or less once draining starts.
+    private func pause() async {
+        let step = Duration.milliseconds(50)
+        var waited = Duration.zero
+        while waited < configuration.pollInterval, !stopping {
+            try? await Task.sleep(for: min(step, configuration.pollInterval - waited))
+            waited += step
+        }
+    }
+}

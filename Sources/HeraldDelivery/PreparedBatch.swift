@@ -1,0 +1,30 @@
+import APNSCore
+import Foundation
+import HeraldCore
+
+/// One batch of a chunk, read and rendered, ready to send: what was decided without sending
+/// (skips, payloads that cannot be built) and the notifications, by environment.
+struct PreparedBatch: Sendable {
+    struct Send: Sendable {
+        let deviceID: Int64
+        let language: LanguageTag
+        let environment: APNSEnvironment
+        let notification: APNSNotification
+    }
+
+    /// The last device ID read: the chunk's cursor once this batch is recorded.
+    var lastDeviceID: Int64
+    var decided: [DeliveryRecord] = []
+    var sends: [Send] = []
+
+    var isEmpty: Bool { decided.isEmpty && sends.isEmpty }
+    var deviceCount: Int { decided.count + sends.count }
+}
+
+/// What became of a sent batch.
+struct BatchAnswers: Sendable {
+    var records: [DeliveryRecord]
+    var invalidations: [DeviceInvalidation]
+    /// Set when APNs refused the app's credentials: the campaign fails with it.
+    var credentialsRejected: String?
+}

@@ -1,0 +1,99 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldTemplates
+import Testing
+@testable import HeraldDelivery
+
+@Suite struct DeliveryDecisionTests {
+    let apnsID = UUID()
+    let sentAt = Date(timeIntervalSince1970: 1_800_000_000)
+    let german = LanguageTag("de")!
+
+    private func decide(_ result: SendResult) -> (DeliveryRecord, DeviceInvalidation?) {
+        DeliveryDecision.record(deviceID: 7, apnsID: apnsID, language: german, result: result, sentAt: sentAt)
+    }
+
+    @Test func acceptedKeepsTheApnsIDAndLanguage() {
+        let (record, invalidation) = decide(.answered(APNSResponse(status: 200, apnsID: apnsID)))
+        #expect(record == DeliveryRecord(deviceID: 7, outcome: .accepted, apnsID: apnsID, language: german))
+        #expect(invalidation == nil)
+    }
+
+    @Test func unregisteredInvalidatesWithAPNsTimestamp() {
+        let stamp = Date(timeIntervalSince1970: 1_700_000_000)
+        let (record, invalidation) = decide(
+            .answered(APNSResponse(status: 410, reason: APNSReason(rawValue: "Unregistered"), timestamp: stamp)))
+        #expect(record.outcome == .failed(status: 410, reason: "Unregistered"))
+        #expect(invalidation == DeviceInvalidation(deviceID: 7, reason: "Unregistered", unregisteredAt: stamp))
+    }
+
+    @Test func unregisteredWithoutATimestampUsesTheSendTime() {
+        let (_, invalidation) = decide(.answered(APNSResponse(status: 410, reason: APNSReason(rawValue: "Unregistered"))))
+        #expect(invalidation?.unregisteredAt == sentAt)
+    }
+
+    @Test(arguments: [APNSReason.badDeviceToken, .deviceTokenNotForTopic])
+    func tokenErrorsInvalidateWhateverTheRegistrationTime(reason: APNSReason) {
+        let (record, invalidation) = decide(.answered(APNSResponse(status: 400, reason: reason)))
+        #expect(record.outcome == .failed(status: 400, reason: reason.rawValue))
+        #expect(invalidation == DeviceInvalidation(deviceID: 7, reason: reason.rawValue))
+    }
+
+    @Test func otherErrorsAreRecordedButInvalidateNothing() {
+        for (status, reason) in [(400, APNSReason.badCollapseID), (413, .payloadEmpty), (503, .forbidden)] {
+            let (record, invalidation) = decide(.answered(APNSResponse(status: status, reason: reason)))
+            #expect(record.outcome == .failed(status: status, reason: reason.rawValue))
+            #expect(invalidation == nil)
+        }
+        let (withoutReason, _) = decide(.answered(APNSResponse(status: 500)))
+        #expect(withoutReason.outcome == .failed(status: 500, reason: "HTTP 500"))
+    }
+
+    @Test func deferredAndUnansweredOutcomes() {
+        #expect(decide(.deferred(APNSResponse(status: 429))).0.outcome == .deferred)
+        let lost = decide(.failed(SendFailure(reason: "ConnectionLost", detail: "reset")))
+        #expect(lost.0.outcome == .failed(status: nil, reason: "ConnectionLost"))
+        #expect(lost.1 == nil)
+    }
+
+    @Test func skipsAndRenderFailuresAreNotSent() {
+        let skipped = DeliveryDecision.record(deviceID: 3, notRendered: .skipped(.notAuthorized))
+        #expect(skipped == DeliveryRecord(deviceID: 3, outcome: .skipped(reason: "notAuthorized")))
+        let missing = DeliveryDecision.record(deviceID: 3, notRendered: .skipped(.missingArgument("attributes.x")))
+        #expect(missing.outcome == .skipped(reason: "missingArgument"))
+        let failed = DeliveryDecision.record(
+            deviceID: 3, notRendered: .failed(RenderError(template: "t", language: "ja", reason: "too large")))
+        #expect(failed.outcome == .failed(status: nil, reason: "RenderFailed"))
+        #expect(failed.language == LanguageTag("ja"))
+        #expect(failed.apnsID == nil)
+    }
+
+    @Test func refusedCredentialsStopTheCampaign() {
+        let refused = SendResult.answered(APNSResponse(status: 403, reason: .invalidProviderToken))
+        #expect(ChunkRunner.credentialsRejected(refused)?.contains("InvalidProviderToken") == true)
+        let stopped = SendResult.failed(SendFailure(reason: "CredentialsRejected", detail: "x", credentialsRejected: true))
+        #expect(ChunkRunner.credentialsRejected(stopped) != nil)
+        #expect(ChunkRunner.credentialsRejected(.answered(APNSResponse(status: 403, reason: .expiredProviderToken))) == nil)
+        #expect(ChunkRunner.credentialsRejected(.answered(APNSResponse(status: 200))) == nil)
+    }
+}
+
+@Suite struct RateLimiterTests {
+    /// A wait in whole milliseconds (the limiter computes in floating point).
+    private func milliseconds(_ wait: Duration) -> Int {
+        Int((Double(wait.components.seconds) * 1000 + Double(wait.components.attoseconds) / 1e15).rounded())
+    }
+
+    @Test func startsWithOneSecondOfTokensThenMakesCallersWait() {
+        let start = ContinuousClock.now
+        let limiter = RateLimiter(rate: 100)
+        #expect(limiter.reserve(60, now: start) == .zero)
+        #expect(limiter.reserve(40, now: start) == .zero)
+        #expect(milliseconds(limiter.reserve(50, now: start)) == 500)
+        // Half a second later the debt is paid; a second later 100 tokens are back (not more).
+        #expect(limiter.reserve(0, now: start + .milliseconds(500)) == .zero)
+        #expect(limiter.reserve(100, now: start + .seconds(5)) == .zero)
+        #expect(milliseconds(limiter.reserve(10, now: start + .seconds(5))) == 100)
+    }
+}

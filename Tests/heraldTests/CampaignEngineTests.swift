@@ -1,0 +1,243 @@
+import APNSCore
+import APNSSimulator
+import Foundation
+import HeraldCore
+import HeraldDelivery
+import HeraldStore
+import HeraldTemplates
+import HeraldTestSupport
+import PostgresNIO
+import Testing
+
+@testable import herald
+
+/// The delivery engine end to end: real PostgreSQL, the APNs simulator over TLS HTTP/2, the
+/// engine as `herald serve` runs it.
+@Suite(.serialized) struct CampaignEngineTests {
+    /// Eight preference lists and the sample language each negotiates to.
+    static let languages: [([String], String)] = [
+        (["en-US"], "en"), (["de-AT", "en"], "de"), (["fr-CA"], "fr"), (["ja-JP"], "ja"), (["zh-TW"], "zh-Hant"),
+        (["pt-BR"], "pt-BR"), (["es-MX"], "es-419"), (["ar-EG"], "ar"),
+    ]
+
+    static func recipient(_ n: Int) -> Recipient {
+        let alertsDenied = n % 10 == 0
+        let authorization = AuthorizationSettings(
+            status: alertsDenied ? .denied : .authorized, alert: !alertsDenied, badge: n % 2 == 0, sound: n % 3 != 0)
+        var attributes: [String: PayloadValue] = ["cartItemCount": .int(n % 7 + 1)]
+        if n % 25 != 1 { attributes["firstName"] = .string("Ana \(n) \"Z\"") }
+        return Recipient(
+            languages: languages[n % languages.count].0.compactMap { LanguageTag($0) }, authorization: authorization,
+            userID: "user-\(n)", attributes: attributes)
+    }
+
+    static func registration(_ n: Int) throws -> DeviceRegistration {
+        let recipient = recipient(n)
+        return try DeviceRegistration(
+            environment: .production, languages: recipient.languages.map(\.value), authorization: recipient.authorization,
+            timeZone: nil, userID: recipient.userID, attributes: recipient.attributes)
+    }
+
+    /// Device ID by token hex.
+    static func deviceIDs(_ harness: EngineHarness) async throws -> [String: Int64] {
+        let rows = try await harness.store.client.query("SELECT id, encode(token, 'hex') FROM devices")
+        var ids = [String: Int64]()
+        for try await (id, token) in rows.decode((Int64, String).self) { ids[token] = id }
+        return ids
+    }
+
+    @Test func tenThousandDevicesInEightLanguagesGetExactlyOneOutcomeEach() async throws {
+        try await EngineHarness.with { harness in
+            let count = 10_000
+            try await harness.register(0..<count, Self.registration)
+            let scheduled = try await harness.scheduledCampaign()
+            let campaign = try await harness.runToEnd(scheduled)
+            #expect(campaign.state == .completed)
+
+            let deliveries = try await harness.deliveries(campaign.id)
+            #expect(deliveries.count == count)
+            let ids = try await Self.deviceIDs(harness)
+            let template = try CompiledTemplate(
+                try #require(try await harness.store.templates.latest(name: "cart-reminder")).templateDocument())
+            let options = RenderOptions(campaign: campaign)
+            var expected = (accepted: 0, notAuthorized: 0, missingArgument: 0)
+            var payloads = [String: String]()
+            for n in 0..<count {
+                let token = EngineHarness.token(n).hex
+                let id = try #require(ids[token])
+                let row = try #require(deliveries[id])
+                switch template.render(for: Self.recipient(n), options: options) {
+                case .payload(let rendered):
+                    expected.accepted += 1
+                    #expect(row.outcome == "accepted" && row.status == 200)
+                    #expect(row.apnsID == campaign.apnsID(forDevice: id))
+                    #expect(row.language == Self.languages[n % Self.languages.count].1)
+                    payloads[token] = try ReceivedNotification.normalized(rendered.encoded)
+                case .skipped(.notAuthorized):
+                    expected.notAuthorized += 1
+                    #expect(row == DeliveryRow(outcome: "skipped", reason: "notAuthorized"))
+                case .skipped(.missingArgument):
+                    expected.missingArgument += 1
+                    #expect(row == DeliveryRow(outcome: "skipped", reason: "missingArgument"))
+                case .failed(let error):
+                    Issue.record("device \(n) does not render: \(error)")
+                }
+            }
+            #expect(expected.accepted == 8_600)
+            #expect(expected.notAuthorized == 1_000)
+            #expect(expected.missingArgument == 400)
+
+            // What APNs got: each accepted device once, with the campaign's apns-id, collapse ID
+            // and the payload in its language.
+            let received = try harness.received()
+            #expect(received.count == expected.accepted)
+            #expect(Set(received.map(\.token)).count == received.count)
+            for notification in received {
+                let id = try #require(ids[notification.token])
+                #expect(notification.apnsID == campaign.apnsID(forDevice: id).canonicalString)
+                #expect(notification.collapseID == campaign.collapseID)
+                #expect(notification.payload == payloads[notification.token])
+            }
+
+            let counters = campaign.counters
+            #expect(counters.audienceSize == count)
+            #expect(counters.accepted == expected.accepted)
+            #expect(counters.skipped == expected.notAuthorized + expected.missingArgument)
+            #expect(counters.failed == 0 && counters.pending == 0 && counters.unsent == 0)
+            #expect(
+                counters.accepted + counters.failed + counters.skipped + counters.deferred + counters.unsent
+                    + counters.pending == counters.audienceSize)
+        }
+    }
+
+    @Test func unregisteredTokensAreInvalidatedOnlyWhenNotRegisteredSince() async throws {
+        let now = Date()
+        // 0..<5: 410 stamped after their registration → invalidated. 5..<10: 410 stamped an
+        // hour before it (they registered again since) → kept. 10..<12: BadDeviceToken.
+        var fault = SimulatorFaultScript()
+        for n in 0..<5 { fault.unregistered[EngineHarness.token(n).hex] = now.addingTimeInterval(3600) }
+        for n in 5..<10 { fault.unregistered[EngineHarness.token(n).hex] = now.addingTimeInterval(-3600) }
+        fault.badDeviceTokens = [EngineHarness.token(10).hex, EngineHarness.token(11).hex]
+        try await EngineHarness.with(fault: fault) { harness in
+            try await harness.register(0..<40) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: ["en"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: nil, attributes: ["firstName": "Ana", "cartItemCount": 2])
+            }
+            let campaign = try await harness.runToEnd(try await harness.scheduledCampaign())
+            #expect(campaign.state == .completed)
+            #expect(campaign.counters.accepted == 28)
+            #expect(campaign.counters.failed == 12)
+            #expect(campaign.counters.failedByReason == ["Unregistered": 10, "BadDeviceToken": 2])
+            #expect(campaign.counters.invalidated == 7)
+
+            func device(_ n: Int) async throws -> Device {
+                try #require(try await harness.store.devices.find(appID: harness.app.id, token: EngineHarness.token(n)))
+            }
+            for n in 0..<5 {
+                let unregistered = try await device(n)
+                #expect(unregistered.invalidationReason == "Unregistered")
+                #expect(unregistered.invalidatedAt != nil)
+            }
+            for n in 5..<10 { #expect(try await device(n).invalidatedAt == nil) }
+            for n in 10..<12 { #expect(try await device(n).invalidationReason == "BadDeviceToken") }
+            for n in 12..<40 { #expect(try await device(n).invalidatedAt == nil) }
+
+            // Registering an invalidated token again revives it.
+            _ = try await harness.store.devices.register(
+                appID: harness.app.id, token: EngineHarness.token(0),
+                registration: try DeviceRegistration(
+                    environment: .production, languages: ["en"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: nil, attributes: [:]))
+            #expect(try await device(0).invalidatedAt == nil)
+        }
+    }
+}
+
+/// Pause, resume, cancel, faults and several instances: no device lost, none counted twice.
+@Suite(.serialized) struct CampaignControlTests {
+    static func register(_ harness: EngineHarness, _ count: Int) async throws {
+        try await harness.register(0..<count) { n in
+            try DeviceRegistration(
+                environment: .production, languages: ["en"],
+                authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                timeZone: nil, userID: nil, attributes: ["firstName": .string("Ana \(n)"), "cartItemCount": 1])
+        }
+    }
+
+    @Test func pauseStopsSendingAndResumeFinishesTheRest() async throws {
+        try await EngineHarness.with { harness in
+            try await Self.register(harness, 2_000)
+            let campaign = try await harness.scheduledCampaign(rateLimit: 800)
+            try await harness.withEngines {
+                try await harness.waitFor("300 accepted") { try await harness.campaign(campaign.id).counters.accepted >= 300 }
+                _ = try await harness.store.campaigns.transition(id: campaign.id, event: .pause, actor: "test")
+                // In-flight batches finish and are recorded; then nothing moves.
+                try await Task.sleep(for: .seconds(1))
+                let paused = try await harness.campaign(campaign.id)
+                try await Task.sleep(for: .seconds(1))
+                let later = try await harness.campaign(campaign.id)
+                #expect(paused.state == .paused)
+                #expect(later.counters == paused.counters)
+                #expect(paused.counters.pending > 0)
+                _ = try await harness.store.campaigns.transition(id: campaign.id, event: .resume, actor: "test")
+                try await harness.waitFor("completion") { try await harness.campaign(campaign.id).state == .completed }
+            }
+            let finished = try await harness.campaign(campaign.id)
+            #expect(finished.counters.accepted == 2_000)
+            try await harness.expectConsistent(finished, devices: 2_000)
+        }
+    }
+
+    @Test func cancelStopsSendingAndCountsTheRestUnsent() async throws {
+        try await EngineHarness.with { harness in
+            try await Self.register(harness, 2_000)
+            let campaign = try await harness.scheduledCampaign(rateLimit: 800)
+            try await harness.withEngines {
+                try await harness.waitFor("300 accepted") { try await harness.campaign(campaign.id).counters.accepted >= 300 }
+                _ = try await harness.store.campaigns.transition(id: campaign.id, event: .cancel, actor: "test")
+                try await Task.sleep(for: .seconds(1))
+                let sent = try harness.received().count
+                try await Task.sleep(for: .seconds(1))
+                #expect(try harness.received().count == sent, "sending went on after cancel")
+            }
+            let cancelled = try await harness.campaign(campaign.id)
+            #expect(cancelled.state == .cancelled)
+            #expect(cancelled.counters.unsent > 0)
+            #expect(cancelled.counters.pending == 0)
+            try await harness.expectConsistent(cancelled, devices: 2_000)
+        }
+    }
+
+    @Test func faultsLoseNothingAndSendNothingTwice() async throws {
+        let fault = SimulatorFaultScript(
+            tooManyRequestsFraction: 0.03, internalErrorFraction: 0.05, serviceUnavailableFraction: 0.02,
+            goAwayAfterRequests: 700)
+        try await EngineHarness.with(fault: fault) { harness in
+            try await Self.register(harness, 3_000)
+            let campaign = try await harness.runToEnd(try await harness.scheduledCampaign())
+            #expect(campaign.state == .completed)
+            #expect(campaign.counters.deferred > 0)
+            #expect(campaign.counters.accepted > 2_700)
+            try await harness.expectConsistent(campaign, devices: 3_000)
+        }
+    }
+
+    @Test func twoInstancesShareOneCampaign() async throws {
+        try await EngineHarness.with(adjust: { $0.engineWorkers = 2 }) { harness in
+            try await Self.register(harness, 4_000)
+            let campaign = try await harness.runToEnd(
+                try await harness.scheduledCampaign(), owners: ["instance-a", "instance-b"])
+            #expect(campaign.state == .completed)
+            #expect(campaign.counters.accepted == 4_000)
+            let rows = try await harness.store.client.query(
+                "SELECT DISTINCT lease_owner FROM campaign_chunks WHERE campaign_id = \(campaign.id)")
+            var owners = Set<String>()
+            for try await owner in rows.decode(String.self) { owners.insert(owner) }
+            #expect(owners == ["instance-a", "instance-b"])
+            try await harness.expectConsistent(campaign, devices: 4_000)
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import APNSCore
+import APNSSimulator
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldStore
+import HeraldTemplates
+import HeraldTestSupport
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import herald
+
+/// A fresh database with the sample templates and one app whose endpoint is an APNs
+/// simulator on loopback (real TLS HTTP/2, recording every accepted notification), and the
+/// real delivery engine (`EngineService`, as `herald serve` runs it) on top.
+struct EngineHarness {
+    static let bundleID = "com.example.herald"
+    static let keyID = "KEY1234567"
+
+    let store: Store
+    let configuration: HeraldConfiguration
+    let app: App
+    let simulator: APNSSimulator
+    let recordFile: String
+    let logs: LogCapture
+
+    static func with(
+        fault: SimulatorFaultScript = SimulatorFaultScript(), adjust: (inout HeraldConfiguration) -> Void = { _ in },
+        _ body: @Sendable (EngineHarness) async throws -> Void
+    ) async throws {
+        let key = P256.Signing.PrivateKey()
+        let recordFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sim-\(UUID().uuidString).ndjson").path
+        defer { try? FileManager.default.removeItem(atPath: recordFile) }
+        let simulator = try await APNSSimulator.start(
+            configuration: SimulatorConfiguration(providerKeys: [keyID: key.publicKey], recordFile: recordFile, fault: fault))
+        do {
+            try await TestDatabase.withDatabase { url in
+                var configuration = HeraldConfiguration()
+                configuration.databaseURL = url
+                configuration.migrationsDirectory = TestDatabase.migrationsDirectory.path
+                configuration.secretKey = Data(repeating: 7, count: 32).base64EncodedString()
+                configuration.enginePollMilliseconds = 50
+                configuration.engineBatchSize = 200
+                adjust(&configuration)
+                let logs = LogCapture()
+                let store = try Store(configuration: configuration, logger: logs.logger())
+                let frozen = configuration
+                try await store.client.whileRunning {
+                    let app = try await store.apps.add(
+                        NewApp(
+                            bundleID: bundleID, teamID: "TEAM123456", keyID: keyID, signingKeyPEM: key.pemRepresentation,
+                            defaultEnvironment: .production,
+                            apnsEndpoint: "https://\(simulator.host):\(simulator.port)", apnsCAPEM: simulator.caPEM),
+                        actor: "test")
+                    for document in try TemplateLoader.load(directory: TestDatabase.repositoryRoot.appendingPathComponent("templates")) {
+                        _ = try await store.templates.save(try CompiledTemplate(document), createdBy: "test")
+                    }
+                    try await body(
+                        EngineHarness(
+                            store: store, configuration: frozen, app: app, simulator: simulator, recordFile: recordFile,
+                            logs: logs))
+                }
+            }
+            try await simulator.shutdown()
+        } catch {
+            try? await simulator.shutdown()
+            throw error
+        }
+    }
+
+    /// Registers `count` devices (numbers `first ..< first + count`) in batches, described by `registration`.
+    func register(_ numbers: Range<Int>, _ registration: (Int) throws -> DeviceRegistration) async throws {
+        for start in stride(from: numbers.lowerBound, to: numbers.upperBound, by: 1000) {
+            let items = try (start..<min(start + 1000, numbers.upperBound)).map {
+                DeviceImportItem(token: Self.token($0), registration: try registration($0))
+            }
+            _ = try await store.devices.importBatch(appID: app.id, items: items)
+        }
+    }
+
+    static func token(_ n: Int) -> DeviceToken {
+        try! DeviceToken(hex: String(format: "%016llx%016llx", UInt64(n), UInt64(n) &* 0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// Creates and schedules a campaign for the app.
+    func scheduledCampaign(
+        template: String = "cart-reminder", mode: Campaign.LocalizationMode = .server, rateLimit: Int? = nil,
+        variables: [String: PayloadValue] = ["storeName": "Acme"]
+    ) async throws -> Campaign {
+        let draft = CampaignDraft(
+            appID: app.id, name: "Test campaign", templateName: template, localization: mode, variables: variables,
+            rateLimit: rateLimit)
+        let created = try await store.campaigns.create(draft, actor: "test")
+        return try #require(try await store.campaigns.transition(id: created.id, event: .schedule, actor: "test"))
+    }
+
+    /// Runs `body` with engines running (one per owner), then drains them as SIGTERM does.
+    func withEngines<Result: Sendable>(
+        owners: [String] = ["engine-1"], _ body: @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let services = owners.map { EngineService(configuration: configuration, store: store, logger: logs.logger(), owner: $0) }
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            for service in services { group.addTask { try await service.run(); return nil } }
+            let result: Result
+            do {
+                result = try await body()
+            } catch {
+                for service in services { service.engine.drain() }
+                throw error
+            }
+            for service in services { service.engine.drain() }
+            try await group.waitForAll()
+            return result
+        }
+    }
+
+    /// Polls `condition` until it holds; records an issue and throws after `timeout`.
+    func waitFor(
+        _ what: String, timeout: Duration = .seconds(120), _ condition: @Sendable () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("timed out waiting for \(what)")
+        throw CancellationError()
+    }
+
+    func campaign(_ id: Int64) async throws -> Campaign {
+        try #require(try await store.campaigns.get(id: id))
+    }
+
+    /// Runs engines until the campaign completes (or is otherwise finished).
+    func runToEnd(_ campaign: Campaign, owners: [String] = ["engine-1"]) async throws -> Campaign {
+        try await withEngines(owners: owners) {
+            try await waitFor("the campaign to finish") { try await self.campaign(campaign.id).state.isFinished }
+        }
+        return try await self.campaign(campaign.id)
+    }
+
+    /// Every row has one device (the primary key says so); this checks the ledger against
+    /// the counters and the simulator: nothing lost, nothing counted or accepted twice.
+    func expectConsistent(_ campaign: Campaign, devices: Int) async throws {
+        let rows = try await deliveries(campaign.id)
+        let counters = campaign.counters
+        #expect(counters.audienceSize == devices)
+        #expect(
+            counters.accepted + counters.failed + counters.skipped + counters.deferred + counters.unsent + counters.pending
+                == counters.audienceSize)
+        #expect(rows.values.filter { $0.outcome == "accepted" }.count == counters.accepted)
+        #expect(rows.values.filter { $0.outcome == "deferred" }.count == counters.deferred)
+        #expect(rows.values.filter { $0.outcome == "failed" }.count == counters.failed)
+        if campaign.state == .completed { #expect(rows.count == devices) }
+        let received = try received()
+        #expect(Set(received.map(\.apnsID)).count == received.count, "a notification was accepted twice")
+        #expect(received.count == counters.accepted)
+    }
+
+    /// Every delivery row of the campaign: device ID → (outcome kind, status, reason, apns-id, language).
+    func deliveries(_ campaignID: Int64) async throws -> [Int64: DeliveryRow] {
+        let rows = try await store.client.query(
+            """
+            SELECT device_id, outcome, status, reason, apns_id, language FROM deliveries WHERE campaign_id = \(campaignID)
+            """)
+        var found = [Int64: DeliveryRow]()
+        for try await (device, outcome, status, reason, apnsID, language)
+            in rows.decode((Int64, String, Int32?, String?, UUID?, String?).self)
+        {
+            #expect(found[device] == nil, "device \(device) has two rows")
+            found[device] = DeliveryRow(outcome: outcome, status: status.map(Int.init), reason: reason, apnsID: apnsID, language: language)
+        }
+        return found
+    }
+
+    /// The simulator's record: one entry per accepted notification, in arrival order.
+    func received() throws -> [ReceivedNotification] {
+        try simulator.flushRecord()
+        let text = try String(contentsOfFile: recordFile, encoding: .utf8)
+        return try text.split(separator: "\n").map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let payload = try JSONSerialization.data(withJSONObject: try #require(object["payload"]), options: [.sortedKeys])
+            return ReceivedNotification(
+                token: try #require(object["token"] as? String), apnsID: try #require(object["apns-id"] as? String),
+                collapseID: object["collapse-id"] as? String, payload: String(decoding: payload, as: UTF8.self))
+        }
+    }
+}
+
+struct DeliveryRow: Equatable {
+    var outcome: String
+    var status: Int?
+    var reason: String?
+    var apnsID: UUID?
+    var language: String?
+}
+
+struct ReceivedNotification {
+    var token: String
+    var apnsID: String
+    var collapseID: String?
+    /// The payload as JSON with sorted keys, to compare with an expected one.
+    var payload: String
+
+    static func normalized(_ bytes: [UInt8]) throws -> String {
+        let object = try JSONSerialization.jsonObject(with: Data(bytes))
+        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+}
