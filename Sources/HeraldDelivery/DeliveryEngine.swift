@@ -128,7 +128,9 @@ public final class DeliveryEngine: Service {
         }
     }
 
-    /// One rate limiter per campaign and instance, shared by this instance's workers.
+    /// One rate limiter per campaign and instance, shared by this instance's workers. The limit
+    /// is per instance: k instances on one campaign may send up to k times it together (a
+    /// global bucket needs shared state in PostgreSQL; not built yet).
     private func limiter(for campaign: Campaign) -> RateLimiter? {
         guard let rate = campaign.rateLimit else { return nil }
         return limiters.withLock { limiters in
