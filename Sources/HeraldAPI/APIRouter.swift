@@ -8,19 +8,25 @@ public struct APIDependencies: Sendable {
     public var pruner: any DevicePruner
     public var keys: any APIKeyRepository
     public var templates: any TemplateRepository
+    public var campaigns: any CampaignRepository
+    /// Transactional sends and campaign test sends.
+    public var sender: any DirectSending
     public var readiness: any ReadinessCheck
     /// The Prometheus exposition of this process's metrics.
     public var metricsText: @Sendable () -> String
 
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        templates: any TemplateRepository, readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String
+        templates: any TemplateRepository, campaigns: any CampaignRepository, sender: any DirectSending,
+        readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String
     ) {
         self.apps = apps
         self.devices = devices
         self.pruner = pruner
         self.keys = keys
         self.templates = templates
+        self.campaigns = campaigns
+        self.sender = sender
         self.readiness = readiness
         self.metricsText = metricsText
     }
@@ -40,5 +46,9 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
         .addRoutes(to: v1.group("apps/:bundleID/devices"))
     PruneController(directory: directory, pruner: dependencies.pruner).addRoutes(to: v1.group("admin"))
     TemplateController(templates: dependencies.templates).addRoutes(to: v1.group("templates"))
+    CampaignController(directory: directory, campaigns: dependencies.campaigns, sender: dependencies.sender)
+        .addRoutes(to: v1.group("campaigns"))
+    NotificationController(directory: directory, sender: dependencies.sender)
+        .addRoutes(to: v1.group("apps/:bundleID/notifications"))
     return router
 }

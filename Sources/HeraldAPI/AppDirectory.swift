@@ -1,23 +1,39 @@
 import HeraldCore
 import Synchronization
 
-/// Finds apps by bundle ID for every device request, remembering them: apps are added
-/// rarely and never renamed, so one query per app per process is enough.
+/// Finds apps by bundle ID or ID for every request, remembering them: apps are added rarely
+/// and never renamed, so one query per app per process is enough.
 final class AppDirectory: Sendable {
     private let apps: any AppRepository
-    private let cache = Mutex<[String: App]>([:])
+    private let byBundleID = Mutex<[String: App]>([:])
+    private let byID = Mutex<[Int64: App]>([:])
 
     init(apps: any AppRepository) {
         self.apps = apps
     }
 
-    /// The app, or 404 `unknown-app`.
-    func require(bundleID: String) async throws -> App {
-        if let app = cache.withLock({ $0[bundleID] }) { return app }
+    /// The app, or 404 `unknown-app` naming `field` (the path's `bundleID` unless given).
+    func require(bundleID: String, field: String = "bundleID") async throws -> App {
+        if let app = byBundleID.withLock({ $0[bundleID] }) { return app }
         guard BundleID.isValid(bundleID), let app = try await apps.find(bundleID: bundleID) else {
-            throw Problem.unknownApp()
+            var problem = Problem.unknownApp()
+            problem.field = field
+            throw problem
         }
-        cache.withLock { $0[bundleID] = app }
+        remember(app)
         return app
+    }
+
+    /// The app with this ID, if there is one.
+    func app(id: Int64) async throws -> App? {
+        if let app = byID.withLock({ $0[id] }) { return app }
+        guard let app = try await apps.find(id: id) else { return nil }
+        remember(app)
+        return app
+    }
+
+    private func remember(_ app: App) {
+        byBundleID.withLock { $0[app.bundleID] = app }
+        byID.withLock { $0[app.id] = app }
     }
 }

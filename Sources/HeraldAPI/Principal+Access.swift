@@ -30,6 +30,20 @@ extension Principal {
         }
     }
 
+    /// Campaigns, like templates, are marketing's work.
+    func requireCampaignAccess() throws {
+        guard role == .marketing || role == .admin else {
+            throw Problem.forbidden("only marketing and admin keys may use campaigns")
+        }
+    }
+
+    /// Transactional sends: an app key for its own app, marketing and admin keys for any app.
+    func requireSendAccess(bundleID: String) throws {
+        if role == .app, appBundleID != bundleID {
+            throw Problem.forbidden("this app key is for another app")
+        }
+    }
+
     func requireAdmin() throws {
         guard role == .admin else { throw Problem.forbidden("only admin keys may do this") }
     }

@@ -107,6 +107,18 @@ extension Problem {
             field: "version")
     }
 
+    static func unknownCampaign() -> Problem {
+        Problem(
+            status: .notFound, slug: "unknown-campaign", title: "Unknown campaign", detail: "no campaign has this ID",
+            field: "id")
+    }
+
+    /// The campaign's state does not allow the request (DESIGN.md: the lifecycle is a state
+    /// machine; anything else is 409).
+    static func invalidTransition(_ detail: String) -> Problem {
+        Problem(status: .conflict, slug: "invalid-transition", title: "Not allowed in this state", detail: detail, field: "state")
+    }
+
     static func notFound(_ detail: String) -> Problem {
         Problem(status: .notFound, slug: "not-found", title: "Not found", detail: detail)
     }

@@ -28,7 +28,7 @@ enum DeliveryDecision {
 
     /// The row and invalidation of a device that was sent at `sentAt`.
     static func record(
-        deviceID: Int64, apnsID: UUID, language: LanguageTag, result: SendResult, sentAt: Date
+        deviceID: Int64, apnsID: UUID, language: LanguageTag?, result: SendResult, sentAt: Date
     ) -> (DeliveryRecord, DeviceInvalidation?) {
         let outcome: DeliveryOutcome
         var invalidation: DeviceInvalidation?

@@ -21,47 +21,14 @@ extension PostgresCampaignWork {
                     FOR UPDATE
                     """, logger: logger)
                 guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
-                let invalidated = try await Self.invalidate(
-                    invalidations, appID: lease.appID, on: connection, logger: logger)
+                let invalidated = try await DeviceInvalidator.apply(
+                    invalidations, appID: lease.appID, on: connection, logger: logger
+                ).count
                 let recorded = try await Self.insert(
                     records, lease: lease, invalidated: invalidated, cursor: cursor, on: connection, logger: logger)
                 return BatchReceipt(recorded: recorded, invalidated: invalidated)
             }
         }
-    }
-
-    /// DESIGN.md rule 1 in one statement: with APNs's 410 timestamp T the device is
-    /// invalidated only where `registered_at <= T` (a later registration wins, with no
-    /// read-then-write race); other token errors invalidate unconditionally. Devices already
-    /// invalid are left as they are. Returns how many devices this invalidated.
-    static func invalidate(
-        _ invalidations: [DeviceInvalidation], appID: Int64, on connection: PostgresConnection, logger: Logger
-    ) async throws -> Int {
-        guard !invalidations.isEmpty else { return 0 }
-        let ids = invalidations.map(\.deviceID)
-        let reasons = invalidations.map(\.reason)
-        // Arrays cannot hold NULL here: an unconditional invalidation carries a placeholder
-        // time and `conditional = false`.
-        let timestamps = invalidations.map { $0.unregisteredAt ?? Date(timeIntervalSince1970: 0) }
-        let conditional = invalidations.map { $0.unregisteredAt != nil }
-        let rows = try await connection.query(
-            """
-            WITH input AS (
-                SELECT * FROM unnest(\(ids)::bigint[], \(reasons)::text[], \(timestamps)::timestamptz[],
-                                     \(conditional)::boolean[])
-                    AS t(device_id, reason, unregistered_at, conditional)
-            ), changed AS (
-                UPDATE devices d
-                SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now(),
-                    apns_unregistered_at = CASE WHEN i.conditional THEN i.unregistered_at ELSE d.apns_unregistered_at END
-                FROM input i
-                WHERE d.app_id = \(appID) AND d.id = i.device_id AND d.invalidated_at IS NULL
-                  AND (NOT i.conditional OR d.registered_at <= i.unregistered_at)
-                RETURNING d.id
-            )
-            SELECT count(*) FROM changed
-            """, logger: logger)
-        return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
     }
 
     /// Inserts the outcomes and adds what was inserted to the chunk's counters, advancing its

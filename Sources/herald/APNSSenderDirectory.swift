@@ -26,6 +26,16 @@ actor APNSSenderDirectory: SenderDirectory {
         self.adjust = adjust
     }
 
+    /// The pools' shape from the configuration (`HERALD_APNS_SHARDS`, `…_CONNECTIONS_PER_SHARD`).
+    init(configuration: HeraldConfiguration, apps: any AppRepository, logger: Logger) {
+        let shards = configuration.apnsShards
+        let connections = configuration.apnsConnectionsPerShard
+        self.init(apps: apps, logger: logger) { apns in
+            apns.shards = shards
+            apns.connectionsPerShard = connections
+        }
+    }
+
     func sender(appID: Int64, environment: APNSEnvironment) async throws -> any NotificationSender {
         let key = Key(appID: appID, environment: environment)
         if let existing = clients[key] {

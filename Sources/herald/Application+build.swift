@@ -13,17 +13,22 @@ import ServiceLifecycle
 func buildApplication(
     configuration: HeraldConfiguration, store: Store, logger: Logger, metricsText: @escaping @Sendable () -> String
 ) -> some ApplicationProtocol {
+    // One set of APNs connection pools for the engine and the API's direct sends.
+    let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
+    let directSender = DirectSender(
+        devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger)
     let router = buildRouter(
         APIDependencies(
             apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, templates: store.templates,
-            readiness: store.readiness, metricsText: metricsText))
+            campaigns: store.campaigns, sender: directSender, readiness: store.readiness, metricsText: metricsText))
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "herald"),
-        services: [store.client],
+        // Services stop in reverse order: the senders close after the engine has drained.
+        services: [store.client, SendersService(senders: senders)],
         logger: logger)
     if configuration.engineEnabled {
-        app.addServices(EngineService(configuration: configuration, store: store, logger: logger))
+        app.addServices(EngineService(configuration: configuration, store: store, logger: logger, senders: senders))
     }
     if configuration.autoMigrate {
         // Migrations first: the port opens only on a current schema.
@@ -34,18 +39,29 @@ func buildApplication(
     return app
 }
 
-/// The campaign engine with its APNs connection pools, which close after it drains.
+/// Closes the APNs connection pools once the process is shutting down and the services
+/// registered after it (the engine) have stopped.
+struct SendersService: Service {
+    let senders: APNSSenderDirectory
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await senders.shutdown()
+    }
+}
+
+/// The campaign engine. Given no senders, it makes its own and closes them after it drains.
 struct EngineService: Service {
     let engine: DeliveryEngine
     let senders: APNSSenderDirectory
+    let ownsSenders: Bool
 
-    init(configuration: HeraldConfiguration, store: Store, logger: Logger, owner: String = EngineService.defaultOwner()) {
-        let shards = configuration.apnsShards
-        let connections = configuration.apnsConnectionsPerShard
-        senders = APNSSenderDirectory(apps: store.apps, logger: logger) { apns in
-            apns.shards = shards
-            apns.connectionsPerShard = connections
-        }
+    init(
+        configuration: HeraldConfiguration, store: Store, logger: Logger, owner: String = EngineService.defaultOwner(),
+        senders shared: APNSSenderDirectory? = nil
+    ) {
+        senders = shared ?? APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
+        ownsSenders = shared == nil
         var delivery = DeliveryConfiguration(owner: owner)
         delivery.workers = configuration.engineWorkers
         delivery.batchSize = configuration.engineBatchSize
@@ -58,7 +74,7 @@ struct EngineService: Service {
 
     func run() async throws {
         try await engine.run()
-        await senders.shutdown()
+        if ownsSenders { await senders.shutdown() }
     }
 
     /// Host, process and a random suffix: unique among running instances.

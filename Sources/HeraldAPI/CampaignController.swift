@@ -1,0 +1,194 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// `/v1/campaigns`: drafts, their lifecycle, live counters, the ledger, audience estimates
+/// and test sends. Marketing and admin keys only.
+struct CampaignController {
+    let directory: AppDirectory
+    let campaigns: any CampaignRepository
+    let sender: any DirectSending
+
+    func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.post(use: create)
+        group.get(use: list)
+        group.post("estimate", use: estimate)
+        group.get(":id", use: show)
+        group.patch(":id", use: edit)
+        for event in [CampaignEvent.schedule, .pause, .resume, .cancel] {
+            group.post(":id/\(event.name)") { request, context in
+                try await transition(event, context: context)
+            }
+        }
+        group.post(":id/test", use: test)
+        group.get(":id/deliveries", use: deliveries)
+    }
+
+    @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<CampaignResponse> {
+        let principal = try context.requirePrincipal()
+        try principal.requireCampaignAccess()
+        let object = try await Self.body(request, context: context)
+        let draft = try await CampaignInput.draft(object) { try await directory.require(bundleID: $0, field: "app") }
+        let campaign = try await campaigns.create(draft, actor: principal.keyPrefix)
+        return EditedResponse(status: .created, response: try await response(campaign))
+    }
+
+    @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> CampaignPageResponse {
+        try context.requirePrincipal().requireCampaignAccess()
+        var query = CampaignListQuery()
+        for (key, value) in request.uri.queryParameters {
+            let text = String(value)
+            switch String(key) {
+            case "app":
+                query.appID = try await directory.require(bundleID: text, field: "app").id
+            case "state":
+                guard let state = CampaignState(rawValue: text) else {
+                    let states = CampaignState.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw Problem.invalidField("state", "must be one of \(states)")
+                }
+                query.state = state
+            case "cursor":
+                guard let cursor = Int64(text), cursor >= 0 else {
+                    throw Problem.invalidField("cursor", "must be the nextCursor of a previous page")
+                }
+                query.cursor = cursor
+            case "limit":
+                guard let limit = Int(text), (1...CampaignListQuery.maximumLimit).contains(limit) else {
+                    throw Problem.invalidField("limit", "must be 1 to \(CampaignListQuery.maximumLimit)")
+                }
+                query.limit = limit
+            default:
+                throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        let page = try await campaigns.list(query)
+        var shown = [CampaignResponse]()
+        for campaign in page.campaigns { shown.append(try await response(campaign)) }
+        return CampaignPageResponse(campaigns: shown, nextCursor: page.nextCursor.map(String.init))
+    }
+
+    @Sendable func show(request: Request, context: HeraldRequestContext) async throws -> CampaignResponse {
+        try context.requirePrincipal().requireCampaignAccess()
+        return try await response(try await campaign(context))
+    }
+
+    @Sendable func edit(request: Request, context: HeraldRequestContext) async throws -> CampaignResponse {
+        let principal = try context.requirePrincipal()
+        try principal.requireCampaignAccess()
+        let campaign = try await campaign(context)
+        let patch = try CampaignInput.patch(try await Self.body(request, context: context))
+        do {
+            guard let edited = try await campaigns.updateDraft(id: campaign.id, patch: patch, actor: principal.keyPrefix)
+            else { throw Problem.unknownCampaign() }
+            return try await response(edited)
+        } catch let error as CampaignError {
+            throw Problem.invalidTransition(error.description)
+        }
+    }
+
+    private func transition(_ event: CampaignEvent, context: HeraldRequestContext) async throws -> CampaignResponse {
+        let principal = try context.requirePrincipal()
+        try principal.requireCampaignAccess()
+        let campaign = try await campaign(context)
+        do {
+            guard let changed = try await campaigns.transition(id: campaign.id, event: event, actor: principal.keyPrefix)
+            else { throw Problem.unknownCampaign() }
+            return try await response(changed)
+        } catch let error as CampaignError {
+            throw Problem.invalidTransition(error.description)
+        }
+    }
+
+    @Sendable func estimate(request: Request, context: HeraldRequestContext) async throws -> EstimateResponse {
+        try context.requirePrincipal().requireCampaignAccess()
+        let object = try await Self.body(request, context: context)
+        try JSONFields.refuseUnknown(object, known: ["app", "audience"])
+        let app = try await directory.require(
+            bundleID: try JSONFields.requiredString(object["app"], field: "app"), field: "app")
+        let audience = try CampaignInput.audience(object["audience"], field: "audience") ?? AudienceFilter()
+        try JSONFields.check(audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) },
+            what: "audience")
+        return EstimateResponse(app: app.bundleID, devices: try await campaigns.estimate(appID: app.id, filter: audience))
+    }
+
+    /// Sends the campaign's notification now to the listed tokens (registered or not), with its
+    /// template (the pinned version, or the latest for a draft), variables and push options.
+    /// Recorded apart: test sends never count in the campaign's counters or ledger.
+    @Sendable func test(request: Request, context: HeraldRequestContext) async throws -> DirectSendResponse {
+        let principal = try context.requirePrincipal()
+        try principal.requireCampaignAccess()
+        let campaign = try await campaign(context)
+        let object = try await Self.body(request, context: context)
+        try JSONFields.refuseUnknown(object, known: ["tokens", "environment"])
+        guard let app = try await directory.app(id: campaign.appID) else { throw Problem.unknownCampaign() }
+        let tokens = try NotificationInput.tokens(object["tokens"])
+        let results = try await sender.send(
+            DirectSendRequest(
+                app: app, audience: .tokens(tokens),
+                content: .template(
+                    name: campaign.templateName, version: campaign.templateVersion, localization: campaign.localization,
+                    variables: campaign.variables),
+                pushOptions: campaign.pushOptions, environment: try NotificationInput.environment(object["environment"]),
+                ledger: .campaignTest(campaignID: campaign.id), actor: principal.keyPrefix))
+        return DirectSendResponse(requestID: nil, results: results)
+    }
+
+    @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> DeliveryPageResponse {
+        try context.requirePrincipal().requireCampaignAccess()
+        let campaign = try await campaign(context)
+        var query = DeliveryListQuery()
+        for (key, value) in request.uri.queryParameters {
+            let text = String(value)
+            switch String(key) {
+            case "outcome":
+                guard let kind = DeliveryOutcome.Kind(rawValue: text) else {
+                    let kinds = DeliveryOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw Problem.invalidField("outcome", "must be one of \(kinds)")
+                }
+                query.outcome = kind
+            case "reason":
+                query.reason = text
+            case "cursor":
+                guard let cursor = Int64(text), cursor >= 0 else {
+                    throw Problem.invalidField("cursor", "must be the nextCursor of a previous page")
+                }
+                query.cursor = cursor
+            case "limit":
+                guard let limit = Int(text), (1...DeliveryListQuery.maximumLimit).contains(limit) else {
+                    throw Problem.invalidField("limit", "must be 1 to \(DeliveryListQuery.maximumLimit)")
+                }
+                query.limit = limit
+            default:
+                throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        let page = try await campaigns.deliveries(campaignID: campaign.id, query: query)
+        return DeliveryPageResponse(
+            deliveries: page.entries.map(DeliveryEntryResponse.init), nextCursor: page.nextCursor.map(String.init))
+    }
+
+    // MARK: - Helpers
+
+    /// The campaign the path's `id` names, or 404.
+    private func campaign(_ context: HeraldRequestContext) async throws -> Campaign {
+        let text = try context.parameters.require("id")
+        guard let publicID = UUID(uuidString: text), let campaign = try await campaigns.get(publicID: publicID) else {
+            throw Problem.unknownCampaign()
+        }
+        return campaign
+    }
+
+    private func response(_ campaign: Campaign) async throws -> CampaignResponse {
+        let bundleID = try await directory.app(id: campaign.appID)?.bundleID ?? ""
+        return CampaignResponse(campaign, bundleID: bundleID)
+    }
+
+    static func body(_ request: Request, context: HeraldRequestContext) async throws -> [String: PayloadValue] {
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
+            throw Problem.invalidRequest("the body must be a JSON object")
+        }
+        return object
+    }
+}

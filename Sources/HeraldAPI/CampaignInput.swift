@@ -1,0 +1,80 @@
+import APNSCore
+import Foundation
+import HeraldCore
+
+/// Reads campaign bodies (`POST /v1/campaigns`, `PATCH`, `/estimate`), naming the exact
+/// field that is wrong and reporting every rule a draft breaks at once.
+enum CampaignInput {
+    static let draftFields: Set<String> = [
+        "name", "notes", "templateName", "localization", "variables", "audience", "pushOptions", "sendAt", "rateLimit",
+    ]
+    static let audienceFields: Set<String> = [
+        "environment", "languages", "attributes", "userIDs", "registeredSince", "registeredBefore", "authorization",
+        "timeZones",
+    ]
+    static let audienceAuthorizationFields: Set<String> = [
+        "statuses", "allowsAlerts", "badge", "sound", "criticalAlert", "timeSensitive",
+    ]
+    static let pushOptionFields: Set<String> = [
+        "pushType", "priority", "expiration", "timeToLive", "collapseID", "threadID", "category", "interruptionLevel",
+        "relevanceScore", "custom",
+    ]
+
+    /// A new draft: the body names its app by bundle ID (`app`); `resolveApp` finds it.
+    static func draft(
+        _ object: [String: PayloadValue], resolveApp: (String) async throws -> App
+    ) async throws -> CampaignDraft {
+        try JSONFields.refuseUnknown(object, known: draftFields.union(["app"]))
+        let app = try await resolveApp(try JSONFields.requiredString(object["app"], field: "app"))
+        let patch = try patch(object, allowing: ["app"])
+        guard let name = patch.name else { throw Problem.invalidField("name", "is required") }
+        guard let templateName = patch.templateName else { throw Problem.invalidField("templateName", "is required") }
+        let draft = CampaignDraft(
+            appID: app.id, name: name, notes: patch.notes ?? nil, templateName: templateName,
+            localization: patch.localization ?? .server, variables: patch.variables ?? [:],
+            audience: patch.audience ?? AudienceFilter(), pushOptions: patch.pushOptions ?? PushOptions(),
+            sendAt: patch.sendAt ?? nil, rateLimit: patch.rateLimit ?? nil)
+        try JSONFields.check(draft.validate(), what: "campaign")
+        return draft
+    }
+
+    /// Changes to a draft: fields left out stay; `null` clears `notes`, `sendAt`, `rateLimit`.
+    static func patch(_ object: [String: PayloadValue], allowing extra: Set<String> = []) throws -> CampaignPatch {
+        try JSONFields.refuseUnknown(object, known: draftFields.union(extra))
+        var patch = CampaignPatch()
+        patch.name = try JSONFields.string(object["name"], field: "name")
+        if let notes = object["notes"] { patch.notes = .some(try JSONFields.string(notes, field: "notes")) }
+        patch.templateName = try JSONFields.string(object["templateName"], field: "templateName")
+        if let text = try JSONFields.string(object["localization"], field: "localization") {
+            guard let mode = Campaign.LocalizationMode(rawValue: text) else {
+                throw Problem.invalidField("localization", "must be server or client")
+            }
+            patch.localization = mode
+        }
+        patch.variables = try JSONFields.object(object["variables"], field: "variables")
+        patch.audience = try audience(object["audience"], field: "audience")
+        if let value = object["pushOptions"], value != .null {
+            let members = try JSONFields.object(value, field: "pushOptions") ?? [:]
+            try JSONFields.refuseUnknown(members, known: pushOptionFields, prefix: "pushOptions")
+            patch.pushOptions = try JSONFields.decode(PushOptions.self, from: value, field: "pushOptions")
+        }
+        if let sendAt = object["sendAt"] { patch.sendAt = .some(try JSONFields.date(sendAt, field: "sendAt")) }
+        if let rateLimit = object["rateLimit"] {
+            patch.rateLimit = .some(try JSONFields.int(rateLimit, field: "rateLimit"))
+        }
+        try JSONFields.check(patch.validate(), what: "campaign")
+        return patch
+    }
+
+    /// An audience filter; nil when absent.
+    static func audience(_ value: PayloadValue?, field: String) throws -> AudienceFilter? {
+        guard let value, value != .null else { return nil }
+        let members = try JSONFields.object(value, field: field) ?? [:]
+        try JSONFields.refuseUnknown(members, known: audienceFields, prefix: field)
+        if let authorization = try JSONFields.object(members["authorization"], field: "\(field).authorization") {
+            try JSONFields.refuseUnknown(
+                authorization, known: audienceAuthorizationFields, prefix: "\(field).authorization")
+        }
+        return try JSONFields.decode(AudienceFilter.self, from: value, field: field)
+    }
+}

@@ -1,0 +1,150 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// A campaign as the API shows it: its public ID as `id`, its app by bundle ID, live counters.
+struct CampaignResponse: ResponseEncodable {
+    var id: String
+    var app: String
+    var name: String
+    var notes: String?
+    var state: String
+    var templateName: String
+    /// Pinned when scheduled.
+    var templateVersion: Int?
+    var localization: String
+    var variables: [String: PayloadValue]
+    var audience: AudienceFilter
+    var pushOptions: PushOptions
+    var sendAt: Date?
+    var rateLimit: Int?
+    var counters: CountersResponse
+    var failureReason: String?
+    var createdAt: Date
+    var updatedAt: Date
+    var startedAt: Date?
+    var finishedAt: Date?
+
+    init(_ campaign: Campaign, bundleID: String) {
+        id = campaign.publicID.canonicalString
+        app = bundleID
+        name = campaign.name
+        notes = campaign.notes
+        state = campaign.state.rawValue
+        templateName = campaign.templateName
+        templateVersion = campaign.templateVersion
+        localization = campaign.localization.rawValue
+        variables = campaign.variables
+        audience = campaign.audience
+        pushOptions = campaign.pushOptions
+        sendAt = campaign.sendAt
+        rateLimit = campaign.rateLimit
+        counters = CountersResponse(campaign.counters)
+        failureReason = campaign.failureReason
+        createdAt = campaign.createdAt
+        updatedAt = campaign.updatedAt
+        startedAt = campaign.startedAt
+        finishedAt = campaign.finishedAt
+    }
+}
+
+/// `audienceSize == accepted + failed + skipped + deferred + unsent + pending`, always.
+struct CountersResponse: Encodable {
+    var audienceSize: Int
+    var sent: Int
+    var accepted: Int
+    var failed: Int
+    var failedByReason: [String: Int]
+    var invalidated: Int
+    var skipped: Int
+    var deferred: Int
+    var unsent: Int
+    var pending: Int
+
+    init(_ counters: CampaignCounters) {
+        audienceSize = counters.audienceSize
+        sent = counters.sent
+        accepted = counters.accepted
+        failed = counters.failed
+        failedByReason = counters.failedByReason
+        invalidated = counters.invalidated
+        skipped = counters.skipped
+        deferred = counters.deferred
+        unsent = counters.unsent
+        pending = counters.pending
+    }
+}
+
+struct CampaignPageResponse: ResponseEncodable {
+    var campaigns: [CampaignResponse]
+    /// Pass as `cursor` for the next page; absent on the last page.
+    var nextCursor: String?
+}
+
+struct EstimateResponse: ResponseEncodable {
+    var app: String
+    /// Valid devices of the app that match the audience now.
+    var devices: Int
+}
+
+/// One row of a campaign's ledger; the token shows only its last 8 hex digits.
+struct DeliveryEntryResponse: Encodable {
+    var deviceID: Int64
+    var tokenSuffix: String?
+    var userID: String?
+    var outcome: String
+    var status: Int?
+    var reason: String?
+    var apnsID: String?
+    var language: String?
+    var recordedAt: Date
+
+    init(_ entry: DeliveryLedgerEntry) {
+        deviceID = entry.record.deviceID
+        tokenSuffix = entry.token.map { String($0.hex.suffix(8)) }
+        userID = entry.userID
+        outcome = entry.record.outcome.kind.rawValue
+        status = entry.record.outcome.status
+        reason = entry.record.outcome.reason
+        apnsID = entry.record.apnsID?.canonicalString
+        language = entry.record.language?.value
+        recordedAt = entry.recordedAt
+    }
+}
+
+struct DeliveryPageResponse: ResponseEncodable {
+    var deliveries: [DeliveryEntryResponse]
+    var nextCursor: String?
+}
+
+/// What a direct send (transactional or a campaign's test) did, recipient by recipient in
+/// request order.
+struct DirectSendResponse: ResponseEncodable {
+    /// The transactional request's ID in the notifications ledger; absent for test sends.
+    var requestID: String?
+    var results: [Result]
+    var summary: [String: Int]
+
+    struct Result: Encodable {
+        var tokenSuffix: String
+        var deviceID: Int64?
+        var outcome: String
+        var status: Int?
+        var reason: String?
+        var apnsID: String?
+        var language: String?
+        var invalidated: Bool
+    }
+
+    init(requestID: UUID?, results: [DirectSendResult]) {
+        self.requestID = requestID?.canonicalString
+        self.results = results.map {
+            Result(
+                tokenSuffix: String($0.token.hex.suffix(8)), deviceID: $0.deviceID, outcome: $0.outcome.kind.rawValue,
+                status: $0.outcome.status, reason: $0.outcome.reason, apnsID: $0.apnsID?.canonicalString,
+                language: $0.language?.value, invalidated: $0.invalidated)
+        }
+        summary = Dictionary(grouping: results, by: \.outcome.kind.rawValue).mapValues(\.count)
+    }
+}

@@ -1,0 +1,80 @@
+import APNSCore
+import Foundation
+import HeraldCore
+
+/// Reading fields of a parsed JSON object with errors that name the exact field. Unknown
+/// keys are refused at every level, so a misspelt field is never silently ignored.
+enum JSONFields {
+    /// 422 on the first key of `object` not in `known`, named below `prefix`.
+    static func refuseUnknown(_ object: [String: PayloadValue], known: Set<String>, prefix: String? = nil) throws {
+        for key in object.keys.sorted() where !known.contains(key) {
+            throw Problem.invalidField(prefix.map { "\($0).\(key)" } ?? key, "unknown field")
+        }
+    }
+
+    static func object(_ value: PayloadValue?, field: String) throws -> [String: PayloadValue]? {
+        switch value {
+        case nil, .null?: return nil
+        case .object(let members)?: return members
+        default: throw Problem.invalidField(field, "must be a JSON object")
+        }
+    }
+
+    static func string(_ value: PayloadValue?, field: String) throws -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw Problem.invalidField(field, "must be a string")
+        }
+    }
+
+    static func requiredString(_ value: PayloadValue?, field: String) throws -> String {
+        guard let text = try string(value, field: field) else { throw Problem.invalidField(field, "is required") }
+        return text
+    }
+
+    static func int(_ value: PayloadValue?, field: String) throws -> Int? {
+        switch value {
+        case nil, .null?: return nil
+        case .int(let number)?: return number
+        default: throw Problem.invalidField(field, "must be an integer")
+        }
+    }
+
+    static func date(_ value: PayloadValue?, field: String) throws -> Date? {
+        guard let text = try string(value, field: field) else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            throw Problem.invalidField(field, "must be an RFC 3339 time such as 2026-12-01T09:00:00Z")
+        }
+        return date
+    }
+
+    /// A `Decodable` value from a JSON value (dates as RFC 3339), with the decoding error's
+    /// path as the field.
+    static func decode<Value: Decodable>(_ type: Value.Type, from value: PayloadValue, field: String) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = RFC3339.parse(text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 time"))
+            }
+            return date
+        }
+        do {
+            return try decoder.decode(type, from: try JSONEncoder().encode(value))
+        } catch let error as DecodingError {
+            throw Problem.invalidField(
+                TemplatePreview.field(of: error, under: field), "has the wrong type or an unknown value")
+        }
+    }
+
+    /// 422 listing every validation error (`field` is the first one's); nothing when empty.
+    static func check(_ errors: [ValidationError], what: String) throws {
+        guard let first = errors.first else { return }
+        let count = errors.count == 1 ? "1 problem" : "\(errors.count) problems"
+        throw Problem.invalidFields(
+            errors.map { Problem.FieldError(field: $0.field, message: $0.reason) },
+            detail: "the \(what) has \(count): \(first.field) \(first.reason)")
+    }
+}

@@ -1,0 +1,26 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// `POST /v1/apps/{bundleID}/notifications`: a transactional send, answered synchronously
+/// with each recipient's outcome and recorded in the app's notifications ledger.
+struct NotificationController {
+    let directory: AppDirectory
+    let sender: any DirectSending
+
+    func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.post(use: send)
+    }
+
+    @Sendable func send(request: Request, context: HeraldRequestContext) async throws -> DirectSendResponse {
+        let bundleID = try context.parameters.require("bundleID")
+        let principal = try context.requirePrincipal()
+        try principal.requireSendAccess(bundleID: bundleID)
+        let app = try await directory.require(bundleID: bundleID)
+        let object = try await CampaignController.body(request, context: context)
+        let requestID = UUID()
+        let sendRequest = try NotificationInput.request(object, app: app, requestID: requestID, actor: principal.keyPrefix)
+        return DirectSendResponse(requestID: requestID, results: try await sender.send(sendRequest))
+    }
+}

@@ -1,0 +1,97 @@
+import APNSCore
+import Foundation
+
+/// A send outside the campaign engine, answered synchronously: a transactional notification
+/// (`POST /v1/apps/{bundleID}/notifications`) or a campaign's test send.
+public struct DirectSendRequest: Sendable {
+    public static let maximumRecipients = 100
+
+    /// Who gets it.
+    public enum Audience: Sendable, Equatable {
+        /// These tokens, registered or not. A registered token gets its device's language,
+        /// authorization and attributes; an unknown one the template's default language, as a
+        /// device that allows alerts, badges and sounds, in the request's environment.
+        case tokens([DeviceToken])
+        /// Every valid device registered with this user ID (at most ``maximumRecipients``).
+        case userID(String)
+    }
+
+    /// What it says.
+    public enum Content: Sendable, Equatable {
+        /// A template (its latest version unless one is given), rendered per device.
+        case template(name: String, version: Int?, localization: Campaign.LocalizationMode, variables: [String: PayloadValue])
+        /// A payload sent as given to every device.
+        case payload(Payload)
+    }
+
+    /// Where the outcomes are recorded.
+    public enum Ledger: Sendable, Equatable {
+        /// The app's notifications ledger, under the request's ID.
+        case transactional(requestID: UUID)
+        /// The campaign's test sends, kept apart from its counters and ledger.
+        case campaignTest(campaignID: Int64)
+    }
+
+    public var app: App
+    public var audience: Audience
+    public var content: Content
+    public var pushOptions: PushOptions
+    /// The environment of tokens that are not registered; nil: the app's default.
+    public var environment: APNSEnvironment?
+    public var ledger: Ledger
+    public var actor: String
+
+    public init(
+        app: App, audience: Audience, content: Content, pushOptions: PushOptions = PushOptions(),
+        environment: APNSEnvironment? = nil, ledger: Ledger, actor: String
+    ) {
+        self.app = app
+        self.audience = audience
+        self.content = content
+        self.pushOptions = pushOptions
+        self.environment = environment
+        self.ledger = ledger
+        self.actor = actor
+    }
+}
+
+/// What became of one recipient of a direct send, in request order.
+public struct DirectSendResult: Sendable, Equatable {
+    public var token: DeviceToken
+    /// The registered device, when the token is registered.
+    public var deviceID: Int64?
+    public var outcome: DeliveryOutcome
+    /// The apns-id sent; nil when nothing was sent.
+    public var apnsID: UUID?
+    public var language: LanguageTag?
+    /// This answer invalidated the device (DESIGN.md rule 1).
+    public var invalidated: Bool
+
+    public init(
+        token: DeviceToken, deviceID: Int64?, outcome: DeliveryOutcome, apnsID: UUID? = nil,
+        language: LanguageTag? = nil, invalidated: Bool = false
+    ) {
+        self.token = token
+        self.deviceID = deviceID
+        self.outcome = outcome
+        self.apnsID = apnsID
+        self.language = language
+        self.invalidated = invalidated
+    }
+}
+
+/// Sends now and answers each recipient's outcome. Throws a `ValidationError` naming the
+/// field when the request cannot be sent at all (unknown template, a payload APNs would refuse).
+public protocol DirectSending: Sendable {
+    func send(_ request: DirectSendRequest) async throws -> [DirectSendResult]
+}
+
+/// Stores a direct send's outcomes and applies its invalidations, in one transaction.
+public protocol DirectSendLedger: Sendable {
+    /// Records `results` (all of one app) and applies `invalidations` by the rule of
+    /// DESIGN.md rule 1; returns the IDs of the devices this invalidated.
+    func record(
+        _ results: [DirectSendResult], invalidations: [DeviceInvalidation], appID: Int64,
+        ledger: DirectSendRequest.Ledger, actor: String
+    ) async throws -> Set<Int64>
+}

@@ -1,0 +1,77 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldTemplates
+
+/// What a direct send says, ready to be made for each recipient: a template compiled once,
+/// or a checked payload.
+struct DirectContent {
+    /// One recipient's body, or the outcome of a recipient that gets none.
+    enum Body {
+        case send(pushType: PushType, encoded: [UInt8], language: LanguageTag?)
+        case notSent(DeliveryOutcome)
+    }
+
+    private enum Source {
+        case template(CompiledTemplate, RenderOptions)
+        case payload(Payload, PushType)
+    }
+
+    private let source: Source
+
+    /// Loads and compiles the template, or checks the payload; a `ValidationError` names the
+    /// request's field when it cannot be sent to anyone.
+    init(_ request: DirectSendRequest, templates: any TemplateRepository) async throws {
+        switch request.content {
+        case .template(let name, let version, let localization, let variables):
+            let record: TemplateVersionRecord?
+            if let version {
+                record = try await templates.version(name: name, version: version)
+            } else {
+                record = try await templates.latest(name: name)
+            }
+            guard let record else {
+                guard version != nil, try await templates.latest(name: name) != nil else {
+                    throw ValidationError(field: "template.name", reason: "no template has this name")
+                }
+                throw ValidationError(field: "template.version", reason: "the template has no version \(version ?? 0)")
+            }
+            let template: CompiledTemplate
+            do {
+                template = try CompiledTemplate(try record.templateDocument())
+            } catch {
+                throw ValidationError(field: "template.name", reason: "version \(record.version) does not load: \(error)")
+            }
+            let options = RenderOptions(localization: localization, variables: variables, pushOptions: request.pushOptions)
+            source = .template(template, options)
+        case .payload(let payload):
+            let pushType = request.pushOptions.resolvedPushType
+            do {
+                try payload.validate(for: pushType)
+            } catch {
+                throw ValidationError(field: "payload", reason: "\(error)")
+            }
+            source = .payload(payload, pushType)
+        }
+    }
+
+    /// The body `recipient` gets. Authorization shapes a payload as it shapes a rendered
+    /// template (DESIGN.md rule 6): no alert push where alerts are off, no sound or badge where
+    /// they are off.
+    func body(for recipient: Recipient) -> Body {
+        switch source {
+        case .template(let template, let options):
+            let outcome = template.render(for: recipient, options: options)
+            guard case .payload(let rendered) = outcome else {
+                return .notSent(DeliveryDecision.record(deviceID: 0, notRendered: outcome).outcome)
+            }
+            return .send(pushType: rendered.pushType, encoded: rendered.encoded, language: rendered.language)
+        case .payload(var payload, let pushType):
+            if pushType == .alert, !recipient.authorization.allowsAlerts {
+                return .notSent(.skipped(reason: "notAuthorized"))
+            }
+            PayloadShaping.shape(&payload, for: recipient.authorization)
+            return .send(pushType: pushType, encoded: payload.encoded(), language: nil)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldTemplates
+import Logging
+
+/// Transactional notifications and campaign test sends: finds the recipients, renders each
+/// one's payload, sends through the app's senders (each environment at once), then records
+/// every outcome with the invalidations in one transaction and answers in request order.
+public struct DirectSender: DirectSending {
+    let devices: any DeviceRepository
+    let templates: any TemplateRepository
+    let senders: any SenderDirectory
+    let ledger: any DirectSendLedger
+    let logger: Logger
+
+    public init(
+        devices: any DeviceRepository, templates: any TemplateRepository, senders: any SenderDirectory,
+        ledger: any DirectSendLedger, logger: Logger
+    ) {
+        self.devices = devices
+        self.templates = templates
+        self.senders = senders
+        self.ledger = ledger
+        self.logger = logger
+    }
+
+    /// An unregistered token is described as a device that allows alerts, badges and sounds.
+    static let unregisteredAuthorization = AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true)
+
+    public func send(_ request: DirectSendRequest) async throws -> [DirectSendResult] {
+        let recipients = try await resolve(request)
+        let content = try await DirectContent(request, templates: templates)
+        let sentAt = Date()
+        var results = [DirectSendResult?](repeating: nil, count: recipients.count)
+        var sends = [(index: Int, environment: APNSEnvironment, language: LanguageTag?, notification: APNSNotification)]()
+        for (index, recipient) in recipients.enumerated() {
+            if let device = recipient.device, !device.isValid {
+                results[index] = DirectSendResult(
+                    token: recipient.token, deviceID: device.id, outcome: .skipped(reason: "invalidated"))
+                continue
+            }
+            switch content.body(for: recipient.described) {
+            case .notSent(let outcome):
+                results[index] = DirectSendResult(token: recipient.token, deviceID: recipient.device?.id, outcome: outcome)
+            case .send(let pushType, let encoded, let language):
+                let options = request.pushOptions
+                let notification = APNSNotification(
+                    token: recipient.token, topic: pushType.topic(forBundleID: request.app.bundleID),
+                    pushType: pushType, priority: options.priority, expiration: options.apnsExpiration(sentAt: sentAt),
+                    collapseID: options.collapseID, apnsID: UUID(), body: .encoded(encoded))
+                let environment = recipient.device?.environment ?? request.environment ?? request.app.defaultEnvironment
+                sends.append((index, environment, language, notification))
+            }
+        }
+        var invalidations = [DeviceInvalidation]()
+        let answers = await sendByEnvironment(sends.map { ($0.environment, $0.notification) }, appID: request.app.id)
+        for (send, answer) in zip(sends, answers) {
+            let recipient = recipients[send.index]
+            let (record, invalidation) = DeliveryDecision.record(
+                deviceID: recipient.device?.id ?? 0, apnsID: send.notification.apnsID,
+                language: send.language, result: answer, sentAt: sentAt)
+            results[send.index] = DirectSendResult(
+                token: recipient.token, deviceID: recipient.device?.id, outcome: record.outcome,
+                apnsID: record.apnsID, language: send.language)
+            // An unregistered token has no device to invalidate.
+            if let invalidation, recipient.device != nil { invalidations.append(invalidation) }
+        }
+        var final = results.map { $0! }
+        let invalidated = try await ledger.record(
+            final, invalidations: invalidations, appID: request.app.id, ledger: request.ledger, actor: request.actor)
+        for index in final.indices {
+            if let id = final[index].deviceID, invalidated.contains(id) { final[index].invalidated = true }
+        }
+        return final
+    }
+
+    /// The request's recipients with their devices, in request order, each token once.
+    private func resolve(_ request: DirectSendRequest) async throws -> [DirectRecipient] {
+        switch request.audience {
+        case .tokens(let tokens):
+            var seen = Set<DeviceToken>()
+            var recipients = [DirectRecipient]()
+            for token in tokens where seen.insert(token).inserted {
+                let device = try await devices.find(appID: request.app.id, token: token)
+                recipients.append(DirectRecipient(token: token, device: device))
+            }
+            return recipients
+        case .userID(let userID):
+            let page = try await devices.list(
+                appID: request.app.id,
+                query: DeviceListQuery(userID: userID, valid: true, limit: DirectSendRequest.maximumRecipients))
+            return page.devices.map { DirectRecipient(token: $0.token, device: $0) }
+        }
+    }
+
+    /// Each environment's notifications through its sender, at once; results in input order.
+    private func sendByEnvironment(
+        _ sends: [(environment: APNSEnvironment, notification: APNSNotification)], appID: Int64
+    ) async -> [SendResult] {
+        var byEnvironment = [APNSEnvironment: [Int]]()
+        for (index, send) in sends.enumerated() { byEnvironment[send.environment, default: []].append(index) }
+        var results = [SendResult](
+            repeating: .failed(SendFailure(reason: "NotSent", detail: "not sent")), count: sends.count)
+        await withTaskGroup(of: ([Int], [SendResult]).self) { group in
+            for (environment, indices) in byEnvironment {
+                let notifications = indices.map { sends[$0].notification }
+                group.addTask {
+                    do {
+                        let sender = try await senders.sender(appID: appID, environment: environment)
+                        return (indices, await sender.send(notifications))
+                    } catch let failure as SendFailure {
+                        return (indices, indices.map { _ in .failed(failure) })
+                    } catch {
+                        let failure = SendFailure(reason: "NoSender", detail: "no sender for \(environment.rawValue)")
+                        return (indices, indices.map { _ in .failed(failure) })
+                    }
+                }
+            }
+            for await (indices, answers) in group {
+                for (index, answer) in zip(indices, answers) { results[index] = answer }
+            }
+        }
+        return results
+    }
+}
+
+/// One recipient of a direct send: its token, its device when registered, and how it is
+/// described to the renderer.
+struct DirectRecipient {
+    let token: DeviceToken
+    let device: Device?
+
+    var described: Recipient {
+        device.map(Recipient.init(device:)) ?? Recipient(authorization: DirectSender.unregisteredAuthorization)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// Applies APNs's token verdicts to the registry, inside the caller's transaction.
+enum DeviceInvalidator {
+    /// DESIGN.md rule 1 in one statement: with APNs's 410 timestamp T the device is
+    /// invalidated only where `registered_at <= T` (a later registration wins, with no
+    /// read-then-write race); other token errors invalidate unconditionally. Devices already
+    /// invalid are left as they are. Returns the IDs of the devices this invalidated.
+    static func apply(
+        _ invalidations: [DeviceInvalidation], appID: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Set<Int64> {
+        guard !invalidations.isEmpty else { return [] }
+        let ids = invalidations.map(\.deviceID)
+        let reasons = invalidations.map(\.reason)
+        // Arrays cannot hold NULL here: an unconditional invalidation carries a placeholder
+        // time and `conditional = false`.
+        let timestamps = invalidations.map { $0.unregisteredAt ?? Date(timeIntervalSince1970: 0) }
+        let conditional = invalidations.map { $0.unregisteredAt != nil }
+        let rows = try await connection.query(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(ids)::bigint[], \(reasons)::text[], \(timestamps)::timestamptz[],
+                                     \(conditional)::boolean[])
+                    AS t(device_id, reason, unregistered_at, conditional)
+            )
+            UPDATE devices d
+            SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now(),
+                apns_unregistered_at = CASE WHEN i.conditional THEN i.unregistered_at ELSE d.apns_unregistered_at END
+            FROM input i
+            WHERE d.app_id = \(appID) AND d.id = i.device_id AND d.invalidated_at IS NULL
+              AND (NOT i.conditional OR d.registered_at <= i.unregistered_at)
+            RETURNING d.id
+            """, logger: logger)
+        var changed = Set<Int64>()
+        for try await id in rows.decode(Int64.self) { changed.insert(id) }
+        return changed
+    }
+}

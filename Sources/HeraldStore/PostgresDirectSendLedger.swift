@@ -1,0 +1,58 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// Direct sends in PostgreSQL: transactional notifications in `notifications`, a campaign's
+/// test sends in `test_deliveries`; one transaction with the invalidations their answers carry.
+public struct PostgresDirectSendLedger: DirectSendLedger {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger.forDatabase
+    }
+
+    public func record(
+        _ results: [DirectSendResult], invalidations: [DeviceInvalidation], appID: Int64,
+        ledger: DirectSendRequest.Ledger, actor: String
+    ) async throws -> Set<Int64> {
+        try await DatabaseMetrics.measure("directSends.record") {
+            try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
+                let invalidated = try await DeviceInvalidator.apply(
+                    invalidations, appID: appID, on: connection, logger: logger)
+                guard !results.isEmpty else { return invalidated }
+                // Arrays cannot hold NULL here: 0, "" and the nil UUID stand for "none".
+                let tokens = results.map { ByteBuffer(bytes: $0.token.bytes) }
+                let deviceIDs = results.map { $0.deviceID ?? 0 }
+                let outcomes = results.map(\.outcome.kind.rawValue)
+                let statuses = results.map { Int32(clamping: $0.outcome.status ?? 0) }
+                let reasons = results.map { $0.outcome.reason ?? "" }
+                let apnsIDs = results.map { $0.apnsID ?? PostgresCampaignWork.noUUID }
+                let languages = results.map { $0.language?.value ?? "" }
+                // The ledger's table and the column that groups its rows (request or campaign).
+                let (table, group, cast, groupValue): (String, String, String, String)
+                switch ledger {
+                case .transactional(let requestID):
+                    (table, group, cast, groupValue) = ("notifications", "request_id", "uuid", requestID.uuidString)
+                case .campaignTest(let campaignID):
+                    (table, group, cast, groupValue) = ("test_deliveries", "campaign_id", "bigint", String(campaignID))
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO \(unescaped: table) (app_id, \(unescaped: group), actor, token, device_id, outcome, status,
+                                                   reason, apns_id, language)
+                    SELECT \(appID), \(groupValue)::\(unescaped: cast), \(actor), token, NULLIF(device_id, 0), outcome,
+                           NULLIF(status, 0), NULLIF(reason, ''), NULLIF(apns_id, \(PostgresCampaignWork.noUUID)),
+                           NULLIF(language, '')
+                    FROM unnest(\(tokens)::bytea[], \(deviceIDs)::bigint[], \(outcomes)::text[], \(statuses)::integer[],
+                                \(reasons)::text[], \(apnsIDs)::uuid[], \(languages)::text[])
+                        AS t(token, device_id, outcome, status, reason, apns_id, language)
+                    """, logger: logger)
+                return invalidated
+            }
+        }
+    }
+}
