@@ -34,6 +34,8 @@ struct APIHarness {
             configuration.migrationsDirectory = TestDatabase.migrationsDirectory.path
             configuration.secretKey = Data(repeating: 7, count: 32).base64EncodedString()
             configuration.pruneBatchSize = 2
+            // Campaign lifecycle tests decide every transition themselves; the engine has its own suites.
+            configuration.engineEnabled = false
             let logs = LogCapture()
             let logger = logs.logger()
             let store = try Store(configuration: configuration, logger: logger)
