@@ -29,7 +29,29 @@ extension OpenAPIDocument {
           schema:
             type: string
             pattern: '^([0-9A-Fa-f]{2}){4,100}$'
+        campaignID:
+          name: id
+          in: path
+          required: true
+          description: The campaign's ID (a UUID, as `Campaign.id`). An unknown one gets 404 `unknown-campaign`.
+          schema:
+            type: string
+            format: uuid
       responses:
+        UnknownCampaign:
+          description: No campaign has this ID (`unknown-campaign`, field `id`).
+          content:
+            application/problem+json:
+              schema:
+                $ref: '#/components/schemas/Problem'
+        InvalidTransition:
+          description: >-
+            The campaign's state does not allow this (`invalid-transition`, field `state`), e.g.
+            editing a campaign that is no longer a draft or pausing one that is not running.
+          content:
+            application/problem+json:
+              schema:
+                $ref: '#/components/schemas/Problem'
         InvalidRequest:
           description: The body is not JSON or not a JSON object (`invalid-request`).
           content:
@@ -117,7 +139,7 @@ extension OpenAPIDocument {
               description: >-
                 `urn:herald:problem:` and a slug: invalid-request, invalid-device-token,
                 unauthorized, forbidden, unknown-app, unknown-template, unknown-template-version,
-                not-found, method-not-allowed, payload-too-large, invalid-field, not-ready,
+                unknown-campaign, invalid-transition, not-found, method-not-allowed, payload-too-large, invalid-field, not-ready,
                 internal (or `http-<code>` for other HTTP errors).
               pattern: '^urn:herald:problem:[a-z0-9-]+$'
               examples: ['urn:herald:problem:invalid-field']

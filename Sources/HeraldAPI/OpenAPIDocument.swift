@@ -1,9 +1,9 @@
 /// The OpenAPI 3.1 description of Herald's HTTP API, served at `/openapi.yaml`. Tests hold the
 /// router to it: every route is documented here and every documented path is routed. The
 /// document is kept in parts, one file each: header, paths, components, and the template
-/// paths and schemas, which continue `paths` and `components.schemas`.
+/// paths and schemas and the campaign paths and schemas, which continue `paths` and `components.schemas`.
 enum OpenAPIDocument {
-    static let yaml = [header, paths, templatePaths, components, templateSchemas].joined(separator: "\n") + "\n"
+    static let yaml = [header, paths, templatePaths, campaignPaths, components, templateSchemas, campaignSchemas].joined(separator: "\n") + "\n"
 
     /// Version, servers and security.
     static let header = #"""
@@ -19,7 +19,7 @@ enum OpenAPIDocument {
         `type` is `urn:herald:problem:<slug>` and which names the offending `field` when there is
         one. Routes under `/v1` need an API key sent as `Authorization: Bearer <key>`. An `app`
         key reaches only its own app's devices; a `marketing` key may read any app's devices but
-        not change them or prune, and may use templates; an `admin` key may do everything. A missing, malformed, unknown
+        not change them or prune, and may use templates and campaigns and send; an `admin` key may do everything. A missing, malformed, unknown
         or revoked key gets 401; a key whose role or app does not allow the call gets 403.
     servers:
       - url: http://127.0.0.1:8080
@@ -32,6 +32,10 @@ enum OpenAPIDocument {
         description: The token registry of one app.
       - name: templates
         description: Localized templates, their versions and previews (marketing and admin keys).
+      - name: campaigns
+        description: Campaigns, their lifecycle, counters and ledger (marketing and admin keys).
+      - name: notifications
+        description: Transactional sends, answered synchronously.
       - name: admin
         description: Admin-only maintenance.
     """#

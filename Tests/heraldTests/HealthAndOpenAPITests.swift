@@ -40,6 +40,10 @@ import Testing
             "POST /v1/apps/{bundleID}/devices/import", "POST /v1/admin/prune",
             "GET /v1/templates", "GET /v1/templates/{name}", "PUT /v1/templates/{name}",
             "GET /v1/templates/{name}/versions/{version}", "POST /v1/templates/{name}/preview",
+            "POST /v1/campaigns", "GET /v1/campaigns", "POST /v1/campaigns/estimate", "GET /v1/campaigns/{id}",
+            "PATCH /v1/campaigns/{id}", "POST /v1/campaigns/{id}/schedule", "POST /v1/campaigns/{id}/pause",
+            "POST /v1/campaigns/{id}/resume", "POST /v1/campaigns/{id}/cancel", "POST /v1/campaigns/{id}/test",
+            "GET /v1/campaigns/{id}/deliveries", "POST /v1/apps/{bundleID}/notifications",
         ]
         #expect(documented == routed)
     }
@@ -53,6 +57,7 @@ import Testing
                     .replacingOccurrences(of: "{token}", with: APIHarness.token(1))
                     .replacingOccurrences(of: "{name}", with: "welcome")
                     .replacingOccurrences(of: "{version}", with: "1")
+                    .replacingOccurrences(of: "{id}", with: UUID().uuidString)
                 let reply = try await h.request(HTTPRequest.Method(String(parts[0]))!, path, key: h.adminKey, body: "{}")
                 // Reachable: anything but the router's own 404/405 for an unknown path.
                 #expect(reply.problemSlug != "method-not-allowed", "\(operation)")

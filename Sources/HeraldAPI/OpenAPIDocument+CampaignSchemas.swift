@@ -1,0 +1,388 @@
+extension OpenAPIDocument {
+    /// The campaign and transactional-send schemas, continuing `components.schemas`.
+    static let campaignSchemas = #"""
+        CampaignState:
+          type: string
+          description: draft → scheduled → running ⇄ paused → completed | cancelled | failed.
+          enum: [draft, scheduled, running, paused, completed, cancelled, failed]
+        CampaignDraft:
+          description: A new campaign. Unknown fields are refused.
+          type: object
+          required: [app, name, templateName]
+          additionalProperties: false
+          properties:
+            app:
+              type: string
+              description: The app's bundle ID.
+            name:
+              type: string
+              minLength: 1
+              maxLength: 200
+            notes:
+              type: [string, 'null']
+              maxLength: 10000
+            templateName:
+              type: string
+              pattern: '^[a-z0-9][a-z0-9_-]{0,63}$'
+            localization:
+              type: string
+              enum: [server, client]
+              default: server
+              description: >-
+                `server`: finished text in each device's best language; `client`: `loc-key` and
+                `loc-args` for the app's own strings.
+            variables:
+              type: object
+              description: Send-time variables (`vars.NAME` in templates); at most 4 KiB of JSON.
+            audience:
+              $ref: '#/components/schemas/AudienceFilter'
+            pushOptions:
+              $ref: '#/components/schemas/PushOptions'
+            sendAt:
+              type: [string, 'null']
+              format: date-time
+              description: When to start once scheduled; absent or null means at once.
+            rateLimit:
+              type: [integer, 'null']
+              minimum: 1
+              maximum: 1000000
+              description: Notifications per second, per Herald instance; absent means as fast as APNs takes them.
+        CampaignPatch:
+          description: Changes to a draft; the fields of `CampaignDraft` except `app`, all optional.
+          type: object
+          additionalProperties: false
+          properties:
+            name:
+              type: string
+            notes:
+              type: [string, 'null']
+            templateName:
+              type: string
+            localization:
+              type: string
+              enum: [server, client]
+            variables:
+              type: object
+            audience:
+              $ref: '#/components/schemas/AudienceFilter'
+            pushOptions:
+              $ref: '#/components/schemas/PushOptions'
+            sendAt:
+              type: [string, 'null']
+              format: date-time
+            rateLimit:
+              type: [integer, 'null']
+        AudienceFilter:
+          description: >-
+            Which valid devices of the app a campaign reaches. Every condition given must hold; a
+            list matches any of its values; an empty filter is every valid device. Compiled to SQL
+            with bound parameters only.
+          type: object
+          additionalProperties: false
+          properties:
+            environment:
+              type: string
+              enum: [sandbox, production]
+            languages:
+              type: array
+              maxItems: 100
+              description: >-
+                Matched against the device's first preferred language: a bare language (`pt`)
+                matches every tag with it (`pt-BR`, `pt-PT`); a longer tag matches exactly.
+              items:
+                type: string
+            attributes:
+              type: object
+              description: 'Per attribute, a value it must equal, or `{"in": [values]}`.'
+              additionalProperties: true
+            userIDs:
+              type: array
+              maxItems: 1000
+              items:
+                type: string
+            registeredSince:
+              type: string
+              format: date-time
+            registeredBefore:
+              type: string
+              format: date-time
+            authorization:
+              type: object
+              additionalProperties: false
+              properties:
+                statuses:
+                  type: array
+                  items:
+                    type: string
+                    enum: [notDetermined, denied, authorized, provisional, ephemeral]
+                allowsAlerts:
+                  type: boolean
+                badge:
+                  type: boolean
+                sound:
+                  type: boolean
+                criticalAlert:
+                  type: boolean
+                timeSensitive:
+                  type: boolean
+            timeZones:
+              type: array
+              maxItems: 500
+              items:
+                type: string
+        PushOptions:
+          description: Request headers and payload settings over the template's defaults.
+          type: object
+          additionalProperties: false
+          properties:
+            pushType:
+              type: string
+              enum: [alert, background]
+            priority:
+              type: integer
+              enum: [10, 5, 1]
+            expiration:
+              type: string
+              format: date-time
+            timeToLive:
+              type: integer
+              minimum: 0
+              maximum: 2592000
+              description: Seconds after sending APNs may keep trying; 0 means once. Not with `expiration`.
+            collapseID:
+              type: string
+              description: >-
+                At most 64 bytes. A campaign without one sends its own ID, so a notification resent
+                after a crash replaces the first.
+            threadID:
+              type: string
+            category:
+              type: string
+            interruptionLevel:
+              type: string
+              enum: [passive, active, time-sensitive, critical]
+            relevanceScore:
+              type: number
+              minimum: 0
+              maximum: 1
+            custom:
+              type: object
+              description: Keys beside `aps` (not `aps`); at most 2 KiB of JSON.
+        CampaignCounters:
+          description: '`audienceSize == accepted + failed + skipped + deferred + unsent + pending`, always.'
+          type: object
+          required: [audienceSize, sent, accepted, failed, failedByReason, invalidated, skipped, deferred, unsent, pending]
+          properties:
+            audienceSize:
+              type: integer
+            sent:
+              type: integer
+              description: Answered by APNs (accepted + failed).
+            accepted:
+              type: integer
+            failed:
+              type: integer
+            failedByReason:
+              type: object
+              additionalProperties:
+                type: integer
+            invalidated:
+              type: integer
+              description: Devices this campaign's answers invalidated (part of failed).
+            skipped:
+              type: integer
+              description: Not sent on purpose (alerts not allowed, an argument without a value).
+            deferred:
+              type: integer
+              description: APNs answered 429 and the device was left.
+            unsent:
+              type: integer
+              description: Not reached (cancelled, failed, or the device left the audience).
+            pending:
+              type: integer
+        Campaign:
+          type: object
+          required: [id, app, name, state, templateName, localization, variables, audience, pushOptions, counters,
+                     createdAt, updatedAt]
+          properties:
+            id:
+              type: string
+              format: uuid
+              description: The campaign's ID, and the namespace of its apns-ids (UUIDv5 of campaign and device).
+            app:
+              type: string
+            name:
+              type: string
+            notes:
+              type: string
+            state:
+              $ref: '#/components/schemas/CampaignState'
+            templateName:
+              type: string
+            templateVersion:
+              type: integer
+              description: Pinned when the campaign is scheduled.
+            localization:
+              type: string
+              enum: [server, client]
+            variables:
+              type: object
+            audience:
+              $ref: '#/components/schemas/AudienceFilter'
+            pushOptions:
+              $ref: '#/components/schemas/PushOptions'
+            sendAt:
+              type: string
+              format: date-time
+            rateLimit:
+              type: integer
+            counters:
+              $ref: '#/components/schemas/CampaignCounters'
+            failureReason:
+              type: string
+            createdAt:
+              type: string
+              format: date-time
+            updatedAt:
+              type: string
+              format: date-time
+            startedAt:
+              type: string
+              format: date-time
+            finishedAt:
+              type: string
+              format: date-time
+        CampaignPage:
+          type: object
+          required: [campaigns]
+          properties:
+            campaigns:
+              type: array
+              items:
+                $ref: '#/components/schemas/Campaign'
+            nextCursor:
+              type: string
+        DeliveryPage:
+          type: object
+          required: [deliveries]
+          properties:
+            deliveries:
+              type: array
+              items:
+                type: object
+                required: [deviceID, outcome, recordedAt]
+                properties:
+                  deviceID:
+                    type: integer
+                  tokenSuffix:
+                    type: string
+                    description: The token's last 8 hex digits (absent once the device is pruned).
+                  userID:
+                    type: string
+                  outcome:
+                    type: string
+                    enum: [accepted, failed, skipped, deferred, unsent]
+                  status:
+                    type: integer
+                  reason:
+                    type: string
+                  apnsID:
+                    type: string
+                    format: uuid
+                  language:
+                    type: string
+                  recordedAt:
+                    type: string
+                    format: date-time
+            nextCursor:
+              type: string
+        TokenList:
+          type: array
+          minItems: 1
+          maxItems: 100
+          description: Device tokens as hex; a token repeated is sent once.
+          items:
+            type: string
+            pattern: '^([0-9A-Fa-f]{2}){4,100}$'
+        NotificationRequest:
+          description: >-
+            Exactly one of `tokens` and `userID`, and exactly one of `template` and `payload`.
+            Unknown fields are refused.
+          type: object
+          additionalProperties: false
+          properties:
+            tokens:
+              $ref: '#/components/schemas/TokenList'
+            userID:
+              type: string
+              description: Every valid device registered with this user ID (at most 100).
+            template:
+              type: object
+              required: [name]
+              additionalProperties: false
+              properties:
+                name:
+                  type: string
+                version:
+                  type: integer
+                  minimum: 1
+                  description: The latest version when absent.
+                localization:
+                  type: string
+                  enum: [server, client]
+                  default: server
+                variables:
+                  type: object
+            payload:
+              type: object
+              description: A whole APNs payload (`aps` and custom keys), checked as APNs would.
+            pushOptions:
+              $ref: '#/components/schemas/PushOptions'
+            environment:
+              type: string
+              enum: [sandbox, production]
+              description: The environment of tokens that are not registered; the app's default when absent.
+        DirectSendReport:
+          type: object
+          required: [results, summary]
+          properties:
+            requestID:
+              type: string
+              format: uuid
+              description: The request's ID in the notifications ledger (transactional sends only).
+            summary:
+              type: object
+              description: Recipients by outcome.
+              additionalProperties:
+                type: integer
+            results:
+              type: array
+              items:
+                type: object
+                required: [tokenSuffix, outcome, invalidated]
+                properties:
+                  tokenSuffix:
+                    type: string
+                  deviceID:
+                    type: integer
+                    description: Absent for a token that is not registered.
+                  outcome:
+                    type: string
+                    enum: [accepted, failed, skipped, deferred]
+                  status:
+                    type: integer
+                  reason:
+                    type: string
+                    description: >-
+                      APNs's reason, or Herald's: `invalidated` (the device is invalid),
+                      `notAuthorized`, `missingArgument(…)`, `RenderFailed`.
+                  apnsID:
+                    type: string
+                    format: uuid
+                  language:
+                    type: string
+                  invalidated:
+                    type: boolean
+                    description: This answer invalidated the device (410 after its registration, BadDeviceToken, DeviceTokenNotForTopic).
+    """#
+}
