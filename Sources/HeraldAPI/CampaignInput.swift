@@ -78,3 +78,31 @@ enum CampaignInput {
         return try JSONFields.decode(AudienceFilter.self, from: value, field: field)
     }
 }
+
+/// A campaign file (`herald campaigns create --file`): the body `POST /v1/campaigns` takes,
+/// read by the same rules.
+public enum CampaignFile {
+    /// The draft the file describes, or the first problem as `field: reason`.
+    public static func draft(json bytes: [UInt8], resolveApp: @escaping (String) async throws -> App?) async throws -> CampaignDraft {
+        do {
+            guard case .object(let object) = try RegistrationInput.parseJSON(bytes) else {
+                throw Problem.invalidRequest("the file must hold a JSON object: a campaign")
+            }
+            return try await CampaignInput.draft(object) { bundleID in
+                guard let app = try await resolveApp(bundleID) else {
+                    throw Problem.invalidField("app", "no app has the bundle ID \(bundleID)")
+                }
+                return app
+            }
+        } catch let problem as Problem {
+            throw CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
+        } catch let error as ValidationError {
+            throw CampaignFileError(description: "\(error.field): \(error.reason)")
+        }
+    }
+}
+
+/// Why a campaign file cannot be used, in one line.
+public struct CampaignFileError: Error, CustomStringConvertible {
+    public let description: String
+}

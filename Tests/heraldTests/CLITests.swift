@@ -52,7 +52,9 @@ import Testing
 
     @Test func helpWorksForEveryCommand() throws {
         for command in [[], ["migrate"], ["serve"], ["apps", "add"], ["apps", "list"], ["keys", "create"], ["keys", "list"],
-                        ["keys", "revoke"], ["tokens", "prune"], ["templates", "sync"], ["templates", "list"]] {
+                        ["keys", "revoke"], ["tokens", "prune"], ["templates", "sync"], ["templates", "list"],
+                        ["campaigns", "create"], ["campaigns", "list"], ["campaigns", "show"], ["campaigns", "schedule"],
+                        ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"]] {
             let run = try herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
