@@ -78,7 +78,8 @@ struct APNSSimCommand: AsyncParsableCommand {
                 throw CLIError("--ca-out: cannot write \(caOut)")
             }
         }
-        print("APNs simulator on https://\(simulator.host):\(simulator.port)")
+        // Unbuffered: a parent process (herald bench campaign) reads the address from this line.
+        FileHandle.standardOutput.write(Data("APNs simulator on https://\(simulator.host):\(simulator.port)\n".utf8))
         let group = ServiceGroup(
             services: [SimulatorService(simulator: simulator)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
