@@ -1,0 +1,93 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldTestSupport
+import Testing
+
+@testable import herald
+
+/// DESIGN.md rule 2 against the real binary: `kill -9` of a `herald serve` in mid-campaign,
+/// then a new one: the campaign completes, every device has exactly one outcome row, and
+/// the only devices APNs saw twice are those of the batches in flight, with the same apns-id.
+@Suite struct CrashRecoveryTests {
+    static let devices = 6_000
+    static let batchSize = 200
+    static let workers = 4
+
+    /// Starts `herald serve` on the harness's database with a short lease.
+    static func serve(_ h: EngineHarness) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLITests.binary)
+        process.arguments = ["serve", "--port", String(Int.random(in: 20_000..<60_000))]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+        environment["HERALD_DATABASE_URL"] = h.configuration.databaseURL
+        environment["HERALD_SECRET_KEY"] = h.configuration.secretKey
+        environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
+        environment["HERALD_ENGINE_LEASE_SECONDS"] = "2"
+        environment["HERALD_ENGINE_POLL_MS"] = "50"
+        environment["HERALD_ENGINE_WORKERS"] = String(workers)
+        environment["HERALD_ENGINE_BATCH_SIZE"] = String(batchSize)
+        environment["HERALD_LOG_LEVEL"] = "error"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    func recorded(_ h: EngineHarness, _ campaign: Campaign) async throws -> Int {
+        let rows = try await h.store.client.query("SELECT count(*) FROM deliveries WHERE campaign_id = \(campaign.id)").collect()
+        return Int(try rows.first!.decode(Int64.self))
+    }
+
+    @Test func aKilledInstanceLosesNothingAndResendsOnlyTheBatchInFlightWithTheSameID() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<Self.devices) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: [["de"], ["ja"], ["pt-BR"]][n % 3],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: nil, attributes: ["firstName": "Ana", "cartItemCount": 2])
+            }
+            let campaign = try await h.scheduledCampaign()
+
+            let first = try Self.serve(h)
+            defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+            try await h.waitFor("the first instance to record some outcomes") {
+                try await recorded(h, campaign) >= 1_000
+            }
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            #expect(first.terminationReason == .uncaughtSignal)
+            let atCrash = try await recorded(h, campaign)
+            #expect(atCrash < Self.devices, "the campaign finished before the kill; the test proves nothing")
+            #expect(try await h.campaign(campaign.id).state == .running)
+
+            let second = try Self.serve(h)
+            defer { if second.isRunning { kill(second.processIdentifier, SIGTERM); second.waitUntilExit() } }
+            try await h.waitFor("the campaign to complete after the restart") {
+                try await h.campaign(campaign.id).state == .completed
+            }
+            let finished = try await h.campaign(campaign.id)
+            let rows = try await h.deliveries(campaign.id)
+            #expect(rows.count == Self.devices)
+            #expect(rows.values.allSatisfy { $0.outcome == "accepted" })
+            #expect(finished.counters.accepted == Self.devices && finished.counters.addsUp)
+
+            // The simulator's view: every device at least once; a device seen twice only with
+            // the same apns-id and collapse ID, and no more of them than the batches in flight.
+            let received = try h.received()
+            var byToken = [String: [ReceivedNotification]]()
+            for notification in received { byToken[notification.token, default: []].append(notification) }
+            #expect(byToken.count == Self.devices)
+            let twice = byToken.values.filter { $0.count > 1 }
+            #expect(twice.allSatisfy { $0.count == 2 })
+            #expect(twice.allSatisfy { Set($0.map(\.apnsID)).count == 1 && Set($0.map(\.collapseID)).count == 1 })
+            #expect(twice.count <= Self.workers * Self.batchSize, "\(twice.count) devices were sent twice")
+            for copies in twice {
+                let token = try DeviceToken(hex: copies[0].token)
+                let device = try #require(try await h.store.devices.find(appID: h.app.id, token: token))
+                #expect(copies[0].apnsID == campaign.apnsID(forDevice: device.id).canonicalString)
+            }
+        }
+    }
+}
