@@ -49,15 +49,9 @@ struct CampaignController {
                 }
                 query.state = state
             case "cursor":
-                guard let cursor = Int64(text), cursor >= 0 else {
-                    throw Problem.invalidField("cursor", "must be the nextCursor of a previous page")
-                }
-                query.cursor = cursor
+                query.cursor = try PageQuery.cursor(text)
             case "limit":
-                guard let limit = Int(text), (1...CampaignListQuery.maximumLimit).contains(limit) else {
-                    throw Problem.invalidField("limit", "must be 1 to \(CampaignListQuery.maximumLimit)")
-                }
-                query.limit = limit
+                query.limit = try PageQuery.limit(text, maximum: CampaignListQuery.maximumLimit)
             default:
                 throw Problem.invalidField(String(key), "unknown query parameter")
             }
@@ -150,15 +144,9 @@ struct CampaignController {
             case "reason":
                 query.reason = text
             case "cursor":
-                guard let cursor = Int64(text), cursor >= 0 else {
-                    throw Problem.invalidField("cursor", "must be the nextCursor of a previous page")
-                }
-                query.cursor = cursor
+                query.cursor = try PageQuery.cursor(text)
             case "limit":
-                guard let limit = Int(text), (1...DeliveryListQuery.maximumLimit).contains(limit) else {
-                    throw Problem.invalidField("limit", "must be 1 to \(DeliveryListQuery.maximumLimit)")
-                }
-                query.limit = limit
+                query.limit = try PageQuery.limit(text, maximum: DeliveryListQuery.maximumLimit)
             default:
                 throw Problem.invalidField(String(key), "unknown query parameter")
             }

@@ -26,7 +26,7 @@ enum CampaignInput {
     ) async throws -> CampaignDraft {
         try JSONFields.refuseUnknown(object, known: draftFields.union(["app"]))
         let app = try await resolveApp(try JSONFields.requiredString(object["app"], field: "app"))
-        let patch = try patch(object, allowing: ["app"])
+        let patch = try fields(object, allowing: ["app"])
         guard let name = patch.name else { throw Problem.invalidField("name", "is required") }
         guard let templateName = patch.templateName else { throw Problem.invalidField("templateName", "is required") }
         let draft = CampaignDraft(
@@ -39,7 +39,14 @@ enum CampaignInput {
     }
 
     /// Changes to a draft: fields left out stay; `null` clears `notes`, `sendAt`, `rateLimit`.
-    static func patch(_ object: [String: PayloadValue], allowing extra: Set<String> = []) throws -> CampaignPatch {
+    static func patch(_ object: [String: PayloadValue]) throws -> CampaignPatch {
+        let patch = try fields(object)
+        try JSONFields.check(patch.validate(), what: "campaign")
+        return patch
+    }
+
+    /// The draft fields present in `object`, each of the right type; the rules are the caller's to check.
+    private static func fields(_ object: [String: PayloadValue], allowing extra: Set<String> = []) throws -> CampaignPatch {
         try JSONFields.refuseUnknown(object, known: draftFields.union(extra))
         var patch = CampaignPatch()
         patch.name = try JSONFields.string(object["name"], field: "name")
@@ -62,7 +69,6 @@ enum CampaignInput {
         if let rateLimit = object["rateLimit"] {
             patch.rateLimit = .some(try JSONFields.int(rateLimit, field: "rateLimit"))
         }
-        try JSONFields.check(patch.validate(), what: "campaign")
         return patch
     }
 

@@ -80,15 +80,9 @@ struct DeviceController {
                 guard let flag = Bool(text) else { throw Problem.invalidField("valid", "must be true or false") }
                 query.valid = flag
             case "cursor":
-                guard let cursor = Int64(text), cursor >= 0 else {
-                    throw Problem.invalidField("cursor", "must be the nextCursor of a previous page")
-                }
-                query.cursor = cursor
+                query.cursor = try PageQuery.cursor(text)
             case "limit":
-                guard let limit = Int(text), (1...DeviceListQuery.maximumLimit).contains(limit) else {
-                    throw Problem.invalidField("limit", "must be 1 to \(DeviceListQuery.maximumLimit)")
-                }
-                query.limit = limit
+                query.limit = try PageQuery.limit(text, maximum: DeviceListQuery.maximumLimit)
             default:
                 throw Problem.invalidField(String(key), "unknown query parameter")
             }

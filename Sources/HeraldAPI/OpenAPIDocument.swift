@@ -1,9 +1,12 @@
 /// The OpenAPI 3.1 description of Herald's HTTP API, served at `/openapi.yaml`. Tests hold the
 /// router to it: every route is documented here and every documented path is routed. The
-/// document is kept in parts, one file each: header, paths, components, and the template
-/// paths and schemas and the campaign paths and schemas, which continue `paths` and `components.schemas`.
+/// document is kept in parts, one file each: header; paths; components (security, parameters,
+/// responses); schemas; and the template and campaign paths and schemas, which continue `paths`
+/// and `components.schemas`.
 enum OpenAPIDocument {
-    static let yaml = [header, paths, templatePaths, campaignPaths, components, templateSchemas, campaignSchemas].joined(separator: "\n") + "\n"
+    static let yaml =
+        [header, paths, templatePaths, campaignPaths, components, schemas, templateSchemas, campaignSchemas]
+        .joined(separator: "\n") + "\n"
 
     /// Version, servers and security.
     static let header = #"""

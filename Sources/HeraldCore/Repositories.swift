@@ -18,6 +18,8 @@ public protocol DeviceRepository: Sendable {
     func register(appID: Int64, token: DeviceToken, registration: DeviceRegistration) async throws
         -> (device: Device, created: Bool)
     func find(appID: Int64, token: DeviceToken) async throws -> Device?
+    /// The registered devices among `tokens`, in one query; unregistered tokens are absent.
+    func find(appID: Int64, tokens: [DeviceToken]) async throws -> [DeviceToken: Device]
     /// Removes a token; `false` when it was not registered.
     func delete(appID: Int64, token: DeviceToken) async throws -> Bool
     func list(appID: Int64, query: DeviceListQuery) async throws -> DevicePage

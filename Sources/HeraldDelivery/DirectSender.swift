@@ -80,12 +80,9 @@ public struct DirectSender: DirectSending {
         switch request.audience {
         case .tokens(let tokens):
             var seen = Set<DeviceToken>()
-            var recipients = [DirectRecipient]()
-            for token in tokens where seen.insert(token).inserted {
-                let device = try await devices.find(appID: request.app.id, token: token)
-                recipients.append(DirectRecipient(token: token, device: device))
-            }
-            return recipients
+            let unique = tokens.filter { seen.insert($0).inserted }
+            let registered = try await devices.find(appID: request.app.id, tokens: unique)
+            return unique.map { DirectRecipient(token: $0, device: registered[$0]) }
         case .userID(let userID):
             let page = try await devices.list(
                 appID: request.app.id,

@@ -49,6 +49,22 @@ public struct PostgresDeviceRepository: DeviceRepository {
         }
     }
 
+    public func find(appID: Int64, tokens: [DeviceToken]) async throws -> [DeviceToken: Device] {
+        try await DatabaseMetrics.measure("devices.findMany") {
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: DeviceRow.columns) FROM devices
+                WHERE app_id = \(appID) AND token = ANY(\(tokens.map { ByteBuffer(bytes: $0.bytes) })::bytea[])
+                """, logger: logger)
+            var found = [DeviceToken: Device]()
+            for try await row in rows {
+                let device = try DeviceRow.decode(row)
+                found[device.token] = device
+            }
+            return found
+        }
+    }
+
     public func delete(appID: Int64, token: DeviceToken) async throws -> Bool {
         try await DatabaseMetrics.measure("devices.delete") {
             let rows = try await client.query(
