@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -45,9 +44,6 @@ final class APNSConnection: Sendable {
                         now: configuration.now, metrics: metrics, ready: ready, status: status, logger: logger)
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
-                    // APNs ignores PRIORITY frames and Herald never sends them (APNS.md "Connection").
-                    try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: Self.http2Connection,
-                        streamConfiguration: Self.http2Streams))
                     try sync.addHandler(handler)
                     boundHandler.withLockedValue { $0 = NIOLoopBound(handler, eventLoop: channel.eventLoop) }
                 }
@@ -69,32 +65,6 @@ final class APNSConnection: Sendable {
         }
         return APNSConnection(channel: channel, handler: handler, status: status)
     }
-
-    static let http2Connection: NIOHTTP2Handler.ConnectionConfiguration = {
-        var connection = NIOHTTP2Handler.ConnectionConfiguration()
-        connection.initialSettings = [
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: 0),
-            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-            HTTP2Setting(parameter: .enablePush, value: 0),
-        ]
-        connection.targetWindowSize = 1 << 20
-        // Herald builds every header block from validated values (APNSCore checks the ones
-        // callers choose), so NIO's per-request re-validation is skipped: ~7% of CPU.
-        connection.headerBlockValidation = .disabled
-        connection.contentLengthValidation = .disabled
-        return connection
-    }()
-
-    /// A server may answer before it has read a request's body and then reset the stream
-    /// (RFC 9113 §8.1): haproxy does, for every request. NIO's defaults treat more than 200
-    /// resets in 30 s as an attack and close the connection; from APNs they are answers to
-    /// streams Herald opened itself, bounded by the stream limit, so the limit goes up.
-    static let http2Streams: NIOHTTP2Handler.StreamConfiguration = {
-        var streams = NIOHTTP2Handler.StreamConfiguration()
-        streams.streamResetFrameRateLimit.maximumCount = 1_000_000
-        streams.streamResetFrameRateLimit.windowLength = .seconds(1)
-        return streams
-    }()
 
     /// Sends one notification whose payload is already encoded and validated.
     func send(_ notification: APNSNotification, body: [UInt8]) async throws -> APNSResponse {

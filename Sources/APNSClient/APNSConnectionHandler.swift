@@ -1,20 +1,21 @@
-import Metrics
 import APNSCore
+import DequeModule
 import Foundation
 import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
-import NIOHTTP2
-import NIOSSL
-import NIOTLS
 
-/// Speaks APNs on one HTTP/2 connection at the frame level: one stream per notification,
-/// many requests written per flush, the server's stream limit obeyed, GOAWAY drained, idle
-/// connections pinged. Lives on the connection's event loop; `APNSConnection` calls it there.
+/// Speaks HTTP/2 to APNs on one TLS connection, at the byte level: one stream per
+/// notification, every frame of a burst of requests appended to one buffer and written with
+/// one flush, the server's stream limit and flow-control windows obeyed, GOAWAY drained, idle
+/// connections pinged. Only what an APNs client needs of RFC 9113 is here: no server push,
+/// no priorities, responses of a few hundred bytes. Lives on the connection's event loop;
+/// `APNSConnection` calls it there.
 final class APNSConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame
-    typealias OutboundOut = HTTP2Frame
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     struct Request {
         var notification: APNSNotification
@@ -22,41 +23,67 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         var completion: APNSCompletion
     }
 
-    private struct Stream {
+    struct Stream {
         var completion: APNSCompletion
         var started: NIODeadline
+        var sendWindow: Int
         var status: Int?
         var apnsID: String?
         var body: [UInt8] = []
+        /// The request body not yet sent for want of flow-control window.
+        var unsent: ArraySlice<UInt8>?
     }
+
+    /// What Herald announces (RFC 9113 §6.5.2): no push, and 1 MiB windows so that the
+    /// server never waits for a WINDOW_UPDATE for the small answers APNs sends.
+    static let receiveWindow = 1 << 20
+    static let settings: [(HTTP2Wire.Setting, UInt32)] = [
+        (.enablePush, 0), (.maxConcurrentStreams, 0), (.initialWindowSize, UInt32(receiveWindow)),
+    ]
+    /// RFC 9113 leaves the stream limit open until the server names one; Herald caps it.
+    static let defaultStreamLimit = 1000
+    /// The most of an error answer kept (APNs's are under 100 bytes).
+    static let maximumResponseBody = 16_384
 
     let status: NIOLockedValueBox<APNSConnectionStatus>
     let ready: EventLoopPromise<Void>
-    private let authority: String
-    private let tokenSource: ProviderTokenSource?
-    private let idlePingInterval: TimeAmount
-    private let pingTimeout: TimeAmount
-    private let setupTimeout: TimeAmount
-    private let now: @Sendable () -> Date
-    private let metrics: APNSClientMetrics
-    private var logger: Logger
+    let authority: String
+    let tokenSource: ProviderTokenSource?
+    let idlePingInterval: TimeAmount
+    let pingTimeout: TimeAmount
+    let setupTimeout: TimeAmount
+    let now: @Sendable () -> Date
+    let metrics: APNSClientMetrics
+    var logger: Logger
 
-    private var context: ChannelHandlerContext?
-    private var nextStreamID = HTTP2StreamID(1)
-    private var streams = [HTTP2StreamID: Stream]()
-    private var waiting = CircularBuffer<Request>()
-    private var serverStreamLimit = 1
-    private var settingsReceived = false
-    private var authenticated = false
-    private var draining = false
-    private var closeReason: APNSClientError?
-    private var tokenPolicy = ProviderTokenPolicy()
-    private var indexing = HeaderIndexingState()
-    private var flushScheduled = false
-    private var lastActivity = NIODeadline.now()
-    private var idleCheck: Scheduled<Void>?
-    private var pingDeadline: Scheduled<Void>?
-    private var setupDeadline: Scheduled<Void>?
+    var context: ChannelHandlerContext?
+    var outbound = ByteBuffer()
+    var reader = HTTP2FrameReader()
+    var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
+    var encoder = HPACKRequestEncoder()
+    /// HEADERS waiting for their CONTINUATION frames.
+    var pendingHeaderBlock: (streamID: Int, block: ByteBuffer, endStream: Bool)?
+    var prefaceSent = false
+    var nextStreamID = 1
+    var streams = [Int: Stream]()
+    var waiting = Deque<Request>()
+    var blocked = Deque<Int>()
+    var connectionSendWindow = HTTP2Wire.defaultWindowSize
+    var initialStreamWindow = HTTP2Wire.defaultWindowSize
+    var maxFrameSize = HTTP2Wire.defaultMaxFrameSize
+    var receivedSinceWindowUpdate = 0
+    var serverStreamLimit = 1
+    var settingsReceived = false
+    var authenticated = false
+    var draining = false
+    var closeReason: APNSClientError?
+    var tokenPolicy = ProviderTokenPolicy()
+    var indexing = HeaderIndexingState()
+    var flushScheduled = false
+    var lastActivity = NIODeadline.now()
+    var idleCheck: Scheduled<Void>?
+    var pingDeadline: Scheduled<Void>?
+    var setupDeadline: Scheduled<Void>?
 
     init(
         authority: String, tokenSource: ProviderTokenSource?, idlePingInterval: TimeAmount, pingTimeout: TimeAmount,
@@ -80,16 +107,11 @@ final class APNSConnectionHandler: ChannelInboundHandler {
 
     /// Queues a request; it starts as soon as the stream limit allows.
     func submit(_ request: Request) {
-        guard let context, !draining, closeReason == nil else {
-            request.completion.fail(closeReason ?? .unprocessed("the connection is closing"))
-            return
-        }
-        waiting.append(request)
-        startWaiting(context: context)
+        submit(CollectionOfOne(request))
     }
 
     /// Queues many requests at once: one hop onto the event loop and one flush for all.
-    func submit(_ requests: [Request]) {
+    func submit(_ requests: some Collection<Request>) {
         guard let context, !draining, closeReason == nil else {
             let error = closeReason ?? .unprocessed("the connection is closing")
             for request in requests { request.completion.fail(error) }
@@ -108,28 +130,20 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         return true
     }
 
-    private var streamLimit: Int { authenticated ? serverStreamLimit : min(serverStreamLimit, 1) }
+    var streamLimit: Int { authenticated ? serverStreamLimit : min(serverStreamLimit, 1) }
 
-    private func startWaiting(context: ChannelHandlerContext) {
+    func startWaiting(context: ChannelHandlerContext) {
         guard settingsReceived else { return }
-        var started = false
         // Backpressure: while the socket cannot take more, requests wait here rather than pile
         // up in NIO's buffers (channelWritabilityChanged starts them again).
-        while streams.count < streamLimit, context.channel.isWritable, let request = waiting.popFirst() {
-            start(request, context: context)
-            started = true
+        while !draining, streams.count < streamLimit, context.channel.isWritable, let request = waiting.popFirst() {
+            start(request)
         }
         publishStatus()
-        guard started, !flushScheduled else { return }
-        // Many requests per flush: one TLS record batch instead of one per header.
-        flushScheduled = true
-        context.eventLoop.execute {
-            self.flushScheduled = false
-            self.context?.flush()
-        }
+        scheduleFlush(context: context)
     }
 
-    private func start(_ request: Request, context: ChannelHandlerContext) {
+    private func start(_ request: Request) {
         var token: String?
         if let tokenSource {
             if tokenPolicy.needsRenewal(now: now()) {
@@ -143,113 +157,58 @@ final class APNSConnectionHandler: ChannelInboundHandler {
             }
             token = tokenPolicy.token
         }
-        let streamID = nextStreamID
-        nextStreamID = HTTP2StreamID(Int(nextStreamID) + 2)
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(11)
-        headers.add(name: ":authority", value: authority, indexing: .indexable)
-        for header in request.notification.requestHeaders(providerToken: token, indexing: &indexing) {
-            headers.add(name: header.name, value: header.value, indexing: Self.hpack(header.indexing))
+        guard nextStreamID <= HTTP2Wire.maxStreamID else {
+            // RFC 9113 §5.1.1: stream IDs cannot be reused; this connection is done.
+            let exhausted = APNSClientError.unprocessed("the connection has used all its stream IDs")
+            request.completion.fail(exhausted)
+            beginDraining(failingWaitingWith: exhausted)
+            return
         }
-        streams[streamID] = Stream(completion: request.completion, started: .now())
-        let buffer = context.channel.allocator.buffer(bytes: request.body)
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers)))), promise: nil)
-        context.write(
-            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))),
-            promise: nil)
+        let streamID = nextStreamID
+        nextStreamID += 2
+        // A request's header block is well under 1 KB and every server takes 16 KB frames
+        // (RFC 9113 §4.2), so it always fits one HEADERS frame.
+        let frame = HTTP2Wire.beginFrame(into: &outbound, type: .headers, flags: HTTP2Wire.Flag.endHeaders, streamID: streamID)
+        encoder.beginBlock(into: &outbound)
+        encoder.encode(APNSHeader(name: ":authority", value: authority, indexing: .incremental), into: &outbound)
+        encoder.encode(request.notification.requestHeaders(providerToken: token, indexing: &indexing), into: &outbound)
+        HTTP2Wire.endFrame(in: &outbound, startedAt: frame)
+        var stream = Stream(completion: request.completion, started: .now(), sendWindow: initialStreamWindow)
+        stream.unsent = writeBody(request.body[...], streamID: streamID, window: &stream.sendWindow)
+        if stream.unsent != nil { blocked.append(streamID) }
+        streams[streamID] = stream
         metrics.sent.increment()
     }
 
-    private static func hpack(_ indexing: APNSHeader.Indexing) -> HPACKIndexing {
-        switch indexing {
-        case .incremental: .indexable
-        case .withoutIndexing: .nonIndexable
-        case .neverIndexed: .neverIndexed
+    /// Writes as much of a request body as the flow-control windows allow (RFC 9113 §5.2)
+    /// and returns the rest, which waits for a WINDOW_UPDATE.
+    func writeBody(_ body: ArraySlice<UInt8>, streamID: Int, window: inout Int) -> ArraySlice<UInt8>? {
+        var rest = body
+        while true {
+            let length = min(rest.count, connectionSendWindow, window, maxFrameSize)
+            // An empty body still ends the stream; a non-empty one needs some window.
+            guard length == rest.count || length > 0 else { return rest }
+            HTTP2Wire.writeData(into: &outbound, streamID: streamID, bytes: rest.prefix(length), endStream: length == rest.count)
+            connectionSendWindow -= length
+            window -= length
+            rest = rest.dropFirst(length)
+            if rest.isEmpty { return nil }
         }
     }
 
-    // MARK: Frames
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        // Only what the server sends proves the connection alive.
-        lastActivity = .now()
-        switch frame.payload {
-        case .settings(.settings(let settings)):
-            for setting in settings where setting.parameter == .maxConcurrentStreams {
-                serverStreamLimit = setting.value
-            }
-            if !settingsReceived {
-                settingsReceived = true
-                setupDeadline?.cancel()
-                status.withLockedValue { $0.phase = .ready }
-                ready.succeed()
-                // Keepalive starts once the connection is up; setup has its own deadline.
-                scheduleIdleCheck(context: context)
-            }
-            startWaiting(context: context)
-        case .headers(let headers):
-            guard var stream = streams[frame.streamID] else { return }
-            if stream.status == nil {
-                stream.status = headers.headers.first(name: ":status").flatMap { Int($0) }
-                stream.apnsID = headers.headers.first(name: "apns-id")
-            }
-            streams[frame.streamID] = stream
-            if headers.endStream { complete(frame.streamID, context: context) }
-        case .data(let data):
-            guard case .byteBuffer(let buffer) = data.data, streams[frame.streamID] != nil else { return }
-            streams[frame.streamID]!.body.append(contentsOf: buffer.readableBytesView)
-            if data.endStream { complete(frame.streamID, context: context) }
-        case .rstStream(let code):
-            guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
-            stream.completion.fail(.streamReset("APNs reset the stream (\(code))"))
-            startWaiting(context: context)
-        case .goAway(let lastStreamID, let code, let opaqueData):
-            goAway(lastStreamID: lastStreamID, code: code, opaqueData: opaqueData, context: context)
-        case .ping(_, ack: true):
-            pingDeadline?.cancel()
-            pingDeadline = nil
-        default:
-            break
+    /// After a window grew: sends what flow control held back, oldest stream first.
+    func resumeBlocked() {
+        var stillBlocked = Deque<Int>()
+        while let streamID = blocked.popFirst() {
+            guard var stream = streams[streamID], let unsent = stream.unsent else { continue }
+            stream.unsent = writeBody(unsent, streamID: streamID, window: &stream.sendWindow)
+            if stream.unsent != nil { stillBlocked.append(streamID) }
+            streams[streamID] = stream
         }
+        blocked = stillBlocked
     }
 
-    private func complete(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
-        let response = APNSResponse(status: stream.status ?? 0, apnsIDHeader: stream.apnsID, body: stream.body)
-        // APNS.md "Connection": with token auth, many streams only after an accepted request.
-        if response.status == 200, !authenticated { authenticated = true }
-        metrics.latency.recordNanoseconds((NIODeadline.now() - stream.started).nanoseconds)
-        stream.completion.succeed(response)
-        startWaiting(context: context)
-    }
-
-    /// APNS.md "Connection": streams above the GOAWAY's last-stream-id were not processed and
-    /// may be retried elsewhere; those below finish here.
-    private func goAway(lastStreamID: HTTP2StreamID, code: HTTP2ErrorCode, opaqueData: ByteBuffer?, context: ChannelHandlerContext) {
-        let reason = opaqueData.flatMap(Self.goAwayReason) ?? "\(code)"
-        logger.notice("APNs sent GOAWAY; draining the connection", metadata: ["apns.goaway.reason": "\(reason)"])
-        metrics.goAways.increment()
-        draining = true
-        status.withLockedValue { $0.phase = .draining }
-        let unprocessed = APNSClientError.unprocessed("APNs closed the connection (\(reason)) before processing this stream")
-        for (id, stream) in streams where id > lastStreamID {
-            streams.removeValue(forKey: id)
-            stream.completion.fail(unprocessed)
-        }
-        while let request = waiting.popFirst() { request.completion.fail(unprocessed) }
-        publishStatus()
-        if streams.isEmpty { context.close(promise: nil) }
-    }
-
-    static func goAwayReason(_ buffer: ByteBuffer) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
-            return nil
-        }
-        return object["reason"] as? String
-    }
-
-    private func publishStatus() {
+    func publishStatus() {
         let inFlight = streams.count + waiting.count
         let limit = streamLimit
         status.withLockedValue {
@@ -259,73 +218,19 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         if draining, streams.isEmpty { context?.close(promise: nil) }
     }
 
-    // MARK: Lifecycle
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        // TLS, ALPN and the server's SETTINGS must all arrive within the connect timeout.
-        setupDeadline = context.eventLoop.scheduleTask(in: setupTimeout) { [self] in
-            guard let context = self.context, !settingsReceived else { return }
-            fail(with: .connectFailed("TLS and HTTP/2 setup took longer than the connect timeout"), context: context)
+    /// Many frames per flush: one TLS write for a whole burst of requests and answers.
+    func scheduleFlush(context: ChannelHandlerContext) {
+        guard outbound.readableBytes > 0, !flushScheduled else { return }
+        flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            self.flushNow()
         }
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { startWaiting(context: context) }
-        context.fireChannelWritabilityChanged()
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted(let negotiated)? = event as? TLSUserEvent, negotiated != "h2" {
-            fail(with: .alpnNotNegotiated, context: context)
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("APNs connection error", metadata: ["error.type": "\(String(reflecting: type(of: error)))"])
-        fail(with: closeReason ?? .connectionLost("the connection failed"), context: context)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        let reason = closeReason ?? .connectionLost("the connection closed before APNs answered")
-        closeReason = reason
-        idleCheck?.cancel()
-        pingDeadline?.cancel()
-        setupDeadline?.cancel()
-        ready.fail(reason)
-        for (_, stream) in streams { stream.completion.fail(reason) }
-        streams.removeAll()
-        while let request = waiting.popFirst() { request.completion.fail(reason) }
-        status.withLockedValue {
-            $0.phase = .closed
-            $0.inFlight = 0
-        }
-        self.context = nil
-        context.fireChannelInactive()
-    }
-
-    private func fail(with error: APNSClientError, context: ChannelHandlerContext) {
-        if closeReason == nil { closeReason = error }
-        ready.fail(error)
-        context.close(promise: nil)
-    }
-
-    /// APNS.md "Connection": PING an idle connection; one that does not answer is dead.
-    private func scheduleIdleCheck(context: ChannelHandlerContext) {
-        idleCheck = context.eventLoop.scheduleTask(in: idlePingInterval) { [self] in
-            guard let context = self.context else { return }
-            if NIODeadline.now() - lastActivity >= idlePingInterval, pingDeadline == nil {
-                context.writeAndFlush(
-                    wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false))),
-                    promise: nil)
-                pingDeadline = context.eventLoop.scheduleTask(in: pingTimeout) { [self] in
-                    guard let context = self.context else { return }
-                    logger.warning("APNs connection did not answer a PING; closing it")
-                    fail(with: .pingTimeout, context: context)
-                }
-            }
-            scheduleIdleCheck(context: context)
-        }
+    func flushNow() {
+        guard let context, outbound.readableBytes > 0 else { return }
+        context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
+        outbound.clear()
     }
 }
