@@ -168,6 +168,30 @@ public struct PostgresCampaignRepository: CampaignRepository {
         }
     }
 
+    /// Accepted notifications by the language they were rendered in and skipped devices by
+    /// reason, most first: what marketing asks after a campaign.
+    public func breakdown(campaignID: Int64) async throws -> CampaignBreakdown {
+        try await DatabaseMetrics.measure("campaigns.breakdown") {
+            let rows = try await client.query(
+                """
+                SELECT outcome, coalesce(CASE outcome WHEN 'accepted' THEN language ELSE reason END, '-'), count(*)
+                FROM deliveries
+                WHERE app_id = (SELECT app_id FROM campaigns WHERE id = \(campaignID))
+                  AND campaign_id = \(campaignID) AND outcome IN ('accepted', 'skipped')
+                GROUP BY 1, 2 ORDER BY 3 DESC, 2
+                """, logger: logger)
+            var breakdown = CampaignBreakdown()
+            for try await (outcome, key, count) in rows.decode((String, String, Int64).self) {
+                if outcome == "accepted" {
+                    breakdown.acceptedByLanguage.append((key, Int(count)))
+                } else {
+                    breakdown.skippedByReason.append((key, Int(count)))
+                }
+            }
+            return breakdown
+        }
+    }
+
     static func decodeEntry(_ row: PostgresRow) throws -> DeliveryLedgerEntry {
         let (deviceID, outcome, status, reason, apnsID, language, recordedAt, token, userID) = try row.decode(
             (Int64, String, Int32?, String?, UUID?, String?, Date, ByteBuffer?, String?).self)
@@ -181,4 +205,12 @@ public struct PostgresCampaignRepository: CampaignRepository {
             record: record, token: try token.map { try DeviceToken(bytes: Array(buffer: $0)) }, userID: userID,
             recordedAt: recordedAt)
     }
+}
+
+/// A finished (or running) campaign's outcomes by language and by skip reason.
+public struct CampaignBreakdown: Sendable {
+    public var acceptedByLanguage: [(language: String, count: Int)] = []
+    public var skippedByReason: [(reason: String, count: Int)] = []
+
+    public init() {}
 }

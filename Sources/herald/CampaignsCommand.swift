@@ -95,7 +95,8 @@ struct CampaignsCommand: AsyncParsableCommand {
                 var campaign = try await CampaignsCommand.find(id, store: store)
                 let head = CampaignsCommand.describe(campaign)
                 guard follow || terminal, !campaign.state.isFinished, campaign.state != .draft else {
-                    let lines = [head, ProgressBar.line(campaign), CampaignsCommand.summary(campaign)]
+                    let breakdown = try await store.campaigns.breakdown(campaignID: campaign.id)
+                    let lines = [head, ProgressBar.line(campaign), CampaignsCommand.summary(campaign, breakdown: breakdown)]
                     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
                     return
                 }
@@ -108,7 +109,9 @@ struct CampaignsCommand: AsyncParsableCommand {
                     try await Task.sleep(for: .milliseconds(500))
                     campaign = try await CampaignsCommand.find(id, store: store)
                 }
-                FileHandle.standardOutput.write(Data(((terminal ? "\n" : "") + CampaignsCommand.summary(campaign) + "\n").utf8))
+                let breakdown = try await store.campaigns.breakdown(campaignID: campaign.id)
+                let summary = CampaignsCommand.summary(campaign, breakdown: breakdown)
+                FileHandle.standardOutput.write(Data(((terminal ? "\n" : "") + summary + "\n").utf8))
             }
         }
     }
@@ -182,14 +185,26 @@ struct CampaignsCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func summary(_ campaign: Campaign) -> String {
+    static func summary(_ campaign: Campaign, breakdown: CampaignBreakdown = CampaignBreakdown()) -> String {
         let c = campaign.counters
         var lines = [
             "  audience \(c.audienceSize): accepted \(c.accepted), failed \(c.failed), skipped \(c.skipped), "
                 + "deferred \(c.deferred), unsent \(c.unsent), pending \(c.pending); invalidated \(c.invalidated)"
         ]
-        for (reason, count) in c.failedByReason.sorted(by: { $0.value > $1.value }) {
-            lines.append("  failed \(reason): \(count)")
+        if !breakdown.acceptedByLanguage.isEmpty {
+            let languages = breakdown.acceptedByLanguage.map { "\($0.language) \($0.count)" }
+            lines.append("  accepted by language: " + languages.joined(separator: ", "))
+        }
+        for (reason, count) in breakdown.skippedByReason { lines.append("  skipped \(reason): \(count)") }
+        for (reason, count) in c.failedByReason.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+            guard reason == "Unregistered" else {
+                lines.append("  failed \(reason): \(count)")
+                continue
+            }
+            // DESIGN.md rule 1: a 410 invalidates only a device not registered again since APNs's timestamp.
+            lines.append(
+                "  failed Unregistered (410): \(count); invalidated \(c.invalidated), "
+                    + "kept \(max(count - c.invalidated, 0)) (registered again after APNs's timestamp)")
         }
         return lines.joined(separator: "\n")
     }
