@@ -92,7 +92,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         try await DatabaseMetrics.measure("work.nextDevices") {
             var sql = SQLBuilder("SELECT \(DeviceRow.columns) FROM devices WHERE ")
             try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
-            // Keyset over the chunk's buckets up to the frozen bound; (app_id, bucket, id) is indexed.
+            // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
+            // follows the order and checks the bucket inside the index (migration 0005).
             sql.append(" AND bucket BETWEEN ")
             sql.bind(Int32(lease.buckets.lowerBound))
             sql.append(" AND ")
