@@ -1,7 +1,8 @@
 # Synthetic devices for ops/demo, one import line (NDJSON) each: realistic language orders,
 # authorization settings, time zones and attributes. Every 50th token (offset 7) answers 410
 # Unregistered in the simulator: its "HEX MS" line goes to the file `gone`, alternately with the
-# timestamp `dead` (later than the registration: invalidated) and `kept` (earlier: kept).
+# timestamp `dead` (later than the registration: invalidated) and `kept` (earlier: kept); these
+# devices allow alerts, so n devices give exactly n/50 410s, half of them invalidated.
 # Variables: n, dead, kept, gone.
 BEGIN {
   srand(20261122)
@@ -26,6 +27,8 @@ BEGIN {
     else if (a < 0.93) auth = "{\"status\":\"provisional\"}"
     else if (a < 0.97) auth = "{\"status\":\"denied\"}"
     else auth = "{\"status\":\"authorized\",\"alert\":false}"
+    # The tokens that answer 410 allow alerts, so each is sent and the 410 counts are exact.
+    if (i % 50 == 7) auth = "{\"status\":\"authorized\"}"
     printf "{\"token\":\"%s\",\"languages\":%s,\"authorization\":%s,\"timeZone\":\"%s\",\"userID\":\"user-%d\"," \
            "\"attributes\":{\"firstName\":\"%s\",\"plan\":\"%s\",\"cartItemCount\":%d}}\n",
            token, langs[l], auth, zones[l], i, names[1 + int(rand() * 20)], plans[1 + int(rand() * 5)], int(rand() * 6)

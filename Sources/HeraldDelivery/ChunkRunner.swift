@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldTemplates
 import Logging
+import Metrics
 
 /// Works one claimed chunk to its end (DESIGN.md rule 2): reads its devices by keyset,
 /// renders, notes how far the batch goes, sends, and records the answers with the cursor in
@@ -30,7 +31,13 @@ struct ChunkRunner {
         case campaignFailed(String)
     }
 
+    /// Chunks this instance is working on: with no outcomes recorded for a while, a campaign
+    /// is stuck (ops/prometheus/alerts.yml).
+    static let active = Meter(label: "herald_campaign_chunks_active")
+
     func run() async throws -> Ending {
+        Self.active.increment()
+        defer { Self.active.decrement() }
         let heartbeatLost = Signal()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await heartbeat(lost: heartbeatLost) }

@@ -1,3 +1,4 @@
+import HeraldCore
 import Metrics
 
 /// Database work as `/metrics` shows it: operations in flight (each holds one pooled
@@ -24,5 +25,21 @@ public enum DatabaseMetrics {
     /// Publishes the pool's size beside its use.
     public static func recordPoolSize(_ maximumConnections: Int) {
         Gauge(label: "herald_db_pool_max_connections").record(maximumConnections)
+    }
+
+    /// Devices invalidated by APNs's 410s, after their transaction committed; `source` is
+    /// `campaign`, or `direct` for transactional and campaign test sends.
+    static func invalidated(_ count: Int, source: String) {
+        guard count > 0 else { return }
+        Counter(label: "herald_devices_invalidated", dimensions: [("source", source)]).increment(by: count)
+    }
+
+    /// Campaign outcomes recorded (first outcome per device), by outcome.
+    static func recorded(_ records: [DeliveryRecord]) {
+        var counts = [String: Int]()
+        for record in records { counts[record.outcome.kind.rawValue, default: 0] += 1 }
+        for (outcome, count) in counts {
+            Counter(label: "herald_campaign_outcomes", dimensions: [("outcome", outcome)]).increment(by: count)
+        }
     }
 }

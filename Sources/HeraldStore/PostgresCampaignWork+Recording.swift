@@ -11,7 +11,7 @@ extension PostgresCampaignWork {
     public func recordBatch(
         _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64
     ) async throws -> BatchReceipt {
-        try await DatabaseMetrics.measure("work.recordBatch") {
+        let receipt = try await DatabaseMetrics.measure("work.recordBatch") {
             try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
                 let locked = try await connection.query(
                     """
@@ -29,6 +29,9 @@ extension PostgresCampaignWork {
                 return BatchReceipt(recorded: recorded, invalidated: invalidated)
             }
         }
+        DatabaseMetrics.recorded(records)
+        DatabaseMetrics.invalidated(receipt.invalidated, source: "campaign")
+        return receipt
     }
 
     /// Inserts the outcomes and adds what was inserted to the chunk's counters, advancing its

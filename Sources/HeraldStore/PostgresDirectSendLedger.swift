@@ -19,7 +19,7 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
         _ results: [DirectSendResult], invalidations: [DeviceInvalidation], appID: Int64,
         ledger: DirectSendRequest.Ledger, actor: String
     ) async throws -> Set<Int64> {
-        try await DatabaseMetrics.measure("directSends.record") {
+        let invalidated = try await DatabaseMetrics.measure("directSends.record") {
             try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
                 let invalidated = try await DeviceInvalidator.apply(
                     invalidations, appID: appID, on: connection, logger: logger)
@@ -54,5 +54,7 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
                 return invalidated
             }
         }
+        DatabaseMetrics.invalidated(invalidated.count, source: "direct")
+        return invalidated
     }
 }
