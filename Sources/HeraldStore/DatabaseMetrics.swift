@@ -34,7 +34,8 @@ public enum DatabaseMetrics {
         Counter(label: "herald_devices_invalidated", dimensions: [("source", source)]).increment(by: count)
     }
 
-    /// Campaign outcomes recorded (first outcome per device), by outcome.
+    /// Campaign outcomes recorded, by outcome, after their transaction committed. A batch sent
+    /// again after a crash counts again here, though the ledger keeps a device's first outcome.
     static func recorded(_ records: [DeliveryRecord]) {
         var counts = [String: Int]()
         for record in records { counts[record.outcome.kind.rawValue, default: 0] += 1 }
