@@ -74,12 +74,14 @@ struct ChunkRunner {
         while let current = next {
             if lost.isSet { return .leaseLost }
             if draining.isSet { return .released }
+            // Rate tokens first: a pause or cancel that comes while this batch waits for them is
+            // seen by markInFlight, which writes nothing unless the campaign is still running.
+            if let limiter { try await limiter.acquire(current.sends.count) }
             do {
                 guard try await work.markInFlight(lease, upTo: current.lastDeviceID) else { return .released }
             } catch CampaignWorkError.leaseLost {
                 return .leaseLost
             }
-            if let limiter { try await limiter.acquire(current.sends.count) }
             let sentAt = Date()
             let currentSenders = resolved
             async let answered = send(current, with: currentSenders, sentAt: sentAt)
