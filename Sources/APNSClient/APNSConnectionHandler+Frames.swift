@@ -164,7 +164,7 @@ extension APNSConnectionHandler {
             guard streams[streamID] != nil else { return }
             streams[streamID]!.sendWindow += increment
         }
-        if !blocked.isEmpty { resumeBlocked() }
+        resumeBlocked()
     }
 
     /// Gives the server back the connection window its DATA used (RFC 9113 §6.9); streams keep

@@ -198,6 +198,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
 
     /// After a window grew: sends what flow control held back, oldest stream first.
     func resumeBlocked() {
+        guard !blocked.isEmpty else { return }
         var stillBlocked = Deque<Int>()
         while let streamID = blocked.popFirst() {
             guard var stream = streams[streamID], let unsent = stream.unsent else { continue }

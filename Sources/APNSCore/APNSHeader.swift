@@ -1,8 +1,8 @@
 /// One request header with the HPACK indexing it must be sent with.
 ///
 /// APNS.md "Request", HPACK (seed 004): APNs keeps a small dynamic table, so values that are
-/// unique per request or secret must stay out of it. The client maps ``Indexing`` onto its
-/// HTTP/2 library (swift-nio-http2's `HPACKIndexing`).
+/// unique per request or secret must stay out of it. APNSClient's HPACK encoder writes each
+/// header with the representation its ``Indexing`` names (RFC 7541 §6.2).
 public struct APNSHeader: Hashable, Sendable {
     /// How HPACK may store a header.
     public enum Indexing: Hashable, Sendable {

@@ -43,11 +43,7 @@ struct CampaignController {
             case "app":
                 query.appID = try await directory.require(bundleID: text, field: "app").id
             case "state":
-                guard let state = CampaignState(rawValue: text) else {
-                    let states = CampaignState.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw Problem.invalidField("state", "must be one of \(states)")
-                }
-                query.state = state
+                query.state = try PageQuery.oneOf(text, field: "state")
             case "cursor":
                 query.cursor = try PageQuery.cursor(text)
             case "limit":
@@ -136,11 +132,7 @@ struct CampaignController {
             let text = String(value)
             switch String(key) {
             case "outcome":
-                guard let kind = DeliveryOutcome.Kind(rawValue: text) else {
-                    let kinds = DeliveryOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw Problem.invalidField("outcome", "must be one of \(kinds)")
-                }
-                query.outcome = kind
+                query.outcome = try PageQuery.oneOf(text, field: "outcome")
             case "reason":
                 query.reason = text
             case "cursor":

@@ -1,4 +1,4 @@
-/// The keyset paging parameters every list route takes.
+/// The query parameters list routes take: keyset paging, and filters naming one of a set.
 enum PageQuery {
     /// `cursor`: the `nextCursor` of a previous page.
     static func cursor(_ text: String) throws -> Int64 {
@@ -14,5 +14,15 @@ enum PageQuery {
             throw Problem.invalidField("limit", "must be 1 to \(maximum)")
         }
         return limit
+    }
+
+    /// A filter that must name one case of `Value`, such as `state=running`.
+    static func oneOf<Value: CaseIterable & RawRepresentable>(_ text: String, field: String) throws -> Value
+    where Value.RawValue == String {
+        guard let value = Value(rawValue: text) else {
+            let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            throw Problem.invalidField(field, "must be one of \(names)")
+        }
+        return value
     }
 }

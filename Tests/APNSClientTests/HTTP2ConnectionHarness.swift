@@ -15,7 +15,6 @@ final class HTTP2ConnectionHarness {
     let status = NIOLockedValueBox(APNSConnectionStatus())
     private var clientFrames = HTTP2FrameReader()
     private var serverEncoder = HPACKEncoder(allocator: ByteBufferAllocator())
-    var requestDecoder = HPACKDecoder(allocator: ByteBufferAllocator())
 
     init() throws {
         handler = APNSConnectionHandler(
