@@ -15,6 +15,10 @@ public struct APNSClientConfiguration: Sendable {
     public var maximumAttempts = 4
     public var retryBaseDelay = Duration.milliseconds(100)
     public var maximumRetryDelay = Duration.seconds(10)
+    /// How long one attempt may wait for a stream slot and then for APNs's answer; past it the
+    /// stream is reset, the connection PINGed, and the notification sent again (same apns-id)
+    /// while attempts remain, else it fails with reason `Timeout`.
+    public var requestTimeout = TimeAmount.seconds(30)
     /// PING a connection that heard nothing from the server for this long.
     public var idlePingInterval = TimeAmount.minutes(55)
     /// Close a connection whose PING goes unanswered this long.

@@ -7,6 +7,7 @@ public struct APNSClientError: Error, Hashable, Sendable, CustomStringConvertibl
         case unprocessed
         case pingTimeout
         case streamReset
+        case timeout
         case credentialsRejected
         case shutdown
         case invalidNotification
@@ -24,6 +25,9 @@ public struct APNSClientError: Error, Hashable, Sendable, CustomStringConvertibl
     static let alpnNotNegotiated = Self(code: .alpnNotNegotiated, detail: "the server did not agree to HTTP/2 (ALPN h2)")
     static let pingTimeout = Self(code: .pingTimeout, detail: "the connection stopped answering PINGs")
     static func streamReset(_ detail: String) -> Self { Self(code: .streamReset, detail: detail) }
+    /// No answer within the request timeout: the stream was reset and may be sent again with
+    /// the same apns-id.
+    public static func timeout(_ detail: String) -> Self { Self(code: .timeout, detail: detail) }
     /// APNs refused the app's credentials (403 InvalidProviderToken, BadCertificate…):
     /// sending for this app stopped until the credentials are fixed.
     public static func credentialsRejected(_ detail: String) -> Self { Self(code: .credentialsRejected, detail: detail) }
@@ -33,7 +37,7 @@ public struct APNSClientError: Error, Hashable, Sendable, CustomStringConvertibl
     /// Worth sending again (on another connection, after a backoff).
     public var isRetryable: Bool {
         switch code {
-        case .connectFailed, .connectionLost, .unprocessed, .pingTimeout, .streamReset: true
+        case .connectFailed, .connectionLost, .unprocessed, .pingTimeout, .streamReset, .timeout: true
         case .alpnNotNegotiated, .credentialsRejected, .shutdown, .invalidNotification: false
         }
     }
@@ -54,6 +58,7 @@ public struct APNSClientError: Error, Hashable, Sendable, CustomStringConvertibl
         case .unprocessed: "Unprocessed"
         case .pingTimeout: "PingTimeout"
         case .streamReset: "StreamReset"
+        case .timeout: "Timeout"
         case .credentialsRejected: "CredentialsRejected"
         case .shutdown: "Shutdown"
         case .invalidNotification: "InvalidNotification"

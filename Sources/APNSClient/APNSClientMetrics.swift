@@ -12,6 +12,8 @@ struct APNSClientMetrics: Sendable {
     let reconnects = Counter(label: "apns_reconnects")
     let goAways = Counter(label: "apns_goaways")
     let retries = Counter(label: "apns_retries")
+    /// Streams reset and queued requests failed because their deadline passed.
+    let timeouts = Counter(label: "apns_timeouts")
 
     private let responses = NIOLockedValueBox<[ResponseKey: Counter]>([:])
 
@@ -33,6 +35,6 @@ struct APNSClientMetrics: Sendable {
     }
 
     func failed(_ error: APNSClientError) {
-        Counter(label: "apns_failures", dimensions: [("error", error.detail)]).increment()
+        Counter(label: "apns_failures", dimensions: [("error", error.reason)]).increment()
     }
 }

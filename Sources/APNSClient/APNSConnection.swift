@@ -38,9 +38,11 @@ final class APNSConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = APNSConnectionHandler(
-                        authority: endpoint.host, tokenSource: tokenSource,
-                        idlePingInterval: configuration.idlePingInterval, pingTimeout: configuration.pingTimeout,
-                        setupTimeout: configuration.connectTimeout,
+                        configuration: .init(
+                            authority: endpoint.host, requestTimeout: configuration.requestTimeout,
+                            idlePingInterval: configuration.idlePingInterval, pingTimeout: configuration.pingTimeout,
+                            requiresAuthentication: tokenSource != nil),
+                        tokenSource: tokenSource, setupTimeout: configuration.connectTimeout,
                         now: configuration.now, metrics: metrics, ready: ready, status: status, logger: logger)
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
@@ -99,6 +101,12 @@ final class APNSConnection: Sendable {
     func renewProviderToken() async -> Bool {
         let handler = self.handler
         return (try? await channel.eventLoop.submit { handler.value.renewProviderToken() }.get()) ?? false
+    }
+
+    /// Retires the connection: no new streams; it closes once the open ones are answered.
+    func drain() {
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.drain() }
     }
 
     func close() async {

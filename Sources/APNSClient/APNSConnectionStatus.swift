@@ -14,7 +14,9 @@ struct APNSConnectionStatus: Sendable, Equatable {
     /// Streams the server lets us open now: its MAX_CONCURRENT_STREAMS, and 1 until the
     /// first accepted request under token auth (APNS.md "Connection").
     var streamLimit = 1
+    /// A request timed out here and the health PING has not come back yet.
+    var suspect = false
 
-    var isUsable: Bool { phase == .ready }
+    var isUsable: Bool { phase == .ready && !suspect }
     var spareStreams: Int { isUsable ? max(streamLimit - inFlight, 0) : 0 }
 }

@@ -37,9 +37,11 @@ final class APNSShard: Sendable {
     /// usable. Connection attempts after failures wait with exponential backoff and jitter,
     /// so a broken endpoint never sees a tight open/close loop (APNS.md "Connection").
     func connection() async throws -> APNSConnection {
-        let (ready, pending) = state.withLockedValue { state -> (APNSConnection?, Task<APNSConnection, any Error>?) in
+        let (ready, pending, surplus) = state.withLockedValue {
+            state -> (APNSConnection?, Task<APNSConnection, any Error>?, APNSConnection?) in
             // One status read per connection: each read takes that connection's lock.
             var best: (connection: APNSConnection, spare: Int)?
+            var idlest: (connection: APNSConnection, inFlight: Int)?
             var usable = 0
             state.connections.removeAll { connection in
                 let status = connection.status
@@ -47,17 +49,23 @@ final class APNSShard: Sendable {
                 if status.isUsable {
                     usable += 1
                     if best == nil || status.spareStreams > best!.spare { best = (connection, status.spareStreams) }
+                    if idlest == nil || status.inFlight < idlest!.inFlight { idlest = (connection, status.inFlight) }
                 }
                 return false
             }
+            // A connection opened while another was suspect (a request timed out on it) is one
+            // too many once that one recovers: retire the idlest, so connections do not pile up.
+            var surplus: APNSConnection?
+            if usable > wanted, let idlest, let best, idlest.connection !== best.connection { surplus = idlest.connection }
             if let best, best.spare > 0 || usable >= wanted || state.connecting != nil {
-                return (best.connection, nil)
+                return (best.connection, nil, surplus)
             }
             if state.connecting == nil {
                 state.connecting = makeConnectTask(failures: state.consecutiveFailures)
             }
-            return (best?.connection, state.connecting)
+            return (best?.connection, state.connecting, surplus)
         }
+        surplus?.drain()
         if let ready { return ready }
         return try await pending!.value
     }

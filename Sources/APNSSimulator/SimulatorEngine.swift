@@ -14,6 +14,7 @@ final class SimulatorEngine: Sendable {
     let logger: Logger
     private let recorder: NotificationRecorder?
     private let random: Mutex<SeededRandomNumberGenerator>
+    private let stallRandom: Mutex<SeededRandomNumberGenerator>
     private let connections = Mutex<[Int: any Channel]>([:])
 
     init(configuration: SimulatorConfiguration, logger: Logger) throws(SimulatorError) {
@@ -23,6 +24,7 @@ final class SimulatorEngine: Sendable {
         validator = SimulatorRequestValidator(configuration: configuration)
         faults = configuration.fault.normalized()
         random = Mutex(SeededRandomNumberGenerator(seed: configuration.fault.seed))
+        stallRandom = Mutex(SeededRandomNumberGenerator(seed: configuration.fault.seed ^ 0x5354_414C_4C))
         if let path = configuration.recordFile {
             recorder = try NotificationRecorder(path: path)
         } else {
@@ -49,6 +51,12 @@ final class SimulatorEngine: Sendable {
             }
         }
         return SimulatorResponse(verdict: verdict, fault: fault)
+    }
+
+    /// Whether to leave this request's stream unanswered (``SimulatorFaultScript/stallFraction``).
+    func shouldStall() -> Bool {
+        guard faults.stallFraction > 0 else { return false }
+        return stallRandom.withLock { $0.nextUnitInterval() } < faults.stallFraction
     }
 
     /// Tracks an open connection so that shutdown can close it.

@@ -28,6 +28,10 @@ public struct SimulatorFaultScript: Sendable {
     /// On each connection, answer N requests, then go silent: no responses, no PING acks, no
     /// frames at all, while the TCP connection stays open (a dead peer, for keepalive tests).
     public var stopAnsweringAfterRequests: Int?
+    /// Share of accepted requests never answered, `0...1`, while the connection goes on
+    /// answering the others: a stream lost in a half-open connection or a middlebox. Rolled
+    /// from its own generator, so it does not change which requests the other fractions hit.
+    public var stallFraction: Double
 
     public init(
         unregistered: [String: Date] = [:],
@@ -38,7 +42,8 @@ public struct SimulatorFaultScript: Sendable {
         seed: UInt64 = 0x4845_5241_4C44,
         goAwayAfterRequests: Int? = nil,
         responseDelay: Duration? = nil,
-        stopAnsweringAfterRequests: Int? = nil
+        stopAnsweringAfterRequests: Int? = nil,
+        stallFraction: Double = 0
     ) {
         self.unregistered = unregistered
         self.badDeviceTokens = badDeviceTokens
@@ -49,6 +54,7 @@ public struct SimulatorFaultScript: Sendable {
         self.goAwayAfterRequests = goAwayAfterRequests
         self.responseDelay = responseDelay
         self.stopAnsweringAfterRequests = stopAnsweringAfterRequests
+        self.stallFraction = stallFraction
     }
 
     /// True when any fraction can fire, so the generator is consulted at all.
@@ -103,6 +109,9 @@ public struct SimulatorFaultScript: Sendable {
             ("internalErrorFraction", internalErrorFraction),
             ("serviceUnavailableFraction", serviceUnavailableFraction),
         ]
+        guard (0.0...1.0).contains(stallFraction) else {
+            throw .invalidConfiguration("stallFraction must be within 0...1")
+        }
         for (name, value) in fractions where !(0.0...1.0).contains(value) {
             throw .invalidConfiguration("\(name) must be within 0...1")
         }

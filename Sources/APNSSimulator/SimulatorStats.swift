@@ -18,6 +18,10 @@ public struct SimulatorStats: Hashable, Sendable {
     public var requestsPerConnection: [Int] = []
     /// Requests left unanswered by ``SimulatorFaultScript/stopAnsweringAfterRequests``.
     public var unanswered = 0
+    /// Requests left unanswered by ``SimulatorFaultScript/stallFraction``.
+    public var stalled = 0
+    /// The apns-id of each stalled request (lowercase), in the order they stalled.
+    public var stalledAPNSIDs: [String] = []
     /// GOAWAY frames sent by ``SimulatorFaultScript/goAwayAfterRequests``.
     public var goAwaysSent = 0
     /// Requests whose `:path` or `authorization` arrived with HPACK incremental indexing (or

@@ -41,6 +41,13 @@ final class SimulatorStatsCollector: Sendable {
         stats.withLock { $0.unanswered += 1 }
     }
 
+    func stalled(apnsID: String?) {
+        stats.withLock { stats in
+            stats.stalled += 1
+            if let apnsID { stats.stalledAPNSIDs.append(apnsID.lowercased()) }
+        }
+    }
+
     func goAwaySent() {
         stats.withLock { $0.goAwaysSent += 1 }
     }

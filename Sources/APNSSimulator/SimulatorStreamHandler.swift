@@ -95,6 +95,11 @@ final class SimulatorStreamHandler: ChannelInboundHandler {
         }
         let now = Date()
         let verdict = connection.validate(headers: headers, body: body, now: now)
+        if verdict.notification != nil, connection.engine.shouldStall() {
+            // The stream stays open and silent; the client's deadline must deal with it.
+            stats.stalled(apnsID: headers.first { $0.0 == "apns-id" }?.1)
+            return
+        }
         let response = connection.engine.respond(to: verdict, receivedAt: now)
         body = []
         if let delay = connection.engine.faults.responseDelay, delay > .zero {

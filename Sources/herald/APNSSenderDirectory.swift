@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import HeraldCore
 import Logging
+import NIOCore
 
 /// The engine's senders: one `APNSClient` (a sharded pool of HTTP/2 connections) per app
 /// and environment, made on first use from the app's stored credentials and kept until the
@@ -11,7 +12,7 @@ actor APNSSenderDirectory: SenderDirectory {
     private let apps: any AppRepository
     private let adjust: @Sendable (inout APNSClientConfiguration) -> Void
     private let logger: Logger
-    private var clients: [Key: APNSClientSender] = [:]
+    private var clients: [Key: Task<APNSClientSender, any Error>] = [:]
 
     private struct Key: Hashable {
         var appID: Int64
@@ -30,42 +31,74 @@ actor APNSSenderDirectory: SenderDirectory {
     init(configuration: HeraldConfiguration, apps: any AppRepository, logger: Logger) {
         let shards = configuration.apnsShards
         let connections = configuration.apnsConnectionsPerShard
+        let requestTimeout = configuration.apnsRequestTimeoutMilliseconds
+        let pingTimeout = configuration.apnsPingTimeoutMilliseconds
         self.init(apps: apps, logger: logger) { apns in
             apns.shards = shards
             apns.connectionsPerShard = connections
+            apns.requestTimeout = .milliseconds(Int64(requestTimeout))
+            apns.pingTimeout = .milliseconds(Int64(pingTimeout))
         }
     }
 
+    /// The app's sender for the environment. Callers that ask for the same one at once share
+    /// one creation (the actor is reentrant across the database reads), so a pool is never
+    /// built twice and left open.
     func sender(appID: Int64, environment: APNSEnvironment) async throws -> any NotificationSender {
         let key = Key(appID: appID, environment: environment)
-        if let existing = clients[key] {
-            guard existing.client.stoppedReason != nil else { return existing }
-            clients[key] = nil
-            await existing.client.shutdown()
+        while true {
+            let creation: Task<APNSClientSender, any Error>
+            if let existing = clients[key] {
+                creation = existing
+            } else {
+                creation = Task { try await self.make(appID: appID, environment: environment) }
+                clients[key] = creation
+                created += 1
+            }
+            let sender: APNSClientSender
+            do {
+                sender = try await creation.value
+            } catch {
+                // The next request tries again (a key fixed meanwhile is picked up).
+                if clients[key] == creation { clients[key] = nil }
+                throw error
+            }
+            guard sender.client.stoppedReason != nil else { return sender }
+            // APNs refused these credentials: make a fresh client, so a fixed key is picked up.
+            if clients[key] == creation {
+                clients[key] = nil
+                await sender.client.shutdown()
+            }
         }
+    }
+
+    /// Pools built so far (tests check that concurrent callers share one).
+    private(set) var created = 0
+
+    private func make(appID: Int64, environment: APNSEnvironment) async throws -> APNSClientSender {
         guard let app = try await apps.find(id: appID) else {
             throw SendFailure(reason: "UnknownApp", detail: "app \(appID) no longer exists")
         }
         // An instance without HERALD_SECRET_KEY cannot open the key: that error is the
         // instance's, not the app's, so it propagates and the chunk is given back.
         let signingKey = try await apps.signingKey(appID: appID)
-        let client: APNSClient
         do {
-            client = try APNSClient.forApp(
+            let client = try APNSClient.forApp(
                 app, signingKeyPEM: signingKey, environment: environment, adjust: adjust, logger: logger)
+            return APNSClientSender(bundleID: app.bundleID, client: client)
         } catch {
             throw SendFailure(
                 reason: "CredentialsUnusable", detail: "\(app.bundleID): \(error)", credentialsRejected: true)
         }
-        let sender = APNSClientSender(bundleID: app.bundleID, client: client)
-        clients[key] = sender
-        return sender
     }
 
     /// Closes every connection.
     func shutdown() async {
-        for sender in clients.values { await sender.client.shutdown() }
+        let creations = clients.values
         clients = [:]
+        for creation in creations {
+            if let sender = try? await creation.value { await sender.client.shutdown() }
+        }
     }
 }
 

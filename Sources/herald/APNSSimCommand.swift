@@ -28,6 +28,7 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "Fraction answered 503 ServiceUnavailable.") var serviceUnavailable = 0.0
     @Option(help: "Send GOAWAY after this many requests on each connection.") var goAwayAfter: Int?
     @Option(help: "Delay every answer by this many milliseconds.") var delayMilliseconds: Int?
+    @Option(help: "Fraction of requests never answered (the stream stays open and silent).") var stall = 0.0
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
@@ -68,7 +69,7 @@ struct APNSSimCommand: AsyncParsableCommand {
                 unregistered: gone, badDeviceTokens: Set(badDeviceToken.map { $0.lowercased() }),
                 tooManyRequestsFraction: tooManyRequests, internalErrorFraction: internalErrors,
                 serviceUnavailableFraction: serviceUnavailable, goAwayAfterRequests: goAwayAfter,
-                responseDelay: delayMilliseconds.map { .milliseconds($0) }))
+                responseDelay: delayMilliseconds.map { .milliseconds($0) }, stallFraction: stall))
         let simulator = try await APNSSimulator.start(configuration: configuration, logger: logger)
         if let caOut {
             do {

@@ -40,6 +40,10 @@ struct HeraldConfiguration: Sendable {
     var apnsShards = 2
     /// `HERALD_APNS_CONNECTIONS_PER_SHARD`: HTTP/2 connections of each shard.
     var apnsConnectionsPerShard = 1
+    /// `HERALD_APNS_REQUEST_TIMEOUT_MS`: how long one attempt may wait for a stream and APNs's answer.
+    var apnsRequestTimeoutMilliseconds = 30_000
+    /// `HERALD_APNS_PING_TIMEOUT_MS`: how long a connection may leave a PING unanswered before it is closed.
+    var apnsPingTimeoutMilliseconds = 10_000
 
     /// Reads the configuration; `overrides` are the flags given on the command line, keyed
     /// like the environment (`herald.http.port` ↔ `HERALD_HTTP_PORT`).
@@ -90,6 +94,10 @@ struct HeraldConfiguration: Sendable {
         configuration.apnsShards = try positive(reader, "herald.apns.shards", configuration.apnsShards)
         configuration.apnsConnectionsPerShard = try positive(
             reader, "herald.apns.connections_per_shard", configuration.apnsConnectionsPerShard)
+        configuration.apnsRequestTimeoutMilliseconds = try positive(
+            reader, "herald.apns.request_timeout_ms", configuration.apnsRequestTimeoutMilliseconds)
+        configuration.apnsPingTimeoutMilliseconds = try positive(
+            reader, "herald.apns.ping_timeout_ms", configuration.apnsPingTimeoutMilliseconds)
         return configuration
     }
 

@@ -18,8 +18,10 @@ final class HTTP2ConnectionHarness {
 
     init() throws {
         handler = APNSConnectionHandler(
-            authority: "api.push.apple.com", tokenSource: nil, idlePingInterval: .hours(1), pingTimeout: .seconds(10),
-            setupTimeout: .seconds(10), now: { Date() }, metrics: APNSClientMetrics(),
+            configuration: .init(
+                authority: "api.push.apple.com", requestTimeout: .seconds(30), idlePingInterval: .hours(1),
+                pingTimeout: .seconds(10), requiresAuthentication: false),
+            tokenSource: nil, setupTimeout: .seconds(10), now: { Date() }, metrics: APNSClientMetrics(),
             ready: channel.eventLoop.makePromise(), status: status, logger: Logger(label: "http2.test"))
         try channel.pipeline.syncOperations.addHandler(handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()

@@ -160,7 +160,7 @@ import Testing
         let h = try HTTP2ConnectionHarness()
         try h.serverSettings()
         _ = try h.readFrames()
-        h.handler.nextStreamID = Int(Int32.max)
+        h.handler.machine.nextStreamID = Int(Int32.max)
         let last = h.submit(token: 1)
         let refused = h.submit(token: 2)
         #expect(throws: APNSClientError.self) { try refused.wait() }
