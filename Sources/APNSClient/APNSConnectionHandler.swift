@@ -145,9 +145,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        let writable = context.channel.isWritable
-        if writable { flushNow() }
-        machine.writabilityChanged(writable: writable, now: .now())
+        machine.writabilityChanged(writable: context.channel.isWritable, now: .now())
         afterEvent()
         context.fireChannelWritabilityChanged()
     }
@@ -250,8 +248,12 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     /// Writes only while the socket takes more: a peer that stops reading makes Herald stop
     /// writing (the bytes wait in `outbound`) instead of filling NIO's buffers.
     private func flushNow() {
-        guard let context, machine.outbound.readableBytes > 0, context.channel.isWritable || machine.closeReason != nil else { return }
-        context.writeAndFlush(wrapOutboundOut(machine.outbound), promise: nil)
+        guard let context, machine.outbound.readableBytes > 0, context.channel.isWritable || machine.closeReason != nil
+        else { return }
+        // Taken out before writing: a write can change writability at once, and that event
+        // must not find these bytes still here and write them twice.
+        let bytes = machine.outbound
         machine.outbound.clear()
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 }

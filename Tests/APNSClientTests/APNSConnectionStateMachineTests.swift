@@ -202,3 +202,36 @@ import Testing
         #expect(try peer.receive(from: &machine).count == 2)
     }
 }
+
+extension APNSConnectionStateMachineTests {
+    @Test func manyRequestsAfterTheStreamLimitRisesStayInOrderForARealServer() throws {
+        var (peer, machine) = try NIOHTTP2Peer.connected({ $0.requiresAuthentication = true }, maxConcurrentStreams: 1, now: t0)
+        machine.providerToken = "token"
+        var answered = 0
+        var open = [HTTP2StreamID]()
+        for round in 0..<40 {
+            machine.submit((0..<50).map { NIOHTTP2Peer.request(round * 50 + $0, bodySize: 600) }, now: t0, writable: true)
+            for frame in try peer.receive(from: &machine) {
+                if case .headers = frame.payload { open.append(frame.streamID) }
+            }
+            if round == 0 { try peer.send(.settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000)]))) }
+            for id in open { try peer.send(.headers(.init(headers: [":status": "200"], endStream: true)), streamID: id) }
+            open.removeAll()
+            try peer.deliver(to: &machine, now: t0)
+            answered += machine.drained().compactMap(\.success).count
+            for frame in try peer.receive(from: &machine) {
+                if case .headers = frame.payload { open.append(frame.streamID) }
+            }
+        }
+        for _ in 0..<10 where !open.isEmpty {
+            for id in open { try peer.send(.headers(.init(headers: [":status": "200"], endStream: true)), streamID: id) }
+            open.removeAll()
+            try peer.deliver(to: &machine, now: t0)
+            answered += machine.drained().compactMap(\.success).count
+            for frame in try peer.receive(from: &machine) {
+                if case .headers = frame.payload { open.append(frame.streamID) }
+            }
+        }
+        #expect(answered == 2000)
+    }
+}

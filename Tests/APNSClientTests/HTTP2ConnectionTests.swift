@@ -188,3 +188,43 @@ import Testing
         }
     }
 }
+
+/// Writes while the socket is full, and a writability change fired in the middle of a write.
+@Suite struct HTTP2ConnectionWritabilityTests {
+    @Test func nothingIsWrittenWhileTheChannelIsNotWritable() throws {
+        let h = try HTTP2ConnectionHarness()
+        try h.serverSettings()
+        _ = try h.readFrames()
+        h.channel.isWritable = false
+        let answer = h.submit()
+        #expect(try h.readFrames().isEmpty)
+        h.channel.isWritable = true
+        h.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try h.readFrames().map(\.isHeaders) == [true, false])
+        try h.answer(streamID: 1)
+        #expect(try answer.wait().status == 200)
+    }
+
+    @Test func aWritabilityChangeDuringAWriteDoesNotWriteTheSameBytesTwice() throws {
+        let h = try HTTP2ConnectionHarness()
+        // Like a socket that drains at once: the write itself makes the channel writable again.
+        try h.channel.pipeline.syncOperations.addHandler(ReentrantWritability(), position: .first)
+        try h.serverSettings()
+        let answers = (0..<3).map { h.submit(token: $0) }
+        let frames = try h.readFrames()
+        #expect(frames.filter { if case .settingsAck = $0 { true } else { false } }.count == 1)
+        #expect(frames.filter(\.isHeaders).count == 3)
+        for stream in 0..<3 { try h.answer(streamID: 1 + 2 * stream) }
+        #expect(try answers.map { try $0.wait().status } == [200, 200, 200])
+    }
+}
+
+/// Fires channelWritabilityChanged from inside every write, as a real socket can.
+final class ReentrantWritability: ChannelOutboundHandler {
+    typealias OutboundIn = ByteBuffer
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(data, promise: promise)
+        context.fireChannelWritabilityChanged()
+    }
+}

@@ -18,7 +18,9 @@ final class NIOHTTP2Peer {
         connection.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: Int(maxConcurrentStreams))]
         // The flood tests make the machine acknowledge hundreds of PINGs: the peer must take them.
         connection.controlFrameRateLimit.maximumCount = 10_000
-        try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection))
+        var stream = NIOHTTP2Handler.StreamConfiguration()
+        stream.streamResetFrameRateLimit.maximumCount = 100_000
+        try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: stream))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
     }
 

@@ -1,0 +1,69 @@
+import APNSCore
+import APNSSimulator
+import Foundation
+import HeraldCore
+import Testing
+
+@testable import herald
+
+/// An APNs peer that never answers some streams while answering the rest (a stream lost in a
+/// half-open connection or a middlebox): the request deadline resets them, they are sent again
+/// with the same apns-id, and every campaign and transactional send still finishes.
+@Suite(.serialized) struct StalledStreamTests {
+    @Test func aCampaignThroughAPeerThatLeavesStreamsUnansweredCompletesWithOneOutcomeEach() async throws {
+        try await EngineHarness.with(
+            fault: SimulatorFaultScript(stallFraction: 0.005), adjust: { $0.apnsRequestTimeoutMilliseconds = 1_000 }
+        ) { harness in
+            let devices = 10_000
+            try await CampaignControlTests.register(harness, devices)
+            let campaign = try await harness.runToEnd(try await harness.scheduledCampaign())
+            #expect(campaign.state == .completed)
+            #expect(campaign.counters.accepted == devices)
+            try await harness.expectConsistent(campaign, devices: devices)
+            let stats = harness.simulator.stats
+            #expect(stats.stalled >= 10, "the peer stalled only \(stats.stalled) streams")
+            // Each stalled notification was reset, sent again with its original apns-id, accepted.
+            let accepted = Set(try harness.received().map { $0.apnsID.lowercased() })
+            let ledger = Set(try await harness.deliveries(campaign.id).values.compactMap { $0.apnsID?.uuidString.lowercased() })
+            for apnsID in stats.stalledAPNSIDs {
+                #expect(accepted.contains(apnsID) && ledger.contains(apnsID), "stalled \(apnsID) was not delivered again")
+            }
+            #expect(harness.logs.text.contains("timed out"))
+        }
+    }
+
+    @Test func aTransactionalSendAnswersWithinItsDeadlineOnTheSamePeer() async throws {
+        try await EngineHarness.with(
+            fault: SimulatorFaultScript(stallFraction: 0.05), adjust: { $0.apnsRequestTimeoutMilliseconds = 1_000 }
+        ) { harness in
+            try await harness.withAPI { api in
+                let tokens = (0..<100).map { "\"\(EngineHarness.token($0).hex)\"" }.joined(separator: ",")
+                let reply = try await api.request(
+                    .post, NotificationAPITests.path, key: api.appKey,
+                    body: #"{"tokens": [\#(tokens)], "template": {"name": "flash-sale", "variables": {"percentOff": 30, "endTime": "midnight"}}}"#)
+                #expect(reply.status == .ok, "\(reply.body)")
+                #expect((reply.json["summary"] as? [String: Int]) == ["accepted": 100], "\(reply.body)")
+            }
+            #expect(harness.simulator.stats.stalled > 0)
+        }
+    }
+
+    @Test func attemptsRunOutAsAFailureWithItsOwnReason() async throws {
+        try await EngineHarness.with(
+            fault: SimulatorFaultScript(stallFraction: 1), adjust: { $0.apnsRequestTimeoutMilliseconds = 300 }
+        ) { harness in
+            try await harness.withAPI { api in
+                let reply = try await api.request(
+                    .post, NotificationAPITests.path, key: api.appKey,
+                    body: #"{"tokens": ["\#(EngineHarness.token(1).hex)"], "template": {"name": "flash-sale", "variables": {"percentOff": 30, "endTime": "midnight"}}}"#)
+                #expect(reply.status == .ok, "\(reply.body)")
+                let result = try #require((reply.json["results"] as? [[String: Any]])?.first)
+                #expect(result["outcome"] as? String == "failed")
+                #expect(result["reason"] as? String == "Timeout")
+            }
+            // Four attempts, each reset at its deadline, all with the same apns-id.
+            let stalled = harness.simulator.stats.stalledAPNSIDs
+            #expect(stalled.count == 4 && Set(stalled).count == 1)
+        }
+    }
+}
