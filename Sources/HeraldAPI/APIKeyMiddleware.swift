@@ -4,11 +4,18 @@ import HeraldCore
 import Hummingbird
 
 /// Checks `Authorization: Bearer <key>` and puts the caller in the context. Unknown,
-/// revoked or missing keys get 401; what a key may do is each route's business.
+/// revoked or missing keys get 401; a key over its request rate gets 429 with `Retry-After`;
+/// what a key may do is each route's business.
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
 
     let keys: any APIKeyRepository
+    let limiter: KeyRateLimiter
+
+    init(keys: any APIKeyRepository, limits: APILimits) {
+        self.keys = keys
+        limiter = KeyRateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else {
@@ -20,6 +27,10 @@ struct APIKeyMiddleware: RouterMiddleware {
         }
         guard let principal = try await keys.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
             throw Problem.unauthorized("unknown or revoked API key")
+        }
+        if let wait = limiter.admit(keyID: principal.keyID) {
+            throw Problem.tooManyRequests(
+                "this API key made more requests than its limit of \(limiter.rate) a second; try again in \(wait) s", retryAfter: wait)
         }
         var context = context
         context.principal = principal

@@ -14,12 +14,19 @@ public struct APIDependencies: Sendable {
     public var readiness: any ReadinessCheck
     /// The Prometheus exposition of this process's metrics.
     public var metricsText: @Sendable () -> String
+    public var limits: APILimits
+    /// Problems for errors of layers the API does not know (the database's timeouts and lost
+    /// connections answer 503 instead of 500).
+    public var classifyError: @Sendable (any Error) -> Problem?
 
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
         templates: any TemplateRepository, campaigns: any CampaignRepository, sender: any DirectSending,
-        readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String
+        readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
+        classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
+        self.limits = limits
+        self.classifyError = classifyError
         self.apps = apps
         self.devices = devices
         self.pruner = pruner
@@ -37,12 +44,12 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     let router = Router(context: HeraldRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: ProblemMiddleware(classify: dependencies.classifyError))
     HealthController(readiness: dependencies.readiness, metricsText: dependencies.metricsText).addRoutes(to: router)
 
     let directory = AppDirectory(apps: dependencies.apps)
-    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: dependencies.keys))
-    DeviceController(directory: directory, devices: dependencies.devices)
+    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: dependencies.keys, limits: dependencies.limits))
+    DeviceController(directory: directory, devices: dependencies.devices, limits: dependencies.limits)
         .addRoutes(to: v1.group("apps/:bundleID/devices"))
     PruneController(directory: directory, pruner: dependencies.pruner).addRoutes(to: v1.group("admin"))
     TemplateController(templates: dependencies.templates).addRoutes(to: v1.group("templates"))

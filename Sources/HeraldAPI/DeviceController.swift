@@ -7,13 +7,14 @@ import Hummingbird
 struct DeviceController {
     let directory: AppDirectory
     let devices: any DeviceRepository
+    let limits: APILimits
 
     func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
         group.put(":token", use: register)
         group.get(":token", use: show)
         group.delete(":token", use: remove)
         group.get(use: list)
-        group.post("import", use: DeviceImportController(directory: directory, devices: devices).importDevices)
+        group.post("import", use: DeviceImportController(directory: directory, devices: devices, limits: limits).importDevices)
     }
 
     @Sendable func register(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<DeviceResponse> {

@@ -14,6 +14,7 @@ struct DeviceImportController {
 
     let directory: AppDirectory
     let devices: any DeviceRepository
+    let limits: APILimits
 
     struct LineError: ResponseEncodable, Equatable {
         var line: Int
@@ -38,15 +39,40 @@ struct DeviceImportController {
         var summary = Summary()
         var splitter = NDJSONLineSplitter(maximumLineBytes: Self.maximumLineBytes)
         var batch = [DeviceImportItem]()
+        var batchLines = [Int]()
         var tokensInBatch = Set<DeviceToken>()
         batch.reserveCapacity(Self.batchSize)
+        let logger = context.logger
 
         func flush() async throws {
             guard !batch.isEmpty else { return }
-            let counts = try await devices.importBatch(appID: app.id, items: batch)
-            summary.created += counts.created
-            summary.updated += counts.updated
+            do {
+                let counts = try await devices.importBatch(appID: app.id, items: batch)
+                summary.created += counts.created
+                summary.updated += counts.updated
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // One line PostgreSQL refuses must not cost the others: each is tried alone, and
+                // only if none goes in (the database itself is failing) does the import stop.
+                logger.warning("an import batch failed; retrying it line by line", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+                var stored = 0
+                for (item, line) in zip(batch, batchLines) {
+                    do {
+                        let counts = try await devices.importBatch(appID: app.id, items: [item])
+                        summary.created += counts.created
+                        summary.updated += counts.updated
+                        stored += 1
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        reject(LineError(line: line, field: nil, detail: "the database refused this line"))
+                    }
+                }
+                if stored == 0, batch.count > 1 { throw error }
+            }
             batch.removeAll(keepingCapacity: true)
+            batchLines.removeAll(keepingCapacity: true)
             tokensInBatch.removeAll(keepingCapacity: true)
         }
 
@@ -64,6 +90,7 @@ struct DeviceImportController {
                     if tokensInBatch.contains(item.token) { try await flush() }
                     tokensInBatch.insert(item.token)
                     batch.append(item)
+                    batchLines.append(number)
                     if batch.count >= Self.batchSize { try await flush() }
                 } catch let error as ValidationError {
                     reject(LineError(line: number, field: error.field, detail: error.reason))
@@ -82,7 +109,24 @@ struct DeviceImportController {
             }
         }
 
+        /// Stores what was read, then stops the import with `problem`, which says how far it got.
+        func stop(_ problem: (String) -> Problem, _ reason: String) async throws -> Never {
+            try await flush()
+            throw problem(
+                "\(reason); the first \(summary.lines) lines were read (\(summary.created) created, \(summary.updated) updated, "
+                    + "\(summary.rejected) refused); send the rest in another import")
+        }
+
+        let started = ContinuousClock.now
+        var received = 0
         for try await chunk in request.body {
+            received += chunk.readableBytes
+            if received > limits.importMaximumBytes {
+                try await stop(Problem.payloadTooLarge, "the import is larger than \(limits.importMaximumBytes) bytes")
+            }
+            if ContinuousClock.now - started > limits.importMaximumDuration {
+                try await stop(Problem.requestTimeout, "the import took longer than \(limits.importMaximumDuration)")
+            }
             splitter.append(chunk)
             while let line = splitter.nextLine() { try await handle(line) }
         }

@@ -14,6 +14,8 @@ public struct Problem: Error, HTTPResponseError, Equatable {
     public var field: String?
     /// Every problem, when there are several at once (a template's validation errors).
     public var errors: [FieldError]?
+    /// Seconds after which the caller may try again (`Retry-After`), with 429 and 503.
+    public var retryAfter: Int?
 
     public static let typePrefix = "urn:herald:problem:"
 
@@ -50,6 +52,7 @@ public struct Problem: Error, HTTPResponseError, Equatable {
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
@@ -125,6 +128,23 @@ extension Problem {
 
     static func payloadTooLarge(_ detail: String) -> Problem {
         Problem(status: .contentTooLarge, slug: "payload-too-large", title: "The body is too large", detail: detail)
+    }
+
+    static func requestTimeout(_ detail: String) -> Problem {
+        Problem(status: .requestTimeout, slug: "request-timeout", title: "The request took too long", detail: detail)
+    }
+
+    static func tooManyRequests(_ detail: String, retryAfter: Int) -> Problem {
+        var problem = Problem(status: .tooManyRequests, slug: "too-many-requests", title: "Too many requests", detail: detail)
+        problem.retryAfter = retryAfter
+        return problem
+    }
+
+    /// The database did not answer in time, or cannot be reached: try again later.
+    public static func databaseUnavailable(_ detail: String) -> Problem {
+        var problem = Problem(status: .serviceUnavailable, slug: "database-unavailable", title: "Database unavailable", detail: detail)
+        problem.retryAfter = 5
+        return problem
     }
 
     static func notReady(_ detail: String) -> Problem {

@@ -6,6 +6,10 @@ import Logging
 /// shape; unexpected errors are logged (by type, never their text, which could hold data)
 /// and answered 500.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Problems for errors of layers the API does not import (the database's timeouts and
+    /// lost connections), given by the composition root.
+    var classify: @Sendable (any Error) -> Problem? = { _ in nil }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -18,6 +22,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw Problem.payloadTooLarge("the body is larger than this endpoint accepts")
         } catch {
+            if let problem = classify(error) {
+                context.logger.warning("request failed", metadata: ["error.type": "\(String(reflecting: type(of: error)))", "problem": "\(problem.slug)"])
+                throw problem
+            }
             context.logger.error("request failed", metadata: ["error.type": "\(String(reflecting: type(of: error)))"])
             throw Problem.internalError
         }

@@ -99,14 +99,16 @@ enum CampaignRules {
 
     static func check(name: String) -> [ValidationError] {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, name.count <= maximumNameLength else {
+        guard !trimmed.isEmpty, TextRules.storedLength(name) <= maximumNameLength else {
             return [ValidationError(field: "name", reason: "must be 1 to \(maximumNameLength) characters, not only spaces")]
         }
+        if let scalar = TextRules.forbiddenCharacter(in: name) { return [ValidationError(field: "name", reason: TextRules.reason(scalar))] }
         return []
     }
 
     static func check(notes: String) -> [ValidationError] {
-        notes.count <= maximumNotesLength
+        if let scalar = TextRules.forbiddenCharacter(in: notes) { return [ValidationError(field: "notes", reason: TextRules.reason(scalar))] }
+        return TextRules.storedLength(notes) <= maximumNotesLength
             ? [] : [ValidationError(field: "notes", reason: "at most \(maximumNotesLength) characters")]
     }
 
@@ -130,6 +132,9 @@ enum CampaignRules {
     }
 
     static func check(variables: [String: PayloadValue]) -> [ValidationError] {
+        if let (field, scalar) = TextRules.firstForbidden(in: .object(variables), at: "variables") {
+            return [ValidationError(field: field, reason: TextRules.reason(scalar))]
+        }
         guard variables.values.allSatisfy(\.isFinite) else {
             return [ValidationError(field: "variables", reason: "numbers must be finite")]
         }

@@ -48,7 +48,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         }
         self.timeZone = timeZone
         if let userID {
-            guard !userID.isEmpty, userID.count <= Self.maximumUserIDLength,
+            guard !userID.isEmpty, TextRules.storedLength(userID) <= Self.maximumUserIDLength,
                 !userID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else {
                 throw ValidationError(
@@ -57,6 +57,9 @@ public struct DeviceRegistration: Sendable, Equatable {
             }
         }
         self.userID = userID
+        if let (field, scalar) = TextRules.firstForbidden(in: .object(attributes), at: "attributes") {
+            throw ValidationError(field: field, reason: TextRules.reason(scalar))
+        }
         self.attributes = attributes
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

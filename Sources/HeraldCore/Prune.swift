@@ -11,11 +11,26 @@ public struct PruneRequest: Sendable, Equatable {
     public var appID: Int64?
     public var dryRun: Bool
 
-    public init(invalidatedBefore: Date?, notRegisteredSince: Date?, appID: Int64?, dryRun: Bool) throws(ValidationError) {
+    /// `notRegisteredSince` must be at least this long ago: a later date would delete devices
+    /// that are simply not opened every day.
+    public static let minimumRegistrationAge: TimeInterval = 7 * 24 * 3600
+
+    public init(
+        invalidatedBefore: Date?, notRegisteredSince: Date?, appID: Int64?, dryRun: Bool, now: Date = Date()
+    ) throws(ValidationError) {
         guard invalidatedBefore != nil || notRegisteredSince != nil else {
             throw ValidationError(
                 field: "invalidatedBefore",
                 reason: "give invalidatedBefore, notRegisteredSince or both; a prune without a date would delete everything")
+        }
+        if let invalidatedBefore, invalidatedBefore > now {
+            throw ValidationError(
+                field: "invalidatedBefore", reason: "is in the future; it must be a time that has passed")
+        }
+        if let notRegisteredSince, notRegisteredSince > now.addingTimeInterval(-Self.minimumRegistrationAge) {
+            throw ValidationError(
+                field: "notRegisteredSince",
+                reason: "must be at least 7 days ago; a later date would delete devices that registered this week")
         }
         self.invalidatedBefore = invalidatedBefore
         self.notRegisteredSince = notRegisteredSince

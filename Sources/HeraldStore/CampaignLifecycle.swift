@@ -68,7 +68,8 @@ enum CampaignLifecycle {
     }
 
     /// Pins the latest version of the campaign's template; a campaign cannot be scheduled
-    /// before its template has a version.
+    /// before its template has a version, nor with a push type its template does not send (a
+    /// background campaign needs a background template: no text, data in payload.custom).
     private static func pinTemplateVersion(campaignID: Int64, on connection: PostgresConnection, logger: Logger)
         async throws
     {
@@ -76,15 +77,26 @@ enum CampaignLifecycle {
             """
             UPDATE campaigns c SET template_version = latest.version
             FROM (
-                SELECT max(v.version) AS version FROM template_versions v JOIN templates t ON t.id = v.template_id
+                SELECT v.version, coalesce(v.document->'payload'->>'pushType', 'alert') AS push_type
+                FROM template_versions v JOIN templates t ON t.id = v.template_id
                 WHERE t.name = (SELECT template_name FROM campaigns WHERE id = \(campaignID))
+                ORDER BY v.version DESC LIMIT 1
             ) latest
-            WHERE c.id = \(campaignID) AND latest.version IS NOT NULL
-            RETURNING c.template_version
+            WHERE c.id = \(campaignID)
+            RETURNING latest.push_type, c.push_options->>'pushType', c.template_name
             """, logger: logger)
-        guard try await !rows.collect().isEmpty else {
+        guard let row = try await rows.collect().first else {
             throw ValidationError(
                 field: "templateName", reason: "no template of this name has a version yet; add or sync it first")
+        }
+        let (templateType, campaignType, name) = try row.decode((String, String?, String).self)
+        if let campaignType, campaignType != templateType {
+            throw ValidationError(
+                field: "pushOptions.pushType",
+                reason: "is \(campaignType) but template \(name) sends \(templateType) pushes; "
+                    + (campaignType == "background"
+                        ? "a background campaign needs a background template (payload.pushType background, no text)"
+                        : "leave pushType out to send what the template sends"))
         }
     }
 

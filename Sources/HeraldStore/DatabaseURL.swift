@@ -33,7 +33,9 @@ public struct DatabaseURL: Sendable {
         }
     }
 
-    public func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
+    /// The pool's configuration; `statementTimeout` (milliseconds, 0: none) bounds every
+    /// statement, so one slow query cannot hold a connection for ever.
+    public func clientConfiguration(maxConnections: Int, statementTimeout: Int = 0) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS
         switch tlsMode {
         case "disable": tls = .disable
@@ -43,6 +45,9 @@ public struct DatabaseURL: Sendable {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = maxConnections
+        if statementTimeout > 0 {
+            configuration.options.additionalStartupParameters.append(("statement_timeout", String(statementTimeout)))
+        }
         return configuration
     }
 }

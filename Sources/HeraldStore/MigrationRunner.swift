@@ -48,6 +48,9 @@ public struct MigrationRunner: Sendable {
         for migration in migrations where pending.contains(migration.name) {
             try await connection.query("BEGIN", logger: logger)
             do {
+                // A migration may rewrite a large table: the pool's statement timeout is for
+                // requests, not for this.
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
                 for statement in SQLScript.statements(in: migration.sql) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

@@ -31,44 +31,61 @@ public struct PostgresDevicePruner: DevicePruner {
                     byReason[reason] = Int(count)
                 }
             } else {
+                // Each batch's deletions and its audit entry commit together: after a crash the
+                // audit log still names every device deleted.
                 while true {
-                    let rows = try await client.query(
-                        Self.query(
-                            """
-                            WITH victims AS (
-                                SELECT app_id, id FROM devices WHERE \(Self.criteria) LIMIT $5
-                            ), gone AS (
-                                DELETE FROM devices d USING victims v WHERE d.app_id = v.app_id AND d.id = v.id
-                                RETURNING coalesce(d.invalidation_reason, $4) AS reason
-                            )
-                            SELECT reason, count(*) FROM gone GROUP BY reason
-                            """, request, batchSize: batchSize), logger: logger)
-                    var deleted = 0
-                    for try await (reason, count) in rows.decode((String, Int64).self) {
-                        byReason[reason, default: 0] += Int(count)
-                        deleted += Int(count)
+                    let batch = try await client.withTransaction(logger: logger) { connection in
+                        let rows = try await connection.query(
+                            Self.query(
+                                """
+                                WITH victims AS (
+                                    SELECT app_id, id FROM devices WHERE \(Self.criteria) LIMIT $5
+                                ), gone AS (
+                                    DELETE FROM devices d USING victims v WHERE d.app_id = v.app_id AND d.id = v.id
+                                    RETURNING coalesce(d.invalidation_reason, $4) AS reason
+                                )
+                                SELECT reason, count(*) FROM gone GROUP BY reason
+                                """, request, batchSize: batchSize), logger: logger)
+                        var deleted = [String: Int]()
+                        for try await (reason, count) in rows.decode((String, Int64).self) { deleted[reason] = Int(count) }
+                        if !deleted.isEmpty {
+                            var details = Self.details(request, byReason: deleted)
+                            details["batch"] = .int(batches + 1)
+                            try await AuditLog.record(
+                                on: connection, actor: actor, action: "devices.prune.batch", appID: request.appID,
+                                details: details, logger: logger)
+                        }
+                        return deleted
                     }
+                    let deleted = batch.values.reduce(0, +)
+                    for (reason, count) in batch { byReason[reason, default: 0] += count }
                     if deleted == 0 { break }
                     batches += 1
                     if deleted < batchSize { break }
                 }
             }
             let result = PruneResult(dryRun: request.dryRun, byReason: byReason, batches: batches)
+            var details = Self.details(request, byReason: byReason)
+            details["batches"] = .int(batches)
             try await client.withConnection { connection in
-                var details: [String: PayloadValue] = [
-                    "dryRun": .bool(request.dryRun),
-                    "byReason": .object(byReason.mapValues { .int($0) }),
-                    "total": .int(result.total),
-                ]
-                let formatter = ISO8601DateFormatter()
-                if let date = request.invalidatedBefore { details["invalidatedBefore"] = .string(formatter.string(from: date)) }
-                if let date = request.notRegisteredSince { details["notRegisteredSince"] = .string(formatter.string(from: date)) }
                 try await AuditLog.record(
                     on: connection, actor: actor, action: request.dryRun ? "devices.prune.dry-run" : "devices.prune",
                     appID: request.appID, details: details, logger: logger)
             }
             return result
         }
+    }
+
+    private static func details(_ request: PruneRequest, byReason: [String: Int]) -> [String: PayloadValue] {
+        var details: [String: PayloadValue] = [
+            "dryRun": .bool(request.dryRun),
+            "byReason": .object(byReason.mapValues { .int($0) }),
+            "total": .int(byReason.values.reduce(0, +)),
+        ]
+        let formatter = ISO8601DateFormatter()
+        if let date = request.invalidatedBefore { details["invalidatedBefore"] = .string(formatter.string(from: date)) }
+        if let date = request.notRegisteredSince { details["notRegisteredSince"] = .string(formatter.string(from: date)) }
+        return details
     }
 
     /// The prune criteria over binds $1-$3; both queries share them so a dry run counts

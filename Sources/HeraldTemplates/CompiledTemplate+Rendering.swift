@@ -15,6 +15,7 @@ extension CompiledTemplate {
     public func render(for recipient: Recipient, options: RenderOptions = RenderOptions()) -> RenderOutcome {
         let settings = settings(for: options)
         let pushType = settings.pushType ?? .alert
+        if pushType == .background { return background(settings: settings) }
         if pushType == .alert, !recipient.authorization.allowsAlerts {
             return .skipped(.notAuthorized)
         }
@@ -32,6 +33,14 @@ extension CompiledTemplate {
             languageIndex: index, arguments: arguments, settings: settings, mode: options.mode,
             authorization: recipient.authorization)
         return finish(payload, pushType: pushType, language: languages[index], mode: options.mode)
+    }
+
+    /// A background update: `aps` holds only `content-available`, the custom keys go beside it,
+    /// and every device gets the same bytes whatever its alert settings (background pushes need
+    /// no permission). The template's default language is what the ledger records.
+    func background(settings: PayloadOptions) -> RenderOutcome {
+        let payload = Payload(aps: Payload.APS(contentAvailable: true), custom: settings.custom ?? [:])
+        return finish(payload, pushType: .background, language: defaultLanguage, mode: .client)
     }
 
     /// The argument texts of each part.

@@ -63,6 +63,10 @@ public struct CompiledTemplate: Sendable {
             guard let tag = LanguageTag(key) else { throw Self.internalError("strings.\(key)", "not a language tag") }
             tables.append((tag: tag, strings: strings))
         }
+        // A background template has no text, so it may come without strings at all.
+        if document.parts.isEmpty, !tables.contains(where: { $0.tag == defaultLanguage }) {
+            tables.append((tag: defaultLanguage, strings: [:]))
+        }
         tables.sort { $0.tag.value < $1.tag.value }
         guard let defaultIndex = tables.firstIndex(where: { $0.tag == defaultLanguage }) else {
             throw Self.internalError("defaultLanguage", "no strings for the default language")

@@ -18,6 +18,8 @@ public struct TemplateRenderer: Sendable {
     private var skeletons: [Slot]
     /// Negotiated language index per preference list seen; devices share a few hundred lists.
     private var negotiated: [[LanguageTag]: Int] = [:]
+    /// A background push is the same for every device: rendered once.
+    private var background: RenderOutcome?
 
     private enum Slot: Sendable {
         case unbuilt
@@ -36,6 +38,10 @@ public struct TemplateRenderer: Sendable {
 
     /// The notification `recipient` gets; equal to `template.render(for: recipient, options: options)`.
     public mutating func render(for recipient: Recipient) -> RenderOutcome {
+        if pushType == .background {
+            if background == nil { background = template.background(settings: settings) }
+            return background!
+        }
         if pushType == .alert, !recipient.authorization.allowsAlerts {
             return .skipped(.notAuthorized)
         }

@@ -52,8 +52,18 @@ struct TemplateValidator {
 
     // MARK: - Parts and arguments
 
+    /// A background template (payload.pushType background) carries no text: its `aps` holds
+    /// only content-available, and its data goes in `payload.custom`.
+    private var isBackground: Bool { document.payload.pushType == PushType.background.rawValue }
+
     private mutating func checkParts() {
-        if document.title == nil, document.body == nil {
+        if isBackground {
+            for (name, _) in document.parts {
+                report(
+                    field: name.rawValue,
+                    "a background push cannot carry a \(name.rawValue) (its aps holds only content-available; put data in payload.custom)")
+            }
+        } else if document.title == nil, document.body == nil {
             report(field: "body", "a template needs a body or a title")
         }
         for (name, part) in document.parts {
@@ -77,11 +87,19 @@ struct TemplateValidator {
         let payload = document.payload
         if let pushType = payload.pushType {
             if let type = PushType(rawValue: pushType) {
+                if type != .alert, type != .background {
+                    report(field: "payload.pushType", "templates send alert or background pushes, not \(type.rawValue)")
+                }
                 if type == .background {
-                    report(
-                        field: "payload.pushType",
-                        "a background push cannot carry a title, subtitle or body (its aps holds only content-available)"
-                    )
+                    let alertOnly: [(String, Bool)] = [
+                        ("sound", payload.sound != nil), ("criticalSound", payload.criticalSound != nil),
+                        ("badge", payload.badge != nil), ("category", payload.category != nil),
+                        ("threadID", payload.threadID != nil), ("interruptionLevel", payload.interruptionLevel != nil),
+                        ("relevanceScore", payload.relevanceScore != nil), ("mutableContent", payload.mutableContent != nil),
+                    ]
+                    for (field, set) in alertOnly where set {
+                        report(field: "payload.\(field)", "a background push carries no \(field) (its aps holds only content-available)")
+                    }
                 }
             } else {
                 let known = PushType.allCases.map(\.rawValue).joined(separator: ", ")
@@ -142,7 +160,7 @@ struct TemplateValidator {
 
     private mutating func checkStrings(languages: [(key: String, tag: LanguageTag)], defaultTag: LanguageTag) {
         let defaultKey = languages.first { $0.tag == defaultTag }?.key
-        if defaultKey == nil, !unreadable.contains(defaultTag.value) {
+        if defaultKey == nil, !unreadable.contains(defaultTag.value), !isBackground {
             report(field: "strings.\(document.defaultLanguage)", "no strings for the default language \(defaultTag)")
         }
         let parts = document.parts.filter { !$0.part.key.isEmpty }
@@ -171,6 +189,10 @@ struct TemplateValidator {
         let field = "strings.\(languageKey).\(part.key)"
         guard let text = document.strings[languageKey]?[part.key] else {
             report(language: languageKey, field: field, "\(tag) has no string for \(part.key) (the \(name.rawValue))")
+            return nil
+        }
+        if let scalar = TextRules.forbiddenCharacter(in: text) {
+            report(language: languageKey, key: part.key, field: field, "\(part.key) \(TextRules.reason(scalar))")
             return nil
         }
         let compiled: FormatString

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldStore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -20,20 +21,29 @@ func buildApplication(
     let router = buildRouter(
         APIDependencies(
             apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, templates: store.templates,
-            campaigns: store.campaigns, sender: directSender, readiness: store.readiness, metricsText: metricsText))
+            campaigns: store.campaigns, sender: directSender, readiness: store.readiness, metricsText: metricsText,
+            limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "herald"),
+        // A connection that sends nothing, not even a whole request header, for the idle timeout
+        // is closed (slowloris); past the connection bound, new ones wait in the listen backlog.
+        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeoutMilliseconds)))),
+        configuration: .init(
+            address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "herald",
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.httpMaxConnections, logger: logger)),
         // Services stop in reverse order: the senders close after the engine has drained.
         services: [store.client, SendersService(senders: senders)],
         logger: logger)
+    let migrated = MigrationGate(open: !configuration.autoMigrate)
     if configuration.engineEnabled {
-        app.addServices(EngineService(configuration: configuration, store: store, logger: logger, senders: senders))
+        app.addServices(
+            EngineService(configuration: configuration, store: store, logger: logger, senders: senders, after: migrated))
     }
     if configuration.autoMigrate {
-        // Migrations first: the port opens only on a current schema.
+        // Migrations first: the port opens only on a current schema, and the engine waits too.
         app.beforeServerStarts {
             try await store.migrator.migrate()
+            migrated.open()
         }
     }
     return app
@@ -55,11 +65,13 @@ struct EngineService: Service {
     let engine: DeliveryEngine
     let senders: APNSSenderDirectory
     let ownsSenders: Bool
+    let migrated: MigrationGate
 
     init(
         configuration: HeraldConfiguration, store: Store, logger: Logger, owner: String = EngineService.defaultOwner(),
-        senders shared: APNSSenderDirectory? = nil
+        senders shared: APNSSenderDirectory? = nil, after migrated: MigrationGate = MigrationGate(open: true)
     ) {
+        self.migrated = migrated
         senders = shared ?? APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
         ownsSenders = shared == nil
         var delivery = DeliveryConfiguration(owner: owner)
@@ -73,7 +85,7 @@ struct EngineService: Service {
     }
 
     func run() async throws {
-        try await engine.run()
+        if await migrated.wait() { try await engine.run() }
         if ownsSenders { await senders.shutdown() }
     }
 

@@ -1,3 +1,4 @@
+import HeraldAPI
 import HeraldStore
 import Configuration
 import Foundation
@@ -10,6 +11,21 @@ struct HeraldConfiguration: Sendable {
     var databaseURL: String?
     /// `HERALD_DATABASE_MAX_CONNECTIONS`: the PostgreSQL pool size of one process.
     var databaseMaxConnections = 20
+    /// `HERALD_DATABASE_STATEMENT_TIMEOUT_MS`: the longest one SQL statement may run (0: no limit).
+    var databaseStatementTimeoutMilliseconds = 30_000
+    /// `HERALD_HTTP_IDLE_TIMEOUT_MS`: a connection that sends nothing (not even a whole request
+    /// header) for this long is closed.
+    var httpIdleTimeoutMilliseconds = 30_000
+    /// `HERALD_HTTP_MAX_CONNECTIONS`: connections served at once; more wait to be accepted.
+    var httpMaxConnections = 1024
+    /// `HERALD_IMPORT_MAX_BYTES`: the largest body one device import reads.
+    var importMaximumBytes = 1 << 30
+    /// `HERALD_IMPORT_MAX_SECONDS`: the longest one device import may run.
+    var importMaximumSeconds = 3600
+    /// `HERALD_API_RATE_LIMIT`: requests per second one API key may make, per instance (0: no limit).
+    var apiRateLimit = 10_000
+    /// `HERALD_API_RATE_BURST`: requests a key may make at once above its rate.
+    var apiRateBurst = 20_000
     /// `HERALD_HTTP_HOST`
     var httpHost = "127.0.0.1"
     /// `HERALD_HTTP_PORT`
@@ -64,6 +80,15 @@ struct HeraldConfiguration: Sendable {
         configuration.databaseURL = reader.string(forKey: "herald.database.url", isSecret: true)
         configuration.databaseMaxConnections = try positive(
             reader, "herald.database.max_connections", configuration.databaseMaxConnections)
+        configuration.databaseStatementTimeoutMilliseconds = try nonNegative(
+            reader, "herald.database.statement_timeout_ms", configuration.databaseStatementTimeoutMilliseconds)
+        configuration.httpIdleTimeoutMilliseconds = try positive(
+            reader, "herald.http.idle_timeout_ms", configuration.httpIdleTimeoutMilliseconds)
+        configuration.httpMaxConnections = try positive(reader, "herald.http.max_connections", configuration.httpMaxConnections)
+        configuration.importMaximumBytes = try positive(reader, "herald.import.max_bytes", configuration.importMaximumBytes)
+        configuration.importMaximumSeconds = try positive(reader, "herald.import.max_seconds", configuration.importMaximumSeconds)
+        configuration.apiRateLimit = try nonNegative(reader, "herald.api.rate_limit", configuration.apiRateLimit)
+        configuration.apiRateBurst = try positive(reader, "herald.api.rate_burst", configuration.apiRateBurst)
         configuration.httpHost = reader.string(forKey: "herald.http.host", default: configuration.httpHost)
         configuration.httpPort = try positive(reader, "herald.http.port", configuration.httpPort)
         guard configuration.httpPort <= 65535 else { throw ConfigurationError.invalid("HERALD_HTTP_PORT", "must be 1 to 65535") }
@@ -107,6 +132,20 @@ struct HeraldConfiguration: Sendable {
             throw ConfigurationError.missing("HERALD_DATABASE_URL", "postgres://user:password@host:5432/herald (or --database-url)")
         }
         return try DatabaseURL(databaseURL)
+    }
+
+    private static func nonNegative(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws -> Int {
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+        let name = key.uppercased().replacingOccurrences(of: ".", with: "_")
+        guard let value = Int(text), value >= 0 else { throw ConfigurationError.invalid(name, "must be 0 or a positive whole number") }
+        return value
+    }
+
+    /// What the API allows one client (`APILimits`), from these settings.
+    var apiLimits: APILimits {
+        APILimits(
+            importMaximumBytes: importMaximumBytes, importMaximumDuration: .seconds(importMaximumSeconds),
+            requestsPerSecondPerKey: apiRateLimit, burstPerKey: apiRateBurst)
     }
 
     private static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws -> Int {

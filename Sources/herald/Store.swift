@@ -22,7 +22,9 @@ struct Store: Sendable {
         let migrations = try Migration.load(from: try Self.migrationsDirectory(configured: configuration.migrationsDirectory))
         let vault = try configuration.secretKey.map { try SigningKeyVault(base64Secret: $0) }
         client = PostgresClient(
-            configuration: url.clientConfiguration(maxConnections: configuration.databaseMaxConnections),
+            configuration: url.clientConfiguration(
+                maxConnections: configuration.databaseMaxConnections,
+                statementTimeout: configuration.databaseStatementTimeoutMilliseconds),
             backgroundLogger: logger.forDatabase)
         DatabaseMetrics.recordPoolSize(configuration.databaseMaxConnections)
         apps = PostgresAppRepository(client: client, vault: vault, logger: logger)

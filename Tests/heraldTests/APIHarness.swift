@@ -27,7 +27,10 @@ struct APIHarness {
     static let bundleID = "com.example.herald"
     static let otherBundleID = "com.example.other"
 
-    static func with(_ body: @Sendable (APIHarness) async throws -> Void) async throws {
+    static func with(
+        adjust: (inout HeraldConfiguration) -> Void = { _ in }, testing: TestingSetup = .router,
+        _ body: @Sendable (APIHarness) async throws -> Void
+    ) async throws {
         try await TestDatabase.withDatabase { url in
             var configuration = HeraldConfiguration()
             configuration.databaseURL = url
@@ -36,12 +39,13 @@ struct APIHarness {
             configuration.pruneBatchSize = 2
             // Campaign lifecycle tests decide every transition themselves; the engine has its own suites.
             configuration.engineEnabled = false
+            adjust(&configuration)
             let logs = LogCapture()
             let logger = logs.logger()
             let store = try Store(configuration: configuration, logger: logger)
             let application = buildApplication(
                 configuration: configuration, store: store, logger: logger, metricsText: { "# metrics\n" })
-            try await application.test(.router) { client in
+            try await application.test(testing) { client in
                 let app = try await store.apps.add(Self.newApp(bundleID), actor: "test")
                 let otherApp = try await store.apps.add(Self.newApp(otherBundleID), actor: "test")
                 let admin = try await store.keys.create(role: .admin, appID: nil, name: nil, actor: "test").1

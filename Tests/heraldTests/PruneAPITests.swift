@@ -27,8 +27,14 @@ import Testing
             #expect(real.json["byReason"] as? [String: Int] == dry.json["byReason"] as? [String: Int])
             #expect(real.json["batches"] as? Int == 3)  // batch size 2 in the harness
             #expect(try await h.deviceCount() == 4)
-            let audit = try await h.store.client.query("SELECT count(*) FROM audit_log WHERE action LIKE 'devices.prune%'").collect()
-            #expect(try audit.first?.decode(Int64.self) == 2)
+            // One entry per run, and one per batch committed with that batch's deletions.
+            let audit = try await h.store.client.query(
+                "SELECT action, count(*), sum((details->>'total')::int) FROM audit_log WHERE action LIKE 'devices.prune%' GROUP BY action ORDER BY action"
+            ).collect()
+            let rows = try audit.map { try $0.decode((String, Int64, Int64).self) }
+            #expect(rows.map(\.0) == ["devices.prune", "devices.prune.batch", "devices.prune.dry-run"])
+            #expect(rows.map(\.1) == [1, 3, 1])
+            #expect(rows.map(\.2) == [5, 5, 5])
         }
     }
 
@@ -38,6 +44,10 @@ import Testing
         (#"{"notRegisteredSince":12}"#, "notRegisteredSince"),
         (#"{"notRegisteredSince":"2026-01-01T00:00:00Z","dryRun":"yes"}"#, "dryRun"),
         (#"{"notRegisteredSince":"2026-01-01T00:00:00Z","everything":true}"#, "everything"),
+        (#"{"notRegisteredSince":"2999-01-01T00:00:00Z"}"#, "notRegisteredSince"),
+        (#"{"invalidatedBefore":"2999-01-01T00:00:00Z"}"#, "invalidatedBefore"),
+        (#"{"notRegisteredSince":"\#(Date(timeIntervalSinceNow: -86_400).formatted(.iso8601))"}"#, "notRegisteredSince"),
+        (#"{"notRegisteredSince":"2026-01-01T00:00:00Z","app":"com.example\u0000"}"#, "app"),
     ])
     func badPruneRequestsDeleteNothing(body: String, field: String) async throws {
         try await APIHarness.with { h in

@@ -17,9 +17,13 @@ import Testing
             environment["HERALD_DATABASE_URL"] = url
             environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
             environment["HERALD_LOG_LEVEL"] = "warning"
+            // An engine polling every 5 ms would hit the tables while they are being created,
+            // unless it waits for the migrations.
+            environment["HERALD_ENGINE_POLL_MS"] = "5"
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            let stderr = Pipe()
+            process.standardError = stderr
             try process.run()
             defer { if process.isRunning { process.terminate() } }
 
@@ -37,6 +41,8 @@ import Testing
             for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
             #expect(!process.isRunning)
             #expect(process.terminationStatus == 0)
+            let logged = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(!logged.contains("scheduler:") && !logged.contains("claiming a chunk:"), "\(logged)")
         }
     }
 }

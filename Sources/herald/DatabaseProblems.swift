@@ -1,0 +1,27 @@
+import HeraldAPI
+import PostgresNIO
+
+/// What the API answers when PostgreSQL, not the request, is the trouble: a statement past
+/// `HERALD_DATABASE_STATEMENT_TIMEOUT_MS` or a database that cannot be reached is 503 with
+/// `Retry-After`, never 500. Lives here because only the composition root knows both sides.
+enum DatabaseProblems {
+    @Sendable static func classify(_ error: any Error) -> Problem? {
+        guard let error = error as? PSQLError else { return nil }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState]
+            if state == PostgresError.Code.queryCanceled.raw {
+                return .databaseUnavailable("the database took longer than the statement timeout; try again later or narrow the request")
+            }
+            // Class 08 (connection exceptions), 53 (insufficient resources), 57P (operator intervention).
+            if let state, state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") {
+                return .databaseUnavailable("the database is unavailable; try again later")
+            }
+            return nil
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .queryCancelled:
+            return .databaseUnavailable("the database is unavailable; try again later")
+        default:
+            return nil
+        }
+    }
+}

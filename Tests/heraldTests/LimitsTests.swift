@@ -1,0 +1,177 @@
+@testable import herald
+import Foundation
+import Hummingbird
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Control characters, request rates, import bounds and slow clients: each a clear 4xx or a
+/// closed connection, never a 500, and nothing half stored.
+@Suite struct LimitsTests {
+    static let devicePath = "/v1/apps/\(APIHarness.bundleID)/devices/\(APIHarness.token(1))"
+
+    @Test(arguments: [
+        (#"{"attributes":{"a":"x\u0000y"}}"#, "attributes.a"),
+        (#"{"attributes":{"bell":"\u0007"}}"#, "attributes.bell"),
+        (#"{"attributes":{"nested":{"list":["ok","\u007f"]}}}"#, "attributes.nested.list[1]"),
+        (#"{"userID":"user\u0000"}"#, "userID"),
+        (#"{"languages":["en\u0000"]}"#, "languages[0]"),
+        (#"{"timeZone":"Europe/Paris\u0000"}"#, "timeZone"),
+    ])
+    func aControlCharacterInAStoredFieldIsA422NamingIt(body: String, field: String) async throws {
+        try await APIHarness.with { h in
+            let reply = try await h.request(.put, Self.devicePath, key: h.appKey, body: body)
+            #expect(reply.status == .unprocessableContent, "\(reply.body)")
+            #expect(reply.json["field"] as? String == field)
+            #expect((reply.json["detail"] as? String)?.contains("control character") == true)
+            #expect(try await h.deviceCount() == 0)
+        }
+    }
+
+    @Test func aNulInAnAttributeKeyNamesThatKey() async throws {
+        try await APIHarness.with { h in
+            let reply = try await h.request(.put, Self.devicePath, key: h.appKey, body: #"{"attributes":{"a\u0000b":1}}"#)
+            #expect(reply.status == .unprocessableContent)
+            #expect(reply.json["field"] as? String == "attributes.a\u{0}b")
+            // Tabs and line breaks are text, not control characters to refuse.
+            let text = try await h.request(.put, Self.devicePath, key: h.appKey, body: #"{"attributes":{"note":"a\tb\r\nc"}}"#)
+            #expect(text.status == .created, "\(text.body)")
+        }
+    }
+
+    @Test func campaignsRefuseControlCharactersInEveryTextField() async throws {
+        try await APIHarness.with { h in
+            let base = #""app": "com.example.herald", "templateName": "welcome""#
+            for (body, field) in [
+                (#"{\#(base), "name": "Sale\u0000"}"#, "name"),
+                (#"{\#(base), "name": "Sale", "notes": "\u0001"}"#, "notes"),
+                (#"{\#(base), "name": "Sale", "variables": {"appName": "A\u0000"}}"#, "variables.appName"),
+                (#"{\#(base), "name": "Sale", "audience": {"attributes": {"plan": "gold\u0000"}}}"#, "audience.attributes.plan"),
+                (#"{\#(base), "name": "Sale", "pushOptions": {"custom": {"k": "\u0000"}}}"#, "pushOptions.custom.k"),
+            ] {
+                let reply = try await h.request(.post, "/v1/campaigns", key: h.marketingKey, body: body)
+                #expect(reply.status == .unprocessableContent, "\(body): \(reply.body)")
+                #expect(reply.json["field"] as? String == field, "\(body): \(reply.body)")
+            }
+            // A name of 200 code points is fine even when it is fewer characters on screen.
+            let decomposed = String(repeating: "e\u{301}", count: 100)
+            let ok = try await h.request(.post, "/v1/campaigns", key: h.marketingKey, body: #"{\#(base), "name": "\#(decomposed)"}"#)
+            #expect(ok.status == .created, "\(ok.body)")
+            let long = try await h.request(.post, "/v1/campaigns", key: h.marketingKey, body: #"{\#(base), "name": "\#(decomposed)e"}"#)
+            #expect(long.status == .unprocessableContent && long.json["field"] as? String == "name")
+        }
+    }
+
+    @Test func anImportLineWithANulIsRefusedAndTheOthersAreStored() async throws {
+        try await APIHarness.with { h in
+            let lines = [
+                #"{"token":"\#(APIHarness.token(1))","languages":["en"]}"#,
+                #"{"token":"\#(APIHarness.token(2))","attributes":{"a":"x\u0000y"}}"#,
+                #"{"token":"\#(APIHarness.token(3))","languages":["de"]}"#,
+            ]
+            let reply = try await h.request(
+                .post, "/v1/apps/\(APIHarness.bundleID)/devices/import", key: h.appKey, body: lines.joined(separator: "\n"))
+            #expect(reply.status == .ok, "\(reply.body)")
+            #expect(reply.json["created"] as? Int == 2)
+            let errors = reply.json["errors"] as? [[String: Any]] ?? []
+            #expect(errors.map { $0["line"] as? Int } == [2])
+            #expect(errors.map { $0["field"] as? String } == ["attributes.a"])
+            #expect(try await h.deviceCount() == 2)
+        }
+    }
+
+    @Test func aLineTheDatabaseRefusesCostsOnlyThatLine() async throws {
+        try await APIHarness.with { h in
+            // A rule only PostgreSQL knows: the batch fails there, and is retried line by line.
+            try await h.store.client.query("ALTER TABLE devices ADD CONSTRAINT test_no_mallory CHECK (user_id IS DISTINCT FROM 'mallory')")
+            let lines = (1...20).map { n in
+                #"{"token":"\#(APIHarness.token(n))","userID":"\#(n == 11 ? "mallory" : "user-\(n)")"}"#
+            }
+            let reply = try await h.request(
+                .post, "/v1/apps/\(APIHarness.bundleID)/devices/import", key: h.appKey, body: lines.joined(separator: "\n"))
+            #expect(reply.status == .ok, "\(reply.body)")
+            #expect(reply.json["created"] as? Int == 19)
+            let errors = reply.json["errors"] as? [[String: Any]] ?? []
+            #expect(errors.map { $0["line"] as? Int } == [11])
+            #expect(try await h.deviceCount() == 19)
+        }
+    }
+
+    @Test func anImportLargerThanItsBoundIsStoppedWith413() async throws {
+        try await APIHarness.with(adjust: { $0.importMaximumBytes = 1_000 }) { h in
+            let body = (1...100).map { #"{"token":"\#(APIHarness.token($0))"}"# }.joined(separator: "\n")
+            let reply = try await h.request(.post, "/v1/apps/\(APIHarness.bundleID)/devices/import", key: h.appKey, body: body)
+            #expect(reply.status == .contentTooLarge, "\(reply.body)")
+            #expect(reply.problemSlug == "payload-too-large")
+            #expect((reply.json["detail"] as? String)?.contains("send the rest in another import") == true)
+        }
+    }
+
+    @Test func aKeyOverItsRateGets429WithRetryAfterAndOtherKeysGoOn() async throws {
+        try await APIHarness.with(adjust: { $0.apiRateLimit = 1; $0.apiRateBurst = 2 }) { h in
+            let path = "/v1/apps/\(APIHarness.bundleID)/devices"
+            #expect(try await h.request(.get, path, key: h.appKey).status == .ok)
+            #expect(try await h.request(.get, path, key: h.appKey).status == .ok)
+            let limited = try await h.request(.get, path, key: h.appKey)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.problemSlug == "too-many-requests")
+            #expect(Int(limited.headers[.retryAfter] ?? "") ?? 0 >= 1)
+            #expect(try await h.request(.get, path, key: h.adminKey).status == .ok)
+        }
+    }
+
+    @Test func aConnectionThatNeverFinishesItsHeaderIsClosedWhileOthersAreServed() async throws {
+        try await APIHarness.with(adjust: { $0.httpIdleTimeoutMilliseconds = 500 }, testing: .live) { h in
+            let port = try #require(h.client.port)
+            let socket = try SlowClient(port: port)
+            defer { socket.close() }
+            try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            // Another client is served meanwhile.
+            #expect(try await h.request(.get, "/healthz", key: nil).status == .ok)
+            let started = ContinuousClock.now
+            #expect(socket.readUntilClosed(timeout: 10) == true, "the half-sent request was not closed")
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+}
+
+/// A raw TCP client that writes what it is told and nothing more.
+struct SlowClient {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { throw SlowClientError.cannotConnect }
+    }
+
+    enum SlowClientError: Error { case cannotConnect, cannotWrite }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else { throw SlowClientError.cannotWrite }
+    }
+
+    /// True once the server closes the connection (a read returns 0 or fails), false after `timeout` seconds.
+    func readUntilClosed(timeout: Int) -> Bool {
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    func close() {
+        _ = Glibc.close(fd)
+    }
+}
