@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldTemplates
 import Logging
 import Metrics
+import Synchronization
 
 /// Works one claimed chunk to its end (DESIGN.md rule 2): reads its devices by keyset,
 /// renders, notes how far the batch goes, sends, and records the answers with the cursor in
@@ -39,10 +40,11 @@ struct ChunkRunner {
         Self.active.increment()
         defer { Self.active.decrement() }
         let heartbeatLost = Signal()
+        let inFlight = InFlightBatch()
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await heartbeat(lost: heartbeatLost) }
+            group.addTask { try await heartbeat(lost: heartbeatLost, inFlight: inFlight) }
             defer { group.cancelAll() }
-            let ending = try await sendAll(lost: heartbeatLost)
+            let ending = try await sendAll(lost: heartbeatLost, inFlight: inFlight)
             switch ending {
             case .completed:
                 try await work.completeChunk(lease)
@@ -61,7 +63,7 @@ struct ChunkRunner {
         return max(1, min(configuration.batchSize, limiter.rate / 4))
     }
 
-    private func sendAll(lost: Signal) async throws -> Ending {
+    private func sendAll(lost: Signal, inFlight: InFlightBatch) async throws -> Ending {
         var renderer = TemplateRenderer(template: plan.template, options: plan.options)
         var resolved = [APNSEnvironment: any NotificationSender]()
         var reportedFailures = Set<String>()
@@ -84,6 +86,7 @@ struct ChunkRunner {
             }
             let sentAt = Date()
             let currentSenders = resolved
+            inFlight.started()
             async let answered = send(current, with: currentSenders, sentAt: sentAt)
             // Pipelining: the next batch is read and rendered while this one is in flight. Its
             // errors wait until this batch's answers are stored.
@@ -96,6 +99,7 @@ struct ChunkRunner {
                 preparing = error
             }
             let answers = await answered
+            inFlight.finished()
             do {
                 _ = try await work.recordBatch(
                     lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastDeviceID)
@@ -202,10 +206,18 @@ struct ChunkRunner {
         return .campaignFailed(reason)
     }
 
-    private func heartbeat(lost: Signal) async throws {
+    private func heartbeat(lost: Signal, inFlight: InFlightBatch) async throws {
         let interval = configuration.leaseDuration / 3
         while true {
             try await Task.sleep(for: interval)
+            if let age = inFlight.age, age > configuration.batchDeadline {
+                // Renewing now would hold the chunk for as long as the batch hangs; letting the
+                // lease lapse hands it to another worker, and this one's late record is refused.
+                logger.error(
+                    "chunk \(lease.chunk) of campaign \(lease.campaignID): a batch has been in flight for \(age); letting the lease lapse")
+                lost.set()
+                return
+            }
             do {
                 if try await !work.heartbeat(lease, leaseDuration: configuration.leaseDuration) {
                     lost.set()
@@ -229,4 +241,15 @@ extension Dictionary where Key == APNSEnvironment, Value == any NotificationSend
         self[environment] = sender
         return sender
     }
+}
+
+/// When the batch now in flight was sent, for the heartbeat to notice one that never ends.
+final class InFlightBatch: Sendable {
+    private let since = Mutex<ContinuousClock.Instant?>(nil)
+
+    func started() { since.withLock { $0 = .now } }
+    func finished() { since.withLock { $0 = nil } }
+
+    /// How long the batch in flight has been; nil when none is.
+    var age: Duration? { since.withLock { $0.map { .now - $0 } } }
 }

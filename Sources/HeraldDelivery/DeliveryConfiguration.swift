@@ -12,6 +12,10 @@ public struct DeliveryConfiguration: Sendable {
     public var leaseDuration = Duration.seconds(30)
     /// How often due campaigns and free chunks are looked for when there is nothing to do.
     public var pollInterval = Duration.seconds(1)
+    /// The longest a batch may stay in flight (sent, answers not yet recorded). The sender's own
+    /// deadlines end every batch well before it; past this one the worker stops renewing its
+    /// lease, so that another instance takes the chunk over instead of it being held for ever.
+    public var batchDeadline = Duration.seconds(300)
 
     public init(owner: String) {
         self.owner = owner

@@ -79,6 +79,10 @@ struct EngineService: Service {
         delivery.batchSize = configuration.engineBatchSize
         delivery.leaseDuration = .seconds(configuration.engineLeaseSeconds)
         delivery.pollInterval = .milliseconds(configuration.enginePollMilliseconds)
+        // Every attempt of a notification ends within the request timeout, plus backoff: a
+        // batch past four of those with a minute to spare is hung, whatever the cause.
+        delivery.batchDeadline = max(
+            .seconds(300), .milliseconds(4 * (configuration.apnsRequestTimeoutMilliseconds + 10_000) + 60_000))
         engine = DeliveryEngine(
             configuration: delivery, work: store.campaignWork, campaigns: store.campaigns, templates: store.templates,
             senders: senders, logger: logger)
