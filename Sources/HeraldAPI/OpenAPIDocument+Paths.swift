@@ -246,12 +246,14 @@ extension OpenAPIDocument {
           summary: Import registrations from NDJSON
           description: >-
             Registers many tokens, one JSON object (an `ImportLine`) per line, e.g. when moving
-            from another provider. The body is streamed and has no overall size limit; each line
-            is at most 16 KiB, and blank lines are skipped. Lines are written in batches as they
-            arrive, so good lines are stored even when others are refused; refused lines are
-            reported by number, and the answer is 200 however many were refused. Each line is
-            applied like a `PUT` of that token. Allowed for the app's own `app` key and `admin`
-            keys; `marketing` keys get 403.
+            from another provider. The body is streamed; each line is at most 16 KiB, and blank
+            lines are skipped. Lines are written in batches as they arrive, so good lines are
+            stored even when others are refused (a line the database refuses costs only that
+            line); refused lines are reported by number, and the answer is 200 however many were
+            refused. Each line is applied like a `PUT` of that token. A body past
+            `HERALD_IMPORT_MAX_BYTES` (1 GiB) stops with 413, one running past
+            `HERALD_IMPORT_MAX_SECONDS` (1 hour) with 408; both say how many lines were read and
+            stored. Allowed for the app's own `app` key and `admin` keys; `marketing` keys get 403.
           tags: [devices]
           requestBody:
             required: true
@@ -276,6 +278,14 @@ extension OpenAPIDocument {
               $ref: '#/components/responses/Forbidden'
             '404':
               $ref: '#/components/responses/UnknownApp'
+            '408':
+              description: The import ran past its time bound; what was read is stored (`request-timeout`).
+              content:
+                application/problem+json:
+                  schema:
+                    $ref: '#/components/schemas/Problem'
+            '413':
+              $ref: '#/components/responses/PayloadTooLarge'
             '500':
               $ref: '#/components/responses/InternalError'
       /v1/admin/prune:
@@ -285,9 +295,11 @@ extension OpenAPIDocument {
           description: >-
             Deletes devices invalidated before `invalidatedBefore` OR last registered before
             `notRegisteredSince` (at least one of the two is required), optionally for one app
-            only, in batches. A dry run deletes nothing and counts what would go. Every prune is
-            written to the audit log. Admin keys only; other keys get 403. The body is at most
-            64 KiB.
+            only, in batches. `invalidatedBefore` may not be in the future and
+            `notRegisteredSince` must be at least 7 days ago (422 otherwise). A dry run deletes
+            nothing and counts what would go. Each batch is written to the audit log in the
+            transaction that deletes it, and every prune ends with a summary entry. Admin keys
+            only; other keys get 403. The body is at most 64 KiB.
           tags: [admin]
           requestBody:
             required: true

@@ -23,7 +23,13 @@ enum OpenAPIDocument {
         one. Routes under `/v1` need an API key sent as `Authorization: Bearer <key>`. An `app`
         key reaches only its own app's devices; a `marketing` key may read any app's devices but
         not change them or prune, and may use templates and campaigns and send; an `admin` key may do everything. A missing, malformed, unknown
-        or revoked key gets 401; a key whose role or app does not allow the call gets 403.
+        or revoked key gets 401; a key whose role or app does not allow the call gets 403. A key
+        past its request rate (`HERALD_API_RATE_LIMIT` per instance) gets 429
+        (`too-many-requests`) with `Retry-After`; a request the database cannot serve in time
+        (`HERALD_DATABASE_STATEMENT_TIMEOUT_MS`) or at all gets 503 (`database-unavailable`)
+        with `Retry-After`. No string in a JSON body may hold NUL, another C0 control character
+        or DEL (tab and line breaks are allowed): such a body gets 422 naming the exact field,
+        e.g. `attributes.nickname`. Lengths count Unicode code points.
     servers:
       - url: http://127.0.0.1:8080
     security:
