@@ -138,6 +138,12 @@ extension OpenAPIDocument {
             pushType:
               type: string
               enum: [alert, background]
+              description: >-
+                `background` sends a silent update (`aps` holds only `content-available`, at
+                priority 5, to every device whatever its alert settings) and needs a background
+                template (`payload.pushType` `background`, no text), such as the shipped
+                `background-refresh`; a push type the template does not send is refused with 422
+                when the campaign is scheduled. Left out, the template's push type is sent.
             priority:
               type: integer
               enum: [10, 5, 1]

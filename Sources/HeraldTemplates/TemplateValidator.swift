@@ -87,9 +87,6 @@ struct TemplateValidator {
         let payload = document.payload
         if let pushType = payload.pushType {
             if let type = PushType(rawValue: pushType) {
-                if type != .alert, type != .background {
-                    report(field: "payload.pushType", "templates send alert or background pushes, not \(type.rawValue)")
-                }
                 if type == .background {
                     let alertOnly: [(String, Bool)] = [
                         ("sound", payload.sound != nil), ("criticalSound", payload.criticalSound != nil),

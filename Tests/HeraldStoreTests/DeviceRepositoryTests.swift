@@ -112,7 +112,9 @@ import Testing
             #expect(real.byReason == dry.byReason)
             #expect(real.batches == 4)
             #expect(try await f.count("SELECT count(*) FROM devices") == 9)
-            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action LIKE 'devices.prune%'") == 2)
+            // A summary per run, and an entry per batch written with that batch's deletions.
+            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action IN ('devices.prune', 'devices.prune.dry-run')") == 2)
+            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'devices.prune.batch'") == 4)
         }
     }
 }

@@ -33,10 +33,4 @@ import Testing
         let fields = Set(document.validate().compactMap(\.field))
         #expect(fields == ["body", "payload.sound", "payload.badge"])
     }
-
-    @Test func otherPushTypesAreRefusedInTemplates() throws {
-        var document = try TemplateLoader.loadTemplate(folder: Fixtures.templatesDirectory.appendingPathComponent("background-refresh"))
-        document.payload.pushType = "voip"
-        #expect(document.validate().contains { $0.field == "payload.pushType" })
-    }
 }

@@ -67,7 +67,6 @@ import Testing
 
     @Test func refusesPayloadValuesAPNsRefuses() {
         let found = problems {
-            $0.payload.pushType = "background"
             $0.payload.relevanceScore = 2
             $0.payload.badge = -1
             $0.payload.sound = ""
@@ -76,7 +75,7 @@ import Testing
         }
         #expect(
             found.map(\.field) == [
-                "payload.pushType", "payload.relevanceScore", "payload.sound", "payload.criticalSound.name",
+                "payload.relevanceScore", "payload.sound", "payload.criticalSound.name",
                 "payload.criticalSound.volume", "payload.badge", "payload.custom.aps",
             ]
         )

@@ -154,13 +154,13 @@ import Testing
             let list = try herald(["templates", "list"], database: url)
             #expect(list.status == 0)
             let lines = list.stdout.split(separator: "\n")
-            #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 4)
+            #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 5)
             let welcome = try #require(lines.first { $0.hasPrefix("welcome") })
             #expect(welcome.contains("v2") && welcome.contains("zh-Hant") && welcome.contains("es-419"))
             let versions = try await TestDatabase.withClient(url) { client in
                 try await client.query("SELECT count(*) FROM template_versions").collect().first!.decode(Int64.self)
             }
-            #expect(versions == 4)
+            #expect(versions == 5)
         }
     }
 
