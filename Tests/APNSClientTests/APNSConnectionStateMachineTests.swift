@@ -209,29 +209,25 @@ extension APNSConnectionStateMachineTests {
         machine.providerToken = "token"
         var answered = 0
         var open = [HTTP2StreamID]()
+        /// The server answers every stream it has seen; the machine starts what waited.
+        func answerOpenStreams() throws {
+            for id in open { try peer.send(.headers(.init(headers: [":status": "200"], endStream: true)), streamID: id) }
+            open.removeAll()
+            try peer.deliver(to: &machine, now: t0)
+            answered += machine.drained().compactMap(\.success).count
+            for frame in try peer.receive(from: &machine) {
+                if case .headers = frame.payload { open.append(frame.streamID) }
+            }
+        }
         for round in 0..<40 {
             machine.submit((0..<50).map { NIOHTTP2Peer.request(round * 50 + $0, bodySize: 600) }, now: t0, writable: true)
             for frame in try peer.receive(from: &machine) {
                 if case .headers = frame.payload { open.append(frame.streamID) }
             }
             if round == 0 { try peer.send(.settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000)]))) }
-            for id in open { try peer.send(.headers(.init(headers: [":status": "200"], endStream: true)), streamID: id) }
-            open.removeAll()
-            try peer.deliver(to: &machine, now: t0)
-            answered += machine.drained().compactMap(\.success).count
-            for frame in try peer.receive(from: &machine) {
-                if case .headers = frame.payload { open.append(frame.streamID) }
-            }
+            try answerOpenStreams()
         }
-        for _ in 0..<10 where !open.isEmpty {
-            for id in open { try peer.send(.headers(.init(headers: [":status": "200"], endStream: true)), streamID: id) }
-            open.removeAll()
-            try peer.deliver(to: &machine, now: t0)
-            answered += machine.drained().compactMap(\.success).count
-            for frame in try peer.receive(from: &machine) {
-                if case .headers = frame.payload { open.append(frame.streamID) }
-            }
-        }
+        for _ in 0..<10 where !open.isEmpty { try answerOpenStreams() }
         #expect(answered == 2000)
     }
 }
