@@ -10,7 +10,7 @@ struct TokenBucket: Sendable, Equatable {
 
     init(rate: Int, burst: Int, now: ContinuousClock.Instant) {
         self.rate = Double(max(rate, 1))
-        self.burst = Double(max(burst, rate, 1))
+        self.burst = Double(max(burst, 1))
         tokens = self.burst
         updated = now
     }

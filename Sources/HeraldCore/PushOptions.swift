@@ -80,7 +80,7 @@ public struct PushOptions: Codable, Sendable, Hashable {
                     field: "collapseID", reason: "must be 1 to \(APNSNotification.maximumCollapseIDBytes) bytes of UTF-8"))
         }
         for (field, text) in [("threadID", threadID), ("category", category)] {
-            if let text, text.isEmpty || text.count > Self.maximumTextLength {
+            if let text, text.isEmpty || TextRules.storedLength(text) > Self.maximumTextLength {
                 errors.append(ValidationError(field: field, reason: "must be 1 to \(Self.maximumTextLength) characters"))
             }
         }
