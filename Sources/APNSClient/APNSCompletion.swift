@@ -3,7 +3,7 @@ import NIOCore
 
 /// Where a stream's answer goes: a promise of its own (one notification), or a slot in a
 /// batch that completes once with every answer (one hop back to the caller per batch).
-enum APNSCompletion {
+enum APNSCompletion: Sendable {
     case promise(EventLoopPromise<APNSResponse>)
     case batch(APNSBatchCollector, index: Int)
 

@@ -348,3 +348,6 @@ struct APNSConnectionStateMachine<Completion> {
         streams.compactMap { $0.value.deadline <= now ? $0.key : nil }
     }
 }
+
+/// A request crosses onto the connection's event loop with its completion.
+extension APNSConnectionStateMachine.Request: Sendable where Completion: Sendable {}

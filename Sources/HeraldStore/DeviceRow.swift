@@ -12,7 +12,7 @@ enum DeviceRow {
         """
 
     static func decode(_ row: PostgresRow) throws -> Device {
-        var cells = row.makeRandomAccess()
+        let cells = row.makeRandomAccess()
         let token = try DeviceToken(bytes: Array(buffer: try cells[1].decode(ByteBuffer.self)))
         let status = try cells[4].decode(String.self)
         let attributesText = try cells[12].decode(String.self)
