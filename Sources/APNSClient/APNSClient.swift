@@ -7,9 +7,9 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-/// The sharded APNs sender (DESIGN.md rule 3): S shards, each with its own HTTP/2
+/// The sharded APNs sender (docs/apns.md, "Results and retries"): S shards, each with its own HTTP/2
 /// connections; a notification goes to the shard its token hashes to; every notification
-/// gets exactly one final result; retries follow DESIGN.md rule 4.
+/// gets exactly one final result; retries follow docs/apns.md, "Results and retries".
 public final class APNSClient: Sendable {
     private let configuration: APNSClientConfiguration
     private let shards: [APNSShard]
@@ -49,7 +49,7 @@ public final class APNSClient: Sendable {
         -> TLSConfiguration
     {
         var tls = TLSConfiguration.makeClientConfiguration()
-        // APNS.md "Connection": TLS 1.2 or later, ALPN h2; system roots plus any extra CA.
+        // docs/apns.md, "The connection": TLS 1.2 or later, ALPN h2; system roots plus any extra CA.
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2"]
         if let pem = configuration.additionalTrustRootsPEM {
@@ -81,7 +81,7 @@ public final class APNSClient: Sendable {
     public func send(_ notification: APNSNotification) async -> APNSDeliveryResult {
         let body: [UInt8]
         do {
-            // DESIGN.md rule 5: payloads are checked before they leave.
+            // Payloads are checked before they leave (docs/apns.md, "Results and retries").
             body = try notification.validate()
         } catch {
             return .failed(.invalidNotification(error.description))
@@ -108,7 +108,7 @@ public final class APNSClient: Sendable {
         let stoppedReason = stopped.withLockedValue { $0 }
         for (index, notification) in notifications.enumerated() {
             do {
-                // DESIGN.md rule 5: payloads are checked before they leave.
+                // Payloads are checked before they leave (docs/apns.md, "Results and retries").
                 let body = try notification.validate()
                 if let stoppedReason {
                     results[index] = .failed(stoppedReason)
@@ -168,7 +168,7 @@ public final class APNSClient: Sendable {
         return results
     }
 
-    /// Delivers one notification under DESIGN.md rule 4. `firstAttempt` is the answer of an
+    /// Delivers one notification under the retry rules of docs/apns.md. `firstAttempt` is the answer of an
     /// attempt a batch already made, and the connection that made it.
     private func deliver(
         _ notification: APNSNotification, body: [UInt8], shard: APNSShard,
@@ -195,7 +195,7 @@ public final class APNSClient: Sendable {
                 metrics.answered(response)
                 switch response.disposition {
                 case .retryLater where response.status == 429:
-                    // DESIGN.md rule 4: 429 TooManyRequests defers that device.
+                    // 429 TooManyRequests defers that device (docs/apns.md, "Results and retries").
                     return .deferred(response)
                 case .retryLater where attempt < configuration.maximumAttempts:
                     metrics.retries.increment()

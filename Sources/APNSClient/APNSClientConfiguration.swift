@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 
-/// How the sender connects and behaves. Defaults follow APNS.md: a few long-lived
+/// How the sender connects and behaves. Defaults follow docs/apns.md: a few long-lived
 /// connections, PING after an hour idle, backoff on failures.
 public struct APNSClientConfiguration: Sendable {
     public var endpoint: APNSEndpoint

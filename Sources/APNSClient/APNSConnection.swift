@@ -22,7 +22,7 @@ final class APNSConnection: Sendable {
     }
 
     /// Connects, completes TLS with ALPN h2, and waits for the server's SETTINGS.
-    /// DNS is resolved afresh for every connection (APNS.md "Connection"): NIO's resolver keeps no cache.
+    /// DNS is resolved afresh for every connection (docs/apns.md, "The connection"): NIO's resolver keeps no cache.
     static func connect(
         endpoint: APNSEndpoint, tls: NIOSSLContext, tokenSource: ProviderTokenSource?,
         configuration: APNSClientConfiguration, metrics: APNSClientMetrics, group: any EventLoopGroup, logger: Logger

@@ -12,7 +12,7 @@ struct APNSConnectionStatus: Sendable, Equatable {
     var phase = Phase.connecting
     var inFlight = 0
     /// Streams the server lets us open now: its MAX_CONCURRENT_STREAMS, and 1 until the
-    /// first accepted request under token auth (APNS.md "Connection").
+    /// first accepted request under token auth (docs/apns.md, "The connection").
     var streamLimit = 1
     /// A request timed out here and the health PING has not come back yet.
     var suspect = false

@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
 
-/// Where APNs (or a simulator) listens. APNS.md "Connection": every endpoint is overridable.
+/// Where APNs (or a simulator) listens. Every endpoint is overridable (docs/apns.md, "The connection").
 public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int

@@ -35,7 +35,7 @@ final class APNSShard: Sendable {
 
     /// The connection with the most spare streams, opening one while fewer than wanted are
     /// usable. Connection attempts after failures wait with exponential backoff and jitter,
-    /// so a broken endpoint never sees a tight open/close loop (APNS.md "Connection").
+    /// so a broken endpoint never sees a tight open/close loop (docs/apns.md, "The connection").
     func connection() async throws -> APNSConnection {
         let (ready, pending, surplus) = state.withLockedValue {
             state -> (APNSConnection?, Task<APNSConnection, any Error>?, APNSConnection?) in

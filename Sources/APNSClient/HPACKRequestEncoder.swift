@@ -2,7 +2,7 @@ import APNSCore
 import NIOCore
 
 /// HPACK (RFC 7541) for the requests of one connection, written straight into the outbound
-/// buffer. Each header is encoded as its `APNSHeader.Indexing` says (APNS.md "Request", HPACK):
+/// buffer. Each header is encoded as its `APNSHeader.Indexing` says (docs/apns.md, "The connection", HPACK):
 /// incremental headers are indexed once and then sent as one or two bytes; the others are
 /// literals that leave the dynamic table alone. Strings go out as raw octets, not Huffman
 /// coded: a few more bytes on the wire for far less CPU per request.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// When one connection renews its provider token (APNS.md "Authentication"): before the token
+/// When one connection renews its provider token (docs/apns.md, "Provider tokens"): before the token
 /// is an hour old, and never sooner than 20 minutes after the last renewal on this
 /// connection, which APNs would answer with 429 TooManyProviderTokenUpdates. A value type
 /// driven by the caller's clock, so the timing is tested without waiting.

@@ -2,7 +2,7 @@ import APNSCore
 import Foundation
 import NIOConcurrencyHelpers
 
-/// One provider token for every connection and topic of a team (APNS.md "Authentication":
+/// One provider token for every connection and topic of a team (docs/apns.md, "Provider tokens":
 /// reuse one token; regenerate it no more than once every 20 minutes and at least once an
 /// hour). Connections ask for the current token when their own policy says to renew.
 public final class ProviderTokenSource: Sendable {
