@@ -124,6 +124,21 @@ import Glibc
         }
     }
 
+    @Test func aStatementPastItsTimeoutIsA503WithRetryAfterAndStoresNothing() async throws {
+        try await APIHarness.with(adjust: { $0.databaseStatementTimeoutMilliseconds = 300 }) { h in
+            // A registration PostgreSQL cannot finish in time: a trigger that sleeps.
+            try await h.store.client.query(
+                "CREATE FUNCTION test_slow() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(5); RETURN NEW; END $$ LANGUAGE plpgsql")
+            try await h.store.client.query("CREATE TRIGGER test_slow BEFORE INSERT ON devices FOR EACH ROW EXECUTE FUNCTION test_slow()")
+            let reply = try await h.request(.put, Self.devicePath, key: h.appKey, body: #"{"languages":["en"]}"#)
+            #expect(reply.status == .serviceUnavailable, "\(reply.body)")
+            #expect(reply.problemSlug == "database-unavailable")
+            #expect(reply.headers[.retryAfter] == "5")
+            try await h.store.client.query("DROP TRIGGER test_slow ON devices")
+            #expect(try await h.deviceCount() == 0)
+        }
+    }
+
     @Test func aConnectionThatNeverFinishesItsHeaderIsClosedWhileOthersAreServed() async throws {
         try await APIHarness.with(adjust: { $0.httpIdleTimeoutMilliseconds = 500 }, testing: .live) { h in
             let port = try #require(h.client.port)
