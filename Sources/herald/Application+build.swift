@@ -7,6 +7,7 @@ import HeraldStore
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The composition root: wires the store into the API. `herald serve` and the tests both
@@ -27,7 +28,10 @@ func buildApplication(
         router: router,
         // A connection that sends nothing, not even a whole request header, for the idle timeout
         // is closed (slowloris); past the connection bound, new ones wait in the listen backlog.
-        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeoutMilliseconds)))),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestDeadlineHandler(deadline: requestDeadline(configuration))],
+                idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeoutMilliseconds)))),
         configuration: .init(
             address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "herald",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.httpMaxConnections, logger: logger)),
@@ -47,6 +51,14 @@ func buildApplication(
         }
     }
     return app
+}
+
+/// How long a request may take to arrive whole: `HERALD_HTTP_REQUEST_TIMEOUT_MS`, or for a
+/// device import its own bound plus a minute (the import answers 408 first).
+func requestDeadline(_ configuration: HeraldConfiguration) -> @Sendable (String) -> TimeAmount {
+    let request = TimeAmount.milliseconds(Int64(configuration.httpRequestTimeoutMilliseconds))
+    let importing = TimeAmount.seconds(Int64(configuration.importMaximumSeconds) + 60)
+    return { path in path.split(separator: "?").first?.hasSuffix("/devices/import") == true ? importing : request }
 }
 
 /// Closes the APNs connection pools once the process is shutting down and the services

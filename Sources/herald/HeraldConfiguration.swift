@@ -16,6 +16,9 @@ struct HeraldConfiguration: Sendable {
     /// `HERALD_HTTP_IDLE_TIMEOUT_MS`: a connection that sends nothing (not even a whole request
     /// header) for this long is closed.
     var httpIdleTimeoutMilliseconds = 30_000
+    /// `HERALD_HTTP_REQUEST_TIMEOUT_MS`: how long a request may take to arrive whole, head and body
+    /// (device imports have their own bound).
+    var httpRequestTimeoutMilliseconds = 60_000
     /// `HERALD_HTTP_MAX_CONNECTIONS`: connections served at once; more wait to be accepted.
     var httpMaxConnections = 1024
     /// `HERALD_IMPORT_MAX_BYTES`: the largest body one device import reads.
@@ -84,6 +87,8 @@ struct HeraldConfiguration: Sendable {
             reader, "herald.database.statement_timeout_ms", configuration.databaseStatementTimeoutMilliseconds)
         configuration.httpIdleTimeoutMilliseconds = try positive(
             reader, "herald.http.idle_timeout_ms", configuration.httpIdleTimeoutMilliseconds)
+        configuration.httpRequestTimeoutMilliseconds = try positive(
+            reader, "herald.http.request_timeout_ms", configuration.httpRequestTimeoutMilliseconds)
         configuration.httpMaxConnections = try positive(reader, "herald.http.max_connections", configuration.httpMaxConnections)
         configuration.importMaximumBytes = try positive(reader, "herald.import.max_bytes", configuration.importMaximumBytes)
         configuration.importMaximumSeconds = try positive(reader, "herald.import.max_seconds", configuration.importMaximumSeconds)

@@ -124,6 +124,27 @@ import Glibc
         }
     }
 
+    @Test func aBodyTrickledAByteAtATimeIsCutOffAtTheRequestTimeout() async throws {
+        try await APIHarness.with(adjust: { $0.httpRequestTimeoutMilliseconds = 1_000 }, testing: .live) { h in
+            let port = try #require(h.client.port)
+            let socket = try SlowClient(port: port)
+            defer { socket.close() }
+            try socket.send(
+                "PUT \(Self.devicePath) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(h.appKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
+            // A byte every 100 ms keeps the connection active: only the request's own deadline ends it.
+            let started = ContinuousClock.now
+            var closed = false
+            for _ in 0..<100 where !closed {
+                try await Task.sleep(for: .milliseconds(100))
+                closed = !socket.trySend(" ")
+            }
+            #expect(closed, "the trickled request was never cut off")
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(try await h.deviceCount() == 0)
+        }
+    }
+
     @Test func aStatementPastItsTimeoutIsA503WithRetryAfterAndStoresNothing() async throws {
         try await APIHarness.with(adjust: { $0.databaseStatementTimeoutMilliseconds = 300 }) { h in
             // A registration PostgreSQL cannot finish in time: a trigger that sleeps.
@@ -178,6 +199,12 @@ struct SlowClient {
     func send(_ text: String) throws {
         let bytes = Array(text.utf8)
         guard write(fd, bytes, bytes.count) == bytes.count else { throw SlowClientError.cannotWrite }
+    }
+
+    /// Writes without raising SIGPIPE; false once the server has closed the connection.
+    func trySend(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count
     }
 
     /// True once the server closes the connection (a read returns 0 or fails), false after `timeout` seconds.
