@@ -45,4 +45,52 @@ import Testing
             #expect(!logged.contains("scheduler:") && !logged.contains("claiming a chunk:"), "\(logged)")
         }
     }
+
+    /// The connection bound, on the real server (the router test client does not apply it).
+    @Test func pastTheConnectionBoundANewClientWaitsUntilOneCloses() async throws {
+        try await TestDatabase.withDatabase(migrated: false) { url in
+            let port = Int.random(in: 20_000..<50_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLITests.binary)
+            process.arguments = ["serve", "--port", String(port)]
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+            environment["HERALD_DATABASE_URL"] = url
+            environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
+            environment["HERALD_LOG_LEVEL"] = "warning"
+            environment["HERALD_ENGINE_ENABLED"] = "false"
+            environment["HERALD_HTTP_MAX_CONNECTIONS"] = "2"
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+
+            // Ready: one connection at a time, each closed before the next.
+            var ready = false
+            for _ in 0..<100 where !ready {
+                if let probe = try? SlowClient(port: port) {
+                    if (try? probe.send("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) != nil {
+                        ready = probe.readResponseHead(timeout: 5)?.hasPrefix("HTTP/1.1 200") == true
+                    }
+                    probe.close()
+                }
+                if !ready { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            try #require(ready)
+            try await Task.sleep(for: .milliseconds(300))
+            // Two connections the server holds open (a request half sent on each).
+            let first = try SlowClient(port: port)
+            let second = try SlowClient(port: port)
+            defer { second.close() }
+            try first.send("GET /healthz HTTP/1.1\r\n")
+            try second.send("GET /healthz HTTP/1.1\r\n")
+            try await Task.sleep(for: .milliseconds(300))
+            let third = try SlowClient(port: port)
+            defer { third.close() }
+            try third.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(third.readResponseHead(timeout: 2) == nil, "a third connection was served past a bound of two")
+            first.close()
+            #expect(third.readResponseHead(timeout: 10)?.hasPrefix("HTTP/1.1 200") == true)
+        }
+    }
 }
