@@ -10,21 +10,10 @@ import Testing
     @Test func migratesServesAndShutsDownGracefullyOnSIGTERM() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
             let port = Int.random(in: 20_000..<50_000)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CLITests.binary)
-            process.arguments = ["serve", "--port", String(port)]
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
-            environment["HERALD_DATABASE_URL"] = url
-            environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
-            environment["HERALD_LOG_LEVEL"] = "warning"
+            let stderr = Pipe()
             // An engine polling every 5 ms would hit the tables while they are being created,
             // unless it waits for the migrations.
-            environment["HERALD_ENGINE_POLL_MS"] = "5"
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            let stderr = Pipe()
-            process.standardError = stderr
-            try process.run()
+            let process = try Self.serve(database: url, port: port, settings: ["HERALD_ENGINE_POLL_MS": "5"], stderr: stderr)
             defer { if process.isRunning { process.terminate() } }
 
             var ready: String?
@@ -50,19 +39,8 @@ import Testing
     @Test func pastTheConnectionBoundANewClientWaitsUntilOneCloses() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
             let port = Int.random(in: 20_000..<50_000)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CLITests.binary)
-            process.arguments = ["serve", "--port", String(port)]
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
-            environment["HERALD_DATABASE_URL"] = url
-            environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
-            environment["HERALD_LOG_LEVEL"] = "warning"
-            environment["HERALD_ENGINE_ENABLED"] = "false"
-            environment["HERALD_HTTP_MAX_CONNECTIONS"] = "2"
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.serve(
+                database: url, port: port, settings: ["HERALD_ENGINE_ENABLED": "false", "HERALD_HTTP_MAX_CONNECTIONS": "2"])
             defer { if process.isRunning { process.terminate() } }
 
             // Ready: one connection at a time, each closed before the next.
@@ -92,5 +70,23 @@ import Testing
             first.close()
             #expect(third.readResponseHead(timeout: 10)?.hasPrefix("HTTP/1.1 200") == true)
         }
+    }
+
+    /// `herald serve` on `port` over `database` (migrating it), with these settings on top of a
+    /// clean environment; its standard error goes to `stderr` when given.
+    static func serve(database: String, port: Int, settings: [String: String], stderr: Pipe? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLITests.binary)
+        process.arguments = ["serve", "--port", String(port)]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
+        environment["HERALD_DATABASE_URL"] = database
+        environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
+        environment["HERALD_LOG_LEVEL"] = "warning"
+        environment.merge(settings) { $1 }
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        if let stderr { process.standardError = stderr } else { process.standardError = FileHandle.nullDevice }
+        try process.run()
+        return process
     }
 }
