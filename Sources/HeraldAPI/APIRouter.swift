@@ -9,6 +9,8 @@ public struct APIDependencies: Sendable {
     public var keys: any APIKeyRepository
     public var templates: any TemplateRepository
     public var campaigns: any CampaignRepository
+    /// Opens and conversions, and the reports built on them.
+    public var events: any EventRepository
     /// Transactional sends and campaign test sends.
     public var sender: any DirectSending
     public var readiness: any ReadinessCheck
@@ -21,7 +23,8 @@ public struct APIDependencies: Sendable {
 
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        templates: any TemplateRepository, campaigns: any CampaignRepository, sender: any DirectSending,
+        templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
+        sender: any DirectSending,
         readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
@@ -33,6 +36,7 @@ public struct APIDependencies: Sendable {
         self.keys = keys
         self.templates = templates
         self.campaigns = campaigns
+        self.events = events
         self.sender = sender
         self.readiness = readiness
         self.metricsText = metricsText
@@ -53,8 +57,11 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
         .addRoutes(to: v1.group("apps/:bundleID/devices"))
     PruneController(directory: directory, pruner: dependencies.pruner).addRoutes(to: v1.group("admin"))
     TemplateController(templates: dependencies.templates).addRoutes(to: v1.group("templates"))
-    CampaignController(directory: directory, campaigns: dependencies.campaigns, sender: dependencies.sender)
-        .addRoutes(to: v1.group("campaigns"))
+    CampaignController(
+        directory: directory, campaigns: dependencies.campaigns, events: dependencies.events, sender: dependencies.sender
+    )
+    .addRoutes(to: v1.group("campaigns"))
+    EventController(directory: directory, events: dependencies.events).addRoutes(to: v1.group("apps/:bundleID/events"))
     NotificationController(directory: directory, sender: dependencies.sender)
         .addRoutes(to: v1.group("apps/:bundleID/notifications"))
     return router

@@ -8,6 +8,7 @@ import Hummingbird
 struct CampaignController {
     let directory: AppDirectory
     let campaigns: any CampaignRepository
+    let events: any EventRepository
     let sender: any DirectSending
 
     func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
@@ -23,6 +24,18 @@ struct CampaignController {
         }
         group.post(":id/test", use: test)
         group.get(":id/deliveries", use: deliveries)
+        group.get(":id/report", use: report)
+    }
+
+    /// Sent, opened and converted by message and for the holdout, with intervals and tests.
+    @Sendable func report(request: Request, context: HeraldRequestContext) async throws -> CampaignReportResponse {
+        try context.requirePrincipal().requireCampaignAccess()
+        for (key, _) in request.uri.queryParameters {
+            throw Problem.invalidField(String(key), "unknown query parameter")
+        }
+        let campaign = try await campaign(context)
+        let totals = try await events.totals(campaignID: campaign.id)
+        return CampaignReportResponse(campaign: campaign, report: CampaignReport(campaign: campaign, events: totals))
     }
 
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<CampaignResponse> {
@@ -103,23 +116,33 @@ struct CampaignController {
     }
 
     /// Sends the campaign's notification now to the listed tokens (registered or not), with its
-    /// template (the pinned version, or the latest for a draft), variables and push options.
+    /// template (the pinned version, or the latest for a draft), variables and push options;
+    /// `variant` picks one message of an A/B test (the first by default).
     /// Recorded apart: test sends never count in the campaign's counters or ledger.
     @Sendable func test(request: Request, context: HeraldRequestContext) async throws -> DirectSendResponse {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
         let object = try await Self.body(request, context: context)
-        try JSONFields.refuseUnknown(object, known: ["tokens", "environment"])
+        try JSONFields.refuseUnknown(object, known: ["tokens", "environment", "variant"])
         guard let app = try await directory.app(id: campaign.appID) else { throw Problem.unknownCampaign() }
         let tokens = try NotificationInput.tokens(object["tokens"])
+        var index = 0
+        if let name = try JSONFields.string(object["variant"], field: "variant") {
+            guard let found = campaign.messages.firstIndex(where: { $0.name == name }) else {
+                throw Problem.invalidField(
+                    "variant", "must name one of the campaign's variants: \(campaign.messages.map(\.name).joined(separator: ", "))")
+            }
+            index = found
+        }
+        let message = campaign.message(index)
         let results = try await sender.send(
             DirectSendRequest(
                 app: app, audience: .tokens(tokens),
                 content: .template(
-                    name: campaign.templateName, version: campaign.templateVersion, localization: campaign.localization,
-                    variables: campaign.variables),
-                pushOptions: campaign.pushOptions, environment: try NotificationInput.environment(object["environment"]),
+                    name: message.templateName, version: message.templateVersion, localization: campaign.localization,
+                    variables: message.variables),
+                pushOptions: message.pushOptions, environment: try NotificationInput.environment(object["environment"]),
                 ledger: .campaignTest(campaignID: campaign.id), actor: principal.keyPrefix))
         return DirectSendResponse(requestID: nil, results: results)
     }
@@ -145,7 +168,7 @@ struct CampaignController {
         }
         let page = try await campaigns.deliveries(campaignID: campaign.id, query: query)
         return DeliveryPageResponse(
-            deliveries: page.entries.map(DeliveryEntryResponse.init), nextCursor: page.nextCursor.map(String.init))
+            deliveries: page.entries.map { DeliveryEntryResponse($0, messages: campaign.messages) }, nextCursor: page.nextCursor.map(String.init))
     }
 
     // MARK: - Helpers

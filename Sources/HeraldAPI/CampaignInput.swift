@@ -7,6 +7,10 @@ import HeraldCore
 enum CampaignInput {
     static let draftFields: Set<String> = [
         "name", "notes", "templateName", "localization", "variables", "audience", "pushOptions", "sendAt", "rateLimit",
+        "variants", "holdoutPercent", "attributionWindowHours",
+    ]
+    static let variantFields: Set<String> = [
+        "name", "templateName", "templateVersion", "variables", "pushOptions", "weight",
     ]
     static let audienceFields: Set<String> = [
         "environment", "languages", "attributes", "userIDs", "registeredSince", "registeredBefore", "authorization",
@@ -33,7 +37,9 @@ enum CampaignInput {
             appID: app.id, name: name, notes: patch.notes ?? nil, templateName: templateName,
             localization: patch.localization ?? .server, variables: patch.variables ?? [:],
             audience: patch.audience ?? AudienceFilter(), pushOptions: patch.pushOptions ?? PushOptions(),
-            sendAt: patch.sendAt ?? nil, rateLimit: patch.rateLimit ?? nil)
+            sendAt: patch.sendAt ?? nil, rateLimit: patch.rateLimit ?? nil, variants: patch.variants ?? [],
+            holdoutBasisPoints: patch.holdoutBasisPoints ?? 0,
+            attributionWindow: patch.attributionWindow ?? CampaignDraft.defaultAttributionWindow)
         try JSONFields.check(draft.validate(), what: "campaign")
         return draft
     }
@@ -60,16 +66,72 @@ enum CampaignInput {
         }
         patch.variables = try JSONFields.object(object["variables"], field: "variables")
         patch.audience = try audience(object["audience"], field: "audience")
-        if let value = object["pushOptions"], value != .null {
-            let members = try JSONFields.object(value, field: "pushOptions") ?? [:]
-            try JSONFields.refuseUnknown(members, known: pushOptionFields, prefix: "pushOptions")
-            patch.pushOptions = try JSONFields.decode(PushOptions.self, from: value, field: "pushOptions")
-        }
+        patch.pushOptions = try pushOptions(object["pushOptions"], field: "pushOptions")
         if let sendAt = object["sendAt"] { patch.sendAt = .some(try JSONFields.date(sendAt, field: "sendAt")) }
         if let rateLimit = object["rateLimit"] {
             patch.rateLimit = .some(try JSONFields.int(rateLimit, field: "rateLimit"))
         }
+        patch.variants = try variants(object["variants"])
+        if let value = object["holdoutPercent"], value != .null {
+            let percent: Double
+            switch value {
+            case .int(let number): percent = Double(number)
+            case .double(let number): percent = number
+            default: throw Problem.invalidField("holdoutPercent", "must be a number from 0 to 50")
+            }
+            guard percent.isFinite, (0...50).contains(percent) else {
+                throw Problem.invalidField("holdoutPercent", "must be a number from 0 to 50")
+            }
+            // Kept in basis points: 2.5 % is 250.
+            patch.holdoutBasisPoints = Int((percent * 100).rounded())
+        }
+        if let hours = try JSONFields.int(object["attributionWindowHours"], field: "attributionWindowHours") {
+            guard (1...720).contains(hours) else {
+                throw Problem.invalidField("attributionWindowHours", "must be a whole number of hours from 1 to 720")
+            }
+            patch.attributionWindow = hours * 3600
+        }
         return patch
+    }
+
+    /// Push options; nil when absent.
+    static func pushOptions(_ value: PayloadValue?, field: String) throws -> PushOptions? {
+        guard let value, value != .null else { return nil }
+        let members = try JSONFields.object(value, field: field) ?? [:]
+        try JSONFields.refuseUnknown(members, known: pushOptionFields, prefix: field)
+        return try JSONFields.decode(PushOptions.self, from: value, field: field)
+    }
+
+    /// The variants of an A/B test; `[]` or `null` removes them, absent leaves them. A variant
+    /// without a name is called by its letter (A, B, …), without a weight weighs 1.
+    static func variants(_ value: PayloadValue?) throws -> [CampaignVariant]? {
+        guard let value else { return nil }
+        if value == .null { return [] }
+        guard case .array(let items) = value else {
+            throw Problem.invalidField("variants", "must be an array of 2 to \(AudienceSplit.maximumVariants) variants")
+        }
+        guard items.count <= AudienceSplit.maximumVariants else {
+            throw Problem.invalidField(
+                "variants", "an A/B test has 2 to \(AudienceSplit.maximumVariants) variants, got \(items.count)")
+        }
+        var variants = [CampaignVariant]()
+        for (index, item) in items.enumerated() {
+            let field = "variants[\(index)]"
+            guard let members = try JSONFields.object(item, field: field) else {
+                throw Problem.invalidField(field, "must be a JSON object")
+            }
+            try JSONFields.refuseUnknown(members, known: variantFields, prefix: field)
+            let letter = String(UnicodeScalar(UInt8(ascii: "A") + UInt8(index)))
+            variants.append(
+                CampaignVariant(
+                    name: try JSONFields.string(members["name"], field: "\(field).name") ?? letter,
+                    templateName: try JSONFields.string(members["templateName"], field: "\(field).templateName"),
+                    templateVersion: try JSONFields.int(members["templateVersion"], field: "\(field).templateVersion"),
+                    variables: try JSONFields.object(members["variables"], field: "\(field).variables"),
+                    pushOptions: try pushOptions(members["pushOptions"], field: "\(field).pushOptions"),
+                    weight: try JSONFields.int(members["weight"], field: "\(field).weight") ?? 1))
+        }
+        return variants
     }
 
     /// An audience filter; nil when absent.

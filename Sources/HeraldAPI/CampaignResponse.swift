@@ -19,6 +19,10 @@ struct CampaignResponse: ResponseEncodable {
     var pushOptions: PushOptions
     var sendAt: Date?
     var rateLimit: Int?
+    /// The A/B test's messages; empty for a campaign that sends one message.
+    var variants: [CampaignVariant]
+    var holdoutPercent: Double
+    var attributionWindowHours: Int
     var counters: CountersResponse
     var failureReason: String?
     var createdAt: Date
@@ -40,6 +44,9 @@ struct CampaignResponse: ResponseEncodable {
         pushOptions = campaign.pushOptions
         sendAt = campaign.sendAt
         rateLimit = campaign.rateLimit
+        variants = campaign.variants
+        holdoutPercent = Double(campaign.holdoutBasisPoints) / 100
+        attributionWindowHours = campaign.attributionWindow / 3600
         counters = CountersResponse(campaign.counters)
         failureReason = campaign.failureReason
         createdAt = campaign.createdAt
@@ -49,7 +56,7 @@ struct CampaignResponse: ResponseEncodable {
     }
 }
 
-/// `audienceSize == accepted + failed + skipped + deferred + unsent + pending`, always.
+/// `audienceSize == accepted + failed + skipped + deferred + unsent + heldOut + pending`, always.
 struct CountersResponse: Encodable {
     var audienceSize: Int
     var sent: Int
@@ -60,7 +67,10 @@ struct CountersResponse: Encodable {
     var skipped: Int
     var deferred: Int
     var unsent: Int
+    var heldOut: Int
     var pending: Int
+    /// Recorded outcomes by message, in the campaign's order.
+    var variants: [VariantCountersResponse]
 
     init(_ counters: CampaignCounters) {
         audienceSize = counters.audienceSize
@@ -72,7 +82,29 @@ struct CountersResponse: Encodable {
         skipped = counters.skipped
         deferred = counters.deferred
         unsent = counters.unsent
+        heldOut = counters.heldOut
         pending = counters.pending
+        variants = counters.variants.map(VariantCountersResponse.init)
+    }
+}
+
+struct VariantCountersResponse: Encodable {
+    var name: String
+    var assigned: Int
+    var accepted: Int
+    var failed: Int
+    var skipped: Int
+    var deferred: Int
+    var unsent: Int
+
+    init(_ counters: VariantCounters) {
+        name = counters.name
+        assigned = counters.assigned
+        accepted = counters.accepted
+        failed = counters.failed
+        skipped = counters.skipped
+        deferred = counters.deferred
+        unsent = counters.unsent
     }
 }
 
@@ -98,9 +130,11 @@ struct DeliveryEntryResponse: Encodable {
     var reason: String?
     var apnsID: String?
     var language: String?
+    /// The message the device was assigned; absent for the holdout.
+    var variant: String?
     var recordedAt: Date
 
-    init(_ entry: DeliveryLedgerEntry) {
+    init(_ entry: DeliveryLedgerEntry, messages: [CampaignVariant]) {
         deviceID = entry.record.deviceID
         tokenSuffix = entry.token.map { String($0.hex.suffix(8)) }
         userID = entry.userID
@@ -109,6 +143,7 @@ struct DeliveryEntryResponse: Encodable {
         reason = entry.record.outcome.reason
         apnsID = entry.record.apnsID?.canonicalString
         language = entry.record.language?.value
+        variant = entry.record.variant.flatMap { messages.indices.contains($0) ? messages[$0].name : nil }
         recordedAt = entry.recordedAt
     }
 }

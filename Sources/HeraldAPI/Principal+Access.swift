@@ -44,6 +44,18 @@ extension Principal {
         }
     }
 
+    /// Events come from the app: its own key, or an admin's.
+    func requireEventAccess(bundleID: String) throws {
+        switch role {
+        case .admin:
+            return
+        case .app:
+            guard appBundleID == bundleID else { throw Problem.forbidden("this app key is for another app") }
+        case .marketing:
+            throw Problem.forbidden("events come from the app: use its app key")
+        }
+    }
+
     func requireAdmin() throws {
         guard role == .admin else { throw Problem.forbidden("only admin keys may do this") }
     }

@@ -31,6 +31,13 @@ public struct Campaign: Sendable, Equatable {
     public var sendAt: Date?
     /// Notifications per second; nil: as fast as APNs takes them.
     public var rateLimit: Int?
+    /// The A/B test's messages (2 to 5); empty: the campaign sends its own message alone.
+    public var variants: [CampaignVariant]
+    /// The share of the audience held out (no notification, a `heldOut` row), in basis points.
+    public var holdoutBasisPoints: Int
+    /// How long after receiving a notification (or being held out) a conversion counts for
+    /// the campaign.
+    public var attributionWindow: Int
     /// The highest device ID when the campaign started: devices registered later are not in
     /// its audience. Nil until it starts.
     public var audienceBound: Int64?
@@ -46,7 +53,8 @@ public struct Campaign: Sendable, Equatable {
         templateName: String, templateVersion: Int?, localization: LocalizationMode, variables: [String: PayloadValue],
         audience: AudienceFilter, pushOptions: PushOptions, sendAt: Date?, rateLimit: Int?, audienceBound: Int64?,
         counters: CampaignCounters, failureReason: String?, createdAt: Date, updatedAt: Date, startedAt: Date?,
-        finishedAt: Date?
+        finishedAt: Date?, variants: [CampaignVariant] = [], holdoutBasisPoints: Int = 0,
+        attributionWindow: Int = CampaignDraft.defaultAttributionWindow
     ) {
         self.id = id
         self.publicID = publicID
@@ -69,6 +77,9 @@ public struct Campaign: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.startedAt = startedAt
         self.finishedAt = finishedAt
+        self.variants = variants
+        self.holdoutBasisPoints = holdoutBasisPoints
+        self.attributionWindow = attributionWindow
     }
 
     /// The apns-id of this campaign's notification to a device: UUIDv5 of the campaign's public
@@ -80,6 +91,11 @@ public struct Campaign: Sendable, Equatable {
     /// The `apns-collapse-id` every notification of the campaign carries: the campaign's own,
     /// or its public ID (36 bytes, within APNs's 64), so a resent notification replaces the first.
     public var collapseID: String {
-        pushOptions.collapseID ?? publicID.canonicalString
+        collapseID(for: pushOptions)
+    }
+
+    /// The collapse ID of a message sent with `options` (a variant may set its own).
+    public func collapseID(for options: PushOptions) -> String {
+        options.collapseID ?? publicID.canonicalString
     }
 }

@@ -3,6 +3,9 @@ import Foundation
 
 /// A new campaign, as `POST /v1/campaigns` gives it (the API resolves the app first).
 public struct CampaignDraft: Sendable, Equatable {
+    /// Conversions count for the campaign that reached the device within a day before them.
+    public static let defaultAttributionWindow = 86_400
+
     public var appID: Int64
     public var name: String
     public var notes: String?
@@ -13,12 +16,17 @@ public struct CampaignDraft: Sendable, Equatable {
     public var pushOptions: PushOptions
     public var sendAt: Date?
     public var rateLimit: Int?
+    public var variants: [CampaignVariant]
+    public var holdoutBasisPoints: Int
+    /// Seconds.
+    public var attributionWindow: Int
 
     public init(
         appID: Int64, name: String, notes: String? = nil, templateName: String,
         localization: Campaign.LocalizationMode = .server, variables: [String: PayloadValue] = [:],
         audience: AudienceFilter = AudienceFilter(), pushOptions: PushOptions = PushOptions(), sendAt: Date? = nil,
-        rateLimit: Int? = nil
+        rateLimit: Int? = nil, variants: [CampaignVariant] = [], holdoutBasisPoints: Int = 0,
+        attributionWindow: Int = Self.defaultAttributionWindow
     ) {
         self.appID = appID
         self.name = name
@@ -30,6 +38,9 @@ public struct CampaignDraft: Sendable, Equatable {
         self.pushOptions = pushOptions
         self.sendAt = sendAt
         self.rateLimit = rateLimit
+        self.variants = variants
+        self.holdoutBasisPoints = holdoutBasisPoints
+        self.attributionWindow = attributionWindow
     }
 
     /// Every problem, each naming its field (`name`, `audience.languages[1]`,
@@ -43,6 +54,9 @@ public struct CampaignDraft: Sendable, Equatable {
         errors += CampaignRules.prefixed("audience", audience.validate())
         errors += CampaignRules.prefixed("pushOptions", pushOptions.validate())
         if let rateLimit { errors += CampaignRules.check(rateLimit: rateLimit) }
+        errors += CampaignRules.check(variants: variants)
+        errors += CampaignRules.check(holdoutBasisPoints: holdoutBasisPoints)
+        errors += CampaignRules.check(attributionWindow: attributionWindow)
         return errors
     }
 }
@@ -59,11 +73,16 @@ public struct CampaignPatch: Sendable, Equatable {
     public var pushOptions: PushOptions?
     public var sendAt: Date??
     public var rateLimit: Int??
+    /// `[]` removes the variants.
+    public var variants: [CampaignVariant]?
+    public var holdoutBasisPoints: Int?
+    public var attributionWindow: Int?
 
     public init(
         name: String? = nil, notes: String?? = nil, templateName: String? = nil,
         localization: Campaign.LocalizationMode? = nil, variables: [String: PayloadValue]? = nil,
-        audience: AudienceFilter? = nil, pushOptions: PushOptions? = nil, sendAt: Date?? = nil, rateLimit: Int?? = nil
+        audience: AudienceFilter? = nil, pushOptions: PushOptions? = nil, sendAt: Date?? = nil, rateLimit: Int?? = nil,
+        variants: [CampaignVariant]? = nil, holdoutBasisPoints: Int? = nil, attributionWindow: Int? = nil
     ) {
         self.name = name
         self.notes = notes
@@ -74,6 +93,9 @@ public struct CampaignPatch: Sendable, Equatable {
         self.pushOptions = pushOptions
         self.sendAt = sendAt
         self.rateLimit = rateLimit
+        self.variants = variants
+        self.holdoutBasisPoints = holdoutBasisPoints
+        self.attributionWindow = attributionWindow
     }
 
     /// Every problem with the fields given.
@@ -86,6 +108,9 @@ public struct CampaignPatch: Sendable, Equatable {
         if let audience { errors += CampaignRules.prefixed("audience", audience.validate()) }
         if let pushOptions { errors += CampaignRules.prefixed("pushOptions", pushOptions.validate()) }
         if case .some(.some(let rateLimit)) = rateLimit { errors += CampaignRules.check(rateLimit: rateLimit) }
+        if let variants { errors += CampaignRules.check(variants: variants) }
+        if let holdoutBasisPoints { errors += CampaignRules.check(holdoutBasisPoints: holdoutBasisPoints) }
+        if let attributionWindow { errors += CampaignRules.check(attributionWindow: attributionWindow) }
         return errors
     }
 }
@@ -151,6 +176,38 @@ enum CampaignRules {
         (1...maximumRateLimit).contains(rateLimit)
             ? []
             : [ValidationError(field: "rateLimit", reason: "must be 1 to \(maximumRateLimit) notifications per second")]
+    }
+
+    static func check(variants: [CampaignVariant]) -> [ValidationError] {
+        guard !variants.isEmpty else { return [] }
+        guard (AudienceSplit.minimumVariants...AudienceSplit.maximumVariants).contains(variants.count) else {
+            return [
+                ValidationError(
+                    field: "variants",
+                    reason: "an A/B test has \(AudienceSplit.minimumVariants) to \(AudienceSplit.maximumVariants) variants, got \(variants.count)")
+            ]
+        }
+        var errors = [ValidationError]()
+        var seen = Set<String>()
+        for (index, variant) in variants.enumerated() {
+            errors += prefixed("variants[\(index)]", variant.validate())
+            if !seen.insert(variant.name.lowercased()).inserted {
+                errors.append(ValidationError(field: "variants[\(index)].name", reason: "is the name of an earlier variant"))
+            }
+        }
+        return errors
+    }
+
+    static func check(holdoutBasisPoints: Int) -> [ValidationError] {
+        (0...AudienceSplit.maximumHoldout).contains(holdoutBasisPoints)
+            ? [] : [ValidationError(field: "holdoutPercent", reason: "must be from 0 to 50")]
+    }
+
+    static let maximumAttributionWindow = 30 * 86_400
+
+    static func check(attributionWindow: Int) -> [ValidationError] {
+        (3600...maximumAttributionWindow).contains(attributionWindow) && attributionWindow % 3600 == 0
+            ? [] : [ValidationError(field: "attributionWindowHours", reason: "must be a whole number of hours from 1 to 720")]
     }
 
     /// Errors of a nested value, with the field paths below `prefix`.

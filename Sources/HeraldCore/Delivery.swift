@@ -13,10 +13,13 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case deferred
     /// Not sent: the campaign was cancelled or failed first.
     case unsent
+    /// Not sent on purpose: the device is in the campaign's holdout, the group its
+    /// conversions are compared with.
+    case heldOut
 
     /// The outcome without its details: what the ledger is filtered by.
     public enum Kind: String, Codable, CaseIterable, Sendable {
-        case accepted, failed, skipped, deferred, unsent
+        case accepted, failed, skipped, deferred, unsent, heldOut
     }
 
     public var kind: Kind {
@@ -26,6 +29,7 @@ public enum DeliveryOutcome: Sendable, Hashable {
         case .skipped: .skipped
         case .deferred: .deferred
         case .unsent: .unsent
+        case .heldOut: .heldOut
         }
     }
 
@@ -34,14 +38,14 @@ public enum DeliveryOutcome: Sendable, Hashable {
         switch self {
         case .accepted: 200
         case .failed(let status, _): status
-        case .skipped, .deferred, .unsent: nil
+        case .skipped, .deferred, .unsent, .heldOut: nil
         }
     }
 
     public var reason: String? {
         switch self {
         case .failed(_, let reason), .skipped(let reason): reason
-        case .accepted, .deferred, .unsent: nil
+        case .accepted, .deferred, .unsent, .heldOut: nil
         }
     }
 
@@ -53,6 +57,7 @@ public enum DeliveryOutcome: Sendable, Hashable {
         case .skipped: self = .skipped(reason: reason ?? "")
         case .deferred: self = .deferred
         case .unsent: self = .unsent
+        case .heldOut: self = .heldOut
         }
     }
 }
@@ -65,12 +70,18 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var apnsID: UUID?
     /// The language the payload was rendered in.
     public var language: LanguageTag?
+    /// The message (index into ``Campaign/messages``) the device was assigned; nil for a
+    /// held-out device and outside campaigns.
+    public var variant: Int?
 
-    public init(deviceID: Int64, outcome: DeliveryOutcome, apnsID: UUID? = nil, language: LanguageTag? = nil) {
+    public init(
+        deviceID: Int64, outcome: DeliveryOutcome, apnsID: UUID? = nil, language: LanguageTag? = nil, variant: Int? = nil
+    ) {
         self.deviceID = deviceID
         self.outcome = outcome
         self.apnsID = apnsID
         self.language = language
+        self.variant = variant
     }
 }
 

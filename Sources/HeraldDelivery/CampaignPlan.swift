@@ -4,28 +4,42 @@ import HeraldCore
 import HeraldTemplates
 
 /// What a worker needs to send a campaign: the campaign as it was when the plan was made,
-/// its pinned template compiled, and the render options its settings give.
+/// each of its messages (the variants of an A/B test, or its one message) with its pinned
+/// template compiled and the render options its settings give, and how the audience is split.
 struct CampaignPlan: Sendable {
-    let campaign: Campaign
-    let template: CompiledTemplate
-    let options: RenderOptions
-
-    init(campaign: Campaign, template: CompiledTemplate) {
-        self.campaign = campaign
-        self.template = template
-        self.options = RenderOptions(campaign: campaign)
+    /// One message, ready to render.
+    struct Message: Sendable {
+        let template: CompiledTemplate
+        let options: RenderOptions
+        let pushOptions: PushOptions
     }
 
-    /// The headers of the campaign's notification to one device; the body is the rendered payload.
+    let campaign: Campaign
+    let messages: [Message]
+    let split: AudienceSplit
+
+    init(campaign: Campaign, templates: [CompiledTemplate]) {
+        self.campaign = campaign
+        self.messages = zip(templates, campaign.messages.indices).map { template, index in
+            let message = campaign.message(index)
+            return Message(
+                template: template,
+                options: RenderOptions(
+                    localization: campaign.localization, variables: message.variables, pushOptions: message.pushOptions),
+                pushOptions: message.pushOptions)
+        }
+        self.split = campaign.split
+    }
+
+    /// The headers of message `index` to one device; the body is the rendered payload.
     func notification(
-        to device: Device, bundleID: String, rendered: RenderedNotification, sentAt: Date
+        _ index: Int, to device: Device, apnsID: UUID, bundleID: String, rendered: RenderedNotification, sentAt: Date
     ) -> APNSNotification {
-        let options = campaign.pushOptions
+        let options = messages[index].pushOptions
         return APNSNotification(
             token: device.token, topic: rendered.pushType.topic(forBundleID: bundleID), pushType: rendered.pushType,
             priority: options.priority, expiration: options.apnsExpiration(sentAt: sentAt),
-            collapseID: campaign.collapseID, apnsID: campaign.apnsID(forDevice: device.id),
-            body: .encoded(rendered.encoded))
+            collapseID: campaign.collapseID(for: options), apnsID: apnsID, body: .encoded(rendered.encoded))
     }
 }
 
@@ -69,19 +83,23 @@ actor CampaignPlans {
         guard let campaign = try await campaigns.get(id: campaignID) else {
             throw CampaignPlanError(description: "campaign \(campaignID) no longer exists")
         }
-        guard let version = campaign.templateVersion,
-            let record = try await templates.version(name: campaign.templateName, version: version)
-        else {
-            throw CampaignPlanError(
-                description: "template \(campaign.templateName) version \(campaign.templateVersion.map(String.init) ?? "?") is missing")
+        var compiled = [CompiledTemplate]()
+        for index in campaign.messages.indices {
+            let message = campaign.message(index)
+            guard let version = message.templateVersion,
+                let record = try await templates.version(name: message.templateName, version: version)
+            else {
+                throw CampaignPlanError(
+                    description:
+                        "template \(message.templateName) version \(message.templateVersion.map(String.init) ?? "?") is missing")
+            }
+            do {
+                compiled.append(try CompiledTemplate(record.templateDocument()))
+            } catch {
+                throw CampaignPlanError(description: "template \(message.templateName) v\(version) does not load: \(error)")
+            }
         }
-        let template: CompiledTemplate
-        do {
-            template = try CompiledTemplate(record.templateDocument())
-        } catch {
-            throw CampaignPlanError(description: "template \(campaign.templateName) v\(version) does not load: \(error)")
-        }
-        let plan = CampaignPlan(campaign: campaign, template: template)
+        let plan = CampaignPlan(campaign: campaign, templates: compiled)
         if plans.count >= Self.limit { plans.removeAll() }
         plans[campaignID] = plan
         return plan

@@ -64,12 +64,12 @@ struct ChunkRunner {
     }
 
     private func sendAll(lost: Signal, inFlight: InFlightBatch) async throws -> Ending {
-        var renderer = TemplateRenderer(template: plan.template, options: plan.options)
+        var renderers = plan.messages.map { TemplateRenderer(template: $0.template, options: $0.options) }
         var resolved = [APNSEnvironment: any NotificationSender]()
         var reportedFailures = Set<String>()
         var next: PreparedBatch?
         do {
-            next = try await prepare(after: lease.cursor, renderer: &renderer, senders: &resolved, reported: &reportedFailures)
+            next = try await prepare(after: lease.cursor, renderers: &renderers, senders: &resolved, reported: &reportedFailures)
         } catch let failure as SendFailure {
             return try await failCampaign("the app cannot send: \(failure)")
         }
@@ -94,7 +94,7 @@ struct ChunkRunner {
             var preparing: (any Error)?
             do {
                 following = try await prepare(
-                    after: current.lastDeviceID, renderer: &renderer, senders: &resolved, reported: &reportedFailures)
+                    after: current.lastDeviceID, renderers: &renderers, senders: &resolved, reported: &reportedFailures)
             } catch {
                 preparing = error
             }
@@ -121,7 +121,7 @@ struct ChunkRunner {
 
     /// Reads and renders the devices after `cursor`; nil when the chunk has no more.
     private func prepare(
-        after cursor: Int64, renderer: inout TemplateRenderer, senders: inout [APNSEnvironment: any NotificationSender],
+        after cursor: Int64, renderers: inout [TemplateRenderer], senders: inout [APNSEnvironment: any NotificationSender],
         reported: inout Set<String>
     ) async throws -> PreparedBatch? {
         let devices = try await work.nextDevices(lease, filter: plan.campaign.audience, after: cursor, limit: batchSize)
@@ -130,12 +130,20 @@ struct ChunkRunner {
         batch.sends.reserveCapacity(devices.count)
         let sentAt = Date()
         for device in devices {
-            let outcome = renderer.render(for: Recipient(device: device))
+            // The apns-id decides the device's message (or the holdout): the same on every run.
+            let apnsID = plan.campaign.apnsID(forDevice: device.id)
+            guard case .variant(let message) = plan.split.assignment(apnsID: apnsID) else {
+                batch.decided.append(DeliveryRecord(deviceID: device.id, outcome: .heldOut))
+                continue
+            }
+            let outcome = renderers[message].render(for: Recipient(device: device))
             guard case .payload(let rendered) = outcome else {
-                if case .failed(let error) = outcome, reported.insert(error.language).inserted {
-                    logger.warning("campaign \(plan.campaign.publicID): \(error)")
+                if case .failed(let error) = outcome, reported.insert("\(message) \(error.language)").inserted {
+                    logger.warning("campaign \(plan.campaign.publicID), message \(message): \(error)")
                 }
-                batch.decided.append(DeliveryDecision.record(deviceID: device.id, notRendered: outcome))
+                var record = DeliveryDecision.record(deviceID: device.id, notRendered: outcome)
+                record.variant = message
+                batch.decided.append(record)
                 continue
             }
             let sender: any NotificationSender
@@ -146,8 +154,9 @@ struct ChunkRunner {
             }
             batch.sends.append(
                 PreparedBatch.Send(
-                    deviceID: device.id, language: rendered.language, environment: device.environment,
-                    notification: plan.notification(to: device, bundleID: sender.bundleID, rendered: rendered, sentAt: sentAt)))
+                    deviceID: device.id, language: rendered.language, environment: device.environment, variant: message,
+                    notification: plan.notification(
+                        message, to: device, apnsID: apnsID, bundleID: sender.bundleID, rendered: rendered, sentAt: sentAt)))
         }
         return batch
     }
@@ -174,9 +183,10 @@ struct ChunkRunner {
         answers.records.reserveCapacity(batch.deviceCount)
         for (send, result) in zip(batch.sends, results) {
             let result = result ?? .failed(SendFailure(reason: "NoSender", detail: "no sender for \(send.environment)"))
-            let (record, invalidation) = DeliveryDecision.record(
+            var (record, invalidation) = DeliveryDecision.record(
                 deviceID: send.deviceID, apnsID: send.notification.apnsID, language: send.language, result: result,
                 sentAt: sentAt)
+            record.variant = send.variant
             answers.records.append(record)
             if let invalidation { answers.invalidations.append(invalidation) }
             if answers.credentialsRejected == nil { answers.credentialsRejected = Self.credentialsRejected(result) }

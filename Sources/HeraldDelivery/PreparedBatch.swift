@@ -9,6 +9,8 @@ struct PreparedBatch: Sendable {
         let deviceID: Int64
         let language: LanguageTag
         let environment: APNSEnvironment
+        /// The campaign message it renders (an index into ``Campaign/messages``).
+        let variant: Int
         let notification: APNSNotification
     }
 

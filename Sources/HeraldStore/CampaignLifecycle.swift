@@ -98,6 +98,52 @@ enum CampaignLifecycle {
                         ? "a background campaign needs a background template (payload.pushType background, no text)"
                         : "leave pushType out to send what the template sends"))
         }
+        try await pinVariantVersions(campaignID: campaignID, on: connection, logger: logger)
+    }
+
+    /// Pins each variant's template version (the one it names, or its template's latest) with
+    /// the same push-type rule, so every message of the campaign renders a fixed version.
+    private static func pinVariantVersions(campaignID: Int64, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        let rows = try await connection.query(
+            "SELECT variants::text, push_options::text, template_name, template_version FROM campaigns WHERE id = \(campaignID)",
+            logger: logger)
+        guard let row = try await rows.collect().first else { return }
+        let (variantsJSON, optionsJSON, campaignTemplate, campaignVersion) = try row.decode((String, String, String, Int32?).self)
+        var variants = try CampaignJSON.decode([CampaignVariant].self, from: variantsJSON)
+        guard !variants.isEmpty else { return }
+        let campaignOptions = try CampaignJSON.decode(PushOptions.self, from: optionsJSON)
+        for index in variants.indices {
+            let variant = variants[index]
+            let name = variant.templateName ?? campaignTemplate
+            let wanted = variant.templateVersion ?? (variant.templateName == nil ? campaignVersion.map(Int.init) : nil)
+            let found = try await connection.query(
+                """
+                SELECT v.version, coalesce(v.document->'payload'->>'pushType', 'alert')
+                FROM template_versions v JOIN templates t ON t.id = v.template_id
+                WHERE t.name = \(name) AND (\(wanted.map { Int32(clamping: $0) })::integer IS NULL OR v.version = \(wanted.map { Int32(clamping: $0) }))
+                ORDER BY v.version DESC LIMIT 1
+                """, logger: logger)
+            guard let version = try await found.collect().first else {
+                throw ValidationError(
+                    field: wanted == nil ? "variants[\(index)].templateName" : "variants[\(index)].templateVersion",
+                    reason: wanted == nil
+                        ? "no template of this name has a version yet; add or sync it first"
+                        : "template \(name) has no version \(wanted ?? 0)")
+            }
+            let (number, templateType) = try version.decode((Int32, String).self)
+            let options = campaignOptions.overlaid(by: variant.pushOptions)
+            if let pushType = options.pushType, pushType.rawValue != templateType {
+                throw ValidationError(
+                    field: "variants[\(index)].pushOptions.pushType",
+                    reason: "is \(pushType.rawValue) but template \(name) v\(number) sends \(templateType) pushes")
+            }
+            variants[index].templateVersion = Int(number)
+        }
+        try await connection.query(
+            "UPDATE campaigns SET variants = \(try CampaignJSON.encode(variants))::jsonb WHERE id = \(campaignID)",
+            logger: logger)
     }
 
     /// Freezes the audience: the app's highest device ID now is the bound (devices registered

@@ -9,15 +9,27 @@ enum CampaignRow {
         SELECT c.id, c.public_id, c.app_id, c.name, c.notes, c.state, c.template_name, c.template_version,
                c.localization_mode, c.variables::text, c.audience::text, c.push_options::text, c.send_at, c.rate_limit,
                c.audience_bound, c.audience_size, c.failure_reason, c.created_at, c.updated_at, c.started_at,
-               c.finished_at, k.accepted, k.failed, k.skipped, k.deferred, k.unsent, k.invalidated, k.failed_by_reason
+               c.finished_at, k.accepted, k.failed, k.skipped, k.deferred, k.unsent, k.invalidated, k.failed_by_reason,
+               c.variants::text, c.holdout_basis_points, c.attribution_window_seconds, k.held_out, v.counts
         FROM campaigns c
         CROSS JOIN LATERAL (
             SELECT coalesce(sum(accepted), 0)::bigint AS accepted, coalesce(sum(failed), 0)::bigint AS failed,
                    coalesce(sum(skipped), 0)::bigint AS skipped, coalesce(sum(deferred), 0)::bigint AS deferred,
                    coalesce(sum(unsent), 0)::bigint AS unsent, coalesce(sum(invalidated), 0)::bigint AS invalidated,
-                   coalesce(jsonb_agg(failed_by_reason), '[]'::jsonb)::text AS failed_by_reason
+                   coalesce(jsonb_agg(failed_by_reason), '[]'::jsonb)::text AS failed_by_reason,
+                   coalesce(sum(held_out), 0)::bigint AS held_out
             FROM campaign_chunks WHERE app_id = c.app_id AND campaign_id = c.id
         ) k
+        CROSS JOIN LATERAL (
+            SELECT coalesce(jsonb_agg(jsonb_build_array(variant, accepted, failed, skipped, deferred, unsent)), '[]'::jsonb)::text
+                   AS counts
+            FROM (
+                SELECT variant, sum(accepted) AS accepted, sum(failed) AS failed, sum(skipped) AS skipped,
+                       sum(deferred) AS deferred, sum(unsent) AS unsent
+                FROM campaign_chunk_variants WHERE app_id = c.app_id AND campaign_id = c.id
+                GROUP BY variant
+            ) per_variant
+        ) v
         """
 
     static func byID(_ id: Int64) -> PostgresQuery {
@@ -37,6 +49,17 @@ enum CampaignRow {
         let failedByReason = reasonsByChunk.reduce(into: [String: Int]()) { total, chunk in
             total.merge(chunk, uniquingKeysWith: +)
         }
+        let variants = try CampaignJSON.decode([CampaignVariant].self, from: try cells[28].decode(String.self))
+        let messages = variants.isEmpty ? [CampaignVariant(name: CampaignVariant.defaultName)] : variants
+        var variantCounters = messages.map { VariantCounters(name: $0.name) }
+        for counts in try CampaignJSON.decode([[Int]].self, from: try cells[32].decode(String.self)) where counts.count == 6 {
+            guard variantCounters.indices.contains(counts[0]) else { continue }
+            variantCounters[counts[0]].accepted = counts[1]
+            variantCounters[counts[0]].failed = counts[2]
+            variantCounters[counts[0]].skipped = counts[3]
+            variantCounters[counts[0]].deferred = counts[4]
+            variantCounters[counts[0]].unsent = counts[5]
+        }
         let counters = CampaignCounters(
             frozenAudienceSize: Int(try cells[15].decode(Int64.self)),
             accepted: Int(try cells[21].decode(Int64.self)),
@@ -46,7 +69,9 @@ enum CampaignRow {
             skipped: Int(try cells[23].decode(Int64.self)),
             deferred: Int(try cells[24].decode(Int64.self)),
             unsent: Int(try cells[25].decode(Int64.self)),
-            finished: campaignState.isFinished)
+            heldOut: Int(try cells[31].decode(Int64.self)),
+            finished: campaignState.isFinished,
+            variants: variantCounters)
         return Campaign(
             id: try cells[0].decode(Int64.self),
             publicID: try cells[1].decode(UUID.self),
@@ -68,7 +93,10 @@ enum CampaignRow {
             createdAt: try cells[17].decode(Date.self),
             updatedAt: try cells[18].decode(Date.self),
             startedAt: try cells[19].decode(Date?.self),
-            finishedAt: try cells[20].decode(Date?.self))
+            finishedAt: try cells[20].decode(Date?.self),
+            variants: variants,
+            holdoutBasisPoints: Int(try cells[29].decode(Int32.self)),
+            attributionWindow: Int(try cells[30].decode(Int32.self)))
     }
 }
 

@@ -22,14 +22,17 @@ public struct PostgresCampaignRepository: CampaignRepository {
             let audience = try CampaignJSON.encode(draft.audience)
             let pushOptions = try CampaignJSON.encode(draft.pushOptions)
             let rateLimit = draft.rateLimit.map { Int32(clamping: $0) }
+            let variants = try CampaignJSON.encode(draft.variants)
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign in
                 let rows = try await connection.query(
                     """
                     INSERT INTO campaigns (app_id, name, notes, template_name, localization_mode, variables, audience,
-                                           push_options, send_at, rate_limit)
+                                           push_options, send_at, rate_limit, variants, holdout_basis_points,
+                                           attribution_window_seconds)
                     VALUES (\(draft.appID), \(draft.name), \(draft.notes), \(draft.templateName),
                             \(draft.localization.rawValue), \(variables)::jsonb, \(audience)::jsonb, \(pushOptions)::jsonb,
-                            \(draft.sendAt), \(rateLimit))
+                            \(draft.sendAt), \(rateLimit), \(variants)::jsonb, \(Int32(draft.holdoutBasisPoints)),
+                            \(Int32(draft.attributionWindow)))
                     RETURNING id
                     """, logger: logger)
                 guard let row = try await rows.collect().first else { throw StoreError.missingRow }
@@ -93,6 +96,9 @@ public struct PostgresCampaignRepository: CampaignRepository {
             let notes: String? = patch.notes ?? nil
             let sendAt: Date? = patch.sendAt ?? nil
             let rateLimit: Int32? = (patch.rateLimit ?? nil).map { Int32(clamping: $0) }
+            let variants = try patch.variants.map { try CampaignJSON.encode($0) }
+            let holdout = patch.holdoutBasisPoints.map { Int32(clamping: $0) }
+            let window = patch.attributionWindow.map { Int32(clamping: $0) }
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
                 let locked = try await connection.query(
                     "SELECT state, app_id FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
@@ -112,6 +118,9 @@ public struct PostgresCampaignRepository: CampaignRepository {
                         push_options = coalesce(\(pushOptions)::jsonb, push_options),
                         send_at = CASE WHEN \(patch.sendAt != nil) THEN \(sendAt) ELSE send_at END,
                         rate_limit = CASE WHEN \(patch.rateLimit != nil) THEN \(rateLimit) ELSE rate_limit END,
+                        variants = coalesce(\(variants)::jsonb, variants),
+                        holdout_basis_points = coalesce(\(holdout), holdout_basis_points),
+                        attribution_window_seconds = coalesce(\(window), attribution_window_seconds),
                         updated_at = now()
                     WHERE id = \(id)
                     """, logger: logger)

@@ -47,33 +47,47 @@ extension PostgresCampaignWork {
         let reasons = records.map { $0.outcome.reason ?? "" }
         let apnsIDs = records.map { $0.apnsID ?? Self.noUUID }
         let languages = records.map { $0.language?.value ?? "" }
+        let variants = records.map { Int16(clamping: $0.variant ?? -1) }
         let rows = try await connection.query(
             """
             WITH input AS (
                 SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
-                                     \(apnsIDs)::uuid[], \(languages)::text[])
-                    AS t(device_id, outcome, status, reason, apns_id, language)
+                                     \(apnsIDs)::uuid[], \(languages)::text[], \(variants)::smallint[])
+                    AS t(device_id, outcome, status, reason, apns_id, language, variant)
             ), inserted AS (
-                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, status, reason, apns_id, language)
+                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, status, reason, apns_id, language, variant)
                 SELECT \(lease.appID), \(lease.campaignID), device_id, outcome, NULLIF(status, 0), NULLIF(reason, ''),
-                       NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, '')
+                       NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1)
                 FROM input
                 ON CONFLICT DO NOTHING
-                RETURNING outcome, reason
+                RETURNING outcome, reason, variant
+            ), by_variant AS (
+                INSERT INTO campaign_chunk_variants AS v (app_id, campaign_id, chunk, variant, accepted, failed, skipped,
+                                                           deferred, unsent)
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), variant,
+                       count(*) FILTER (WHERE outcome = 'accepted'), count(*) FILTER (WHERE outcome = 'failed'),
+                       count(*) FILTER (WHERE outcome = 'skipped'), count(*) FILTER (WHERE outcome = 'deferred'),
+                       count(*) FILTER (WHERE outcome = 'unsent')
+                FROM inserted WHERE variant IS NOT NULL GROUP BY variant
+                ON CONFLICT (app_id, campaign_id, chunk, variant) DO UPDATE
+                SET accepted = v.accepted + excluded.accepted, failed = v.failed + excluded.failed,
+                    skipped = v.skipped + excluded.skipped, deferred = v.deferred + excluded.deferred,
+                    unsent = v.unsent + excluded.unsent
             ), counted AS (
                 SELECT count(*) AS total,
                        count(*) FILTER (WHERE outcome = 'accepted') AS accepted,
                        count(*) FILTER (WHERE outcome = 'failed') AS failed,
                        count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
                        count(*) FILTER (WHERE outcome = 'deferred') AS deferred,
-                       count(*) FILTER (WHERE outcome = 'unsent') AS unsent
+                       count(*) FILTER (WHERE outcome = 'unsent') AS unsent,
+                       count(*) FILTER (WHERE outcome = 'heldOut') AS held_out
                 FROM inserted
             ), failures AS (
                 SELECT coalesce(reason, '') AS reason, count(*) AS n FROM inserted WHERE outcome = 'failed' GROUP BY 1
             )
             UPDATE campaign_chunks k
             SET accepted = k.accepted + c.accepted, failed = k.failed + c.failed, skipped = k.skipped + c.skipped,
-                deferred = k.deferred + c.deferred, unsent = k.unsent + c.unsent,
+                deferred = k.deferred + c.deferred, unsent = k.unsent + c.unsent, held_out = k.held_out + c.held_out,
                 invalidated = k.invalidated + \(Int64(invalidated)),
                 failed_by_reason = (
                     SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (

@@ -22,7 +22,7 @@ func buildApplication(
     let router = buildRouter(
         APIDependencies(
             apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, templates: store.templates,
-            campaigns: store.campaigns, sender: directSender, readiness: store.readiness, metricsText: metricsText,
+            campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, metricsText: metricsText,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
     var app = Application(
         router: router,

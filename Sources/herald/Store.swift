@@ -13,6 +13,7 @@ struct Store: Sendable {
     let templates: PostgresTemplateRepository
     let campaigns: PostgresCampaignRepository
     let campaignWork: PostgresCampaignWork
+    let events: PostgresEventRepository
     let directSends: PostgresDirectSendLedger
     let migrator: MigrationRunner
     let readiness: PostgresReadinessCheck
@@ -34,6 +35,7 @@ struct Store: Sendable {
         templates = PostgresTemplateRepository(client: client, logger: logger)
         campaigns = PostgresCampaignRepository(client: client, logger: logger)
         campaignWork = PostgresCampaignWork(client: client, logger: logger)
+        events = PostgresEventRepository(client: client, logger: logger)
         directSends = PostgresDirectSendLedger(client: client, logger: logger)
         migrator = MigrationRunner(client: client, migrations: migrations, logger: logger)
         readiness = PostgresReadinessCheck(client: client, migrations: migrations, logger: logger)

@@ -1,0 +1,231 @@
+import APNSCore
+import Crypto
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// Opens and conversions in PostgreSQL. A batch is attributed with two reads (the ledger by
+/// apns-id for opens; each device's latest campaign within its window for conversions) and
+/// stored with one INSERT that skips events already stored.
+public struct PostgresEventRepository: EventRepository {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger.forDatabase
+    }
+
+    /// Where an event was attributed.
+    struct Attribution {
+        var campaignID: Int64
+        /// Nil: held out.
+        var variant: Int?
+        var deviceID: Int64
+        var language: String?
+    }
+
+    public func record(appID: Int64, events: [AppEvent]) async throws -> EventReceipt {
+        try await DatabaseMetrics.measure("events.record") {
+            guard !events.isEmpty else { return EventReceipt(stored: 0, duplicates: 0, attributed: 0) }
+            var attributions = try await attributeOpens(appID: appID, events: events)
+            let devices = try await deviceIDs(appID: appID, tokens: events.compactMap(\.token))
+            let conversions = try await attributeConversions(appID: appID, events: events, devices: devices)
+            attributions.merge(conversions) { first, _ in first }
+            return try await insert(appID: appID, events: events, devices: devices, attributions: attributions)
+        }
+    }
+
+    /// Each open's campaign, message, device and language, from the ledger row that sent its
+    /// apns-id; an apns-id no campaign of the app sent is refused, naming the event.
+    private func attributeOpens(appID: Int64, events: [AppEvent]) async throws -> [Int: Attribution] {
+        var positions = [UUID: [Int]]()
+        for (index, event) in events.enumerated() {
+            if case .opened(let apnsID) = event.kind { positions[apnsID, default: []].append(index) }
+        }
+        guard !positions.isEmpty else { return [:] }
+        let rows = try await client.query(
+            """
+            SELECT apns_id, campaign_id, variant, device_id, language FROM deliveries
+            WHERE app_id = \(appID) AND apns_id = ANY(\(Array(positions.keys))::uuid[])
+            """, logger: logger)
+        var found = [Int: Attribution]()
+        for try await (apnsID, campaignID, variant, deviceID, language) in rows.decode(
+            (UUID, Int64, Int16?, Int64, String?).self)
+        {
+            for index in positions[apnsID] ?? [] {
+                found[index] = Attribution(
+                    campaignID: campaignID, variant: variant.map(Int.init), deviceID: deviceID, language: language)
+            }
+        }
+        for (index, event) in events.enumerated() where found[index] == nil {
+            if case .opened = event.kind {
+                throw ValidationError(field: "events[\(index)].apnsID", reason: "no campaign of this app sent this apns-id")
+            }
+        }
+        return found
+    }
+
+    /// The registered devices of the tokens given.
+    private func deviceIDs(appID: Int64, tokens: [DeviceToken]) async throws -> [DeviceToken: Int64] {
+        guard !tokens.isEmpty else { return [:] }
+        let bytes = tokens.map { ByteBuffer(bytes: $0.bytes) }
+        let rows = try await client.query(
+            "SELECT token, id FROM devices WHERE app_id = \(appID) AND token = ANY(\(bytes)::bytea[])", logger: logger)
+        var ids = [DeviceToken: Int64]()
+        for try await (token, id) in rows.decode((ByteBuffer, Int64).self) {
+            ids[try DeviceToken(bytes: Array(buffer: token))] = id
+        }
+        return ids
+    }
+
+    /// Each conversion's campaign: the latest that reached its device (or, by user ID, any of
+    /// the user's devices) or held it out, no longer ago than the campaign's window. Only the
+    /// app's campaigns whose run overlaps the batch's windows are looked at, each through the
+    /// ledger's primary key.
+    private func attributeConversions(
+        appID: Int64, events: [AppEvent], devices: [DeviceToken: Int64]
+    ) async throws -> [Int: Attribution] {
+        var positions = [Int32]()
+        var deviceIDs = [Int64]()
+        var userIDs = [String]()
+        var times = [Date]()
+        for (index, event) in events.enumerated() {
+            guard case .converted = event.kind else { continue }
+            let device = event.token.flatMap { devices[$0] }
+            guard device != nil || event.userID != nil else { continue }
+            positions.append(Int32(index))
+            deviceIDs.append(device ?? 0)
+            userIDs.append(device == nil ? event.userID ?? "" : "")
+            times.append(event.occurredAt)
+        }
+        guard !positions.isEmpty else { return [:] }
+        let skew = AppEvent.allowedClockSkew
+        let rows = try await client.query(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(positions)::integer[], \(deviceIDs)::bigint[], \(userIDs)::text[],
+                                     \(times)::timestamptz[]) AS t(pos, device_id, user_id, occurred_at)
+            ), candidates AS (
+                SELECT id, make_interval(secs => attribution_window_seconds) AS span FROM campaigns
+                WHERE app_id = \(appID) AND started_at IS NOT NULL
+                  AND started_at <= (SELECT max(occurred_at) FROM input) + make_interval(secs => \(skew))
+                  AND coalesce(finished_at, 'infinity') >= (SELECT min(occurred_at) FROM input)
+                                                            - make_interval(secs => attribution_window_seconds)
+            )
+            SELECT i.pos, best.campaign_id, best.variant, best.device_id, best.language
+            FROM input i
+            CROSS JOIN LATERAL (
+                SELECT l.campaign_id, l.variant, l.device_id, l.language
+                FROM candidates c
+                JOIN deliveries l ON l.app_id = \(appID) AND l.campaign_id = c.id
+                WHERE l.device_id = ANY(CASE WHEN i.device_id > 0 THEN ARRAY[i.device_id]
+                                             ELSE ARRAY(SELECT d.id FROM devices d
+                                                        WHERE d.app_id = \(appID) AND d.user_id = i.user_id) END)
+                  AND l.outcome IN ('accepted', 'heldOut')
+                  AND l.created_at <= i.occurred_at + make_interval(secs => \(skew))
+                  AND l.created_at > i.occurred_at - c.span
+                ORDER BY l.created_at DESC, l.campaign_id DESC
+                LIMIT 1
+            ) best
+            """, logger: logger)
+        var found = [Int: Attribution]()
+        for try await (position, campaignID, variant, deviceID, language) in rows.decode(
+            (Int32, Int64, Int16?, Int64, String?).self)
+        {
+            found[Int(position)] = Attribution(
+                campaignID: campaignID, variant: variant.map(Int.init), deviceID: deviceID, language: language)
+        }
+        return found
+    }
+
+    private func insert(
+        appID: Int64, events: [AppEvent], devices: [DeviceToken: Int64], attributions: [Int: Attribution]
+    ) async throws -> EventReceipt {
+        // Arrays cannot hold NULL here: 0, -1, "" and the nil UUID stand for "none".
+        let noUUID = PostgresCampaignWork.noUUID
+        var kinds = [String](), identities = [ByteBuffer](), times = [Date](), apnsIDs = [UUID]()
+        var deviceIDs = [Int64](), userIDs = [String](), names = [String](), values = [Double](), hasValue = [Bool]()
+        var campaignIDs = [Int64](), variants = [Int16](), languages = [String]()
+        for (index, event) in events.enumerated() {
+            let attribution = attributions[index]
+            kinds.append(event.kind.name)
+            identities.append(ByteBuffer(bytes: SHA256.hash(data: Array(event.identity.utf8))))
+            times.append(event.occurredAt)
+            deviceIDs.append(attribution?.deviceID ?? event.token.flatMap { devices[$0] } ?? 0)
+            userIDs.append(event.userID ?? "")
+            switch event.kind {
+            case .opened(let apnsID):
+                apnsIDs.append(apnsID)
+                names.append("")
+                values.append(0)
+                hasValue.append(false)
+            case .converted(let name, let value):
+                apnsIDs.append(noUUID)
+                names.append(name)
+                values.append(value ?? 0)
+                hasValue.append(value != nil)
+            }
+            campaignIDs.append(attribution?.campaignID ?? 0)
+            variants.append(attribution?.variant.map { Int16(clamping: $0) } ?? -1)
+            languages.append(attribution?.language ?? "")
+        }
+        let rows = try await client.query(
+            """
+            INSERT INTO events (app_id, kind, identity, occurred_at, apns_id, device_id, user_id, name, value,
+                                campaign_id, variant, language)
+            SELECT \(appID), kind, identity, occurred_at, NULLIF(apns_id, \(noUUID)), NULLIF(device_id, 0),
+                   NULLIF(user_id, ''), NULLIF(name, ''), CASE WHEN has_value THEN value END, NULLIF(campaign_id, 0),
+                   CASE WHEN campaign_id = 0 OR variant < 0 THEN NULL ELSE variant END, NULLIF(language, '')
+            FROM unnest(\(kinds)::text[], \(identities)::bytea[], \(times)::timestamptz[], \(apnsIDs)::uuid[],
+                        \(deviceIDs)::bigint[], \(userIDs)::text[], \(names)::text[], \(values)::float8[],
+                        \(hasValue)::boolean[], \(campaignIDs)::bigint[], \(variants)::smallint[], \(languages)::text[])
+                AS t(kind, identity, occurred_at, apns_id, device_id, user_id, name, value, has_value, campaign_id,
+                     variant, language)
+            ON CONFLICT (app_id, identity) DO NOTHING
+            RETURNING campaign_id IS NOT NULL
+            """, logger: logger)
+        var stored = 0
+        var attributed = 0
+        for try await isAttributed in rows.decode(Bool.self) {
+            stored += 1
+            if isAttributed { attributed += 1 }
+        }
+        return EventReceipt(stored: stored, duplicates: events.count - stored, attributed: attributed)
+    }
+
+    public func totals(campaignID: Int64) async throws -> CampaignEventTotals {
+        try await DatabaseMetrics.measure("events.totals") {
+            let rows = try await client.query(
+                """
+                SELECT coalesce(variant, -1), kind, count(*), count(DISTINCT device_id), coalesce(sum(value), 0)
+                FROM events WHERE campaign_id = \(campaignID)
+                GROUP BY 1, 2
+                """, logger: logger)
+            var groups = [Int: CampaignEventTotals.Group]()
+            for try await (variant, kind, count, devices, value) in rows.decode((Int16, String, Int64, Int64, Double).self) {
+                let key = Int(variant)
+                var group = groups[key] ?? CampaignEventTotals.Group(variant: key < 0 ? nil : key)
+                if kind == "opened" {
+                    group.opened = Int(count)
+                } else {
+                    group.conversions = Int(count)
+                    group.convertedDevices = Int(devices)
+                    group.value = value
+                }
+                groups[key] = group
+            }
+            let languages = try await client.query(
+                """
+                SELECT coalesce(language, '-'), count(*) FROM events
+                WHERE campaign_id = \(campaignID) AND kind = 'opened'
+                GROUP BY 1
+                """, logger: logger)
+            var opened = [String: Int]()
+            for try await (language, count) in languages.decode((String, Int64).self) { opened[language] = Int(count) }
+            return CampaignEventTotals(
+                groups: groups.keys.sorted().compactMap { groups[$0] }, openedByLanguage: opened)
+        }
+    }
+}
