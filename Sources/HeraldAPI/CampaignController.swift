@@ -187,8 +187,10 @@ struct CampaignController {
         return CampaignResponse(campaign, bundleID: bundleID)
     }
 
-    static func body(_ request: Request, context: HeraldRequestContext) async throws -> [String: PayloadValue] {
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+    static func body(_ request: Request, context: HeraldRequestContext, upTo limit: Int? = nil) async throws
+        -> [String: PayloadValue]
+    {
+        let body = try await request.body.collect(upTo: limit ?? context.maxUploadSize)
         guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
             throw Problem.invalidRequest("the body must be a JSON object")
         }

@@ -8,6 +8,8 @@ import Hummingbird
 /// event refuses the call, naming it (`events[3].apnsID`), and stores nothing.
 struct EventController {
     static let maximumEvents = 1000
+    /// Room for a full batch of conversions with tokens, user IDs and the app's own IDs.
+    static let maximumBodyBytes = 1 << 20
 
     let directory: AppDirectory
     let events: any EventRepository
@@ -21,7 +23,7 @@ struct EventController {
         let principal = try context.requirePrincipal()
         try principal.requireEventAccess(bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
-        let object = try await CampaignController.body(request, context: context)
+        let object = try await CampaignController.body(request, context: context, upTo: Self.maximumBodyBytes)
         let events = try EventInput.events(object, now: Date())
         do {
             let receipt = try await self.events.record(appID: app.id, events: events)

@@ -199,12 +199,12 @@ public struct PostgresEventRepository: EventRepository {
         try await DatabaseMetrics.measure("events.totals") {
             let rows = try await client.query(
                 """
-                SELECT coalesce(variant, -1), kind, count(*), count(DISTINCT device_id), coalesce(sum(value), 0)
+                SELECT coalesce(variant, -1)::integer, kind, count(*), count(DISTINCT device_id), coalesce(sum(value), 0)
                 FROM events WHERE campaign_id = \(campaignID)
                 GROUP BY 1, 2
                 """, logger: logger)
             var groups = [Int: CampaignEventTotals.Group]()
-            for try await (variant, kind, count, devices, value) in rows.decode((Int16, String, Int64, Int64, Double).self) {
+            for try await (variant, kind, count, devices, value) in rows.decode((Int32, String, Int64, Int64, Double).self) {
                 let key = Int(variant)
                 var group = groups[key] ?? CampaignEventTotals.Group(variant: key < 0 ? nil : key)
                 if kind == "opened" {

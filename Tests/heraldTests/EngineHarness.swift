@@ -87,11 +87,12 @@ struct EngineHarness {
     /// Creates and schedules a campaign for the app.
     func scheduledCampaign(
         template: String = "cart-reminder", mode: Campaign.LocalizationMode = .server, rateLimit: Int? = nil,
-        variables: [String: PayloadValue] = ["storeName": "Acme"]
+        variables: [String: PayloadValue] = ["storeName": "Acme"], variants: [CampaignVariant] = [],
+        holdoutBasisPoints: Int = 0
     ) async throws -> Campaign {
         let draft = CampaignDraft(
             appID: app.id, name: "Test campaign", templateName: template, localization: mode, variables: variables,
-            rateLimit: rateLimit)
+            rateLimit: rateLimit, variants: variants, holdoutBasisPoints: holdoutBasisPoints)
         let created = try await store.campaigns.create(draft, actor: "test")
         return try #require(try await store.campaigns.transition(id: created.id, event: .schedule, actor: "test"))
     }
@@ -172,6 +173,14 @@ struct EngineHarness {
             #expect(found[device] == nil, "device \(device) has two rows")
             found[device] = DeliveryRow(outcome: outcome, status: status.map(Int.init), reason: reason, apnsID: apnsID, language: language)
         }
+        return found
+    }
+
+    /// Every delivery row's message: device ID → variant index (nil for the holdout).
+    func variants(_ campaignID: Int64) async throws -> [Int64: Int?] {
+        let rows = try await store.client.query("SELECT device_id, variant FROM deliveries WHERE campaign_id = \(campaignID)")
+        var found = [Int64: Int?]()
+        for try await (device, variant) in rows.decode((Int64, Int16?).self) { found[device] = .some(variant.map(Int.init)) }
         return found
     }
 
