@@ -90,4 +90,71 @@ import Testing
             }
         }
     }
+
+    /// An A/B campaign with a holdout killed mid-run and finished by two new instances: every
+    /// device keeps the message (or the holdout) its apns-id gives it, a resent device gets
+    /// the same payload again, and no held-out device is ever sent to.
+    @Test func variantAssignmentSurvivesAKillAndTwoNewInstances() async throws {
+        try await EngineHarness.with { h in
+            let devices = 4_000
+            try await h.register(0..<devices) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: [["en"], ["fr"]][n % 2],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: nil, attributes: ["firstName": "Ana", "cartItemCount": 2])
+            }
+            let campaign = try await h.scheduledCampaign(
+                variants: [
+                    CampaignVariant(name: "A", variables: ["storeName": "Alpha"]),
+                    CampaignVariant(name: "B", variables: ["storeName": "Bravo"], weight: 2),
+                ],
+                holdoutBasisPoints: 1500)
+
+            let first = try Self.serve(h)
+            defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+            try await h.waitFor("the first instance to record some outcomes") { try await recorded(h, campaign) >= 800 }
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            #expect(try await recorded(h, campaign) < devices, "the campaign finished before the kill; the test proves nothing")
+
+            let second = try Self.serve(h)
+            let third = try Self.serve(h)
+            defer {
+                for process in [second, third] where process.isRunning {
+                    kill(process.processIdentifier, SIGTERM)
+                    process.waitUntilExit()
+                }
+            }
+            try await h.waitFor("the campaign to complete after the restart") {
+                try await h.campaign(campaign.id).state == .completed
+            }
+            let finished = try await h.campaign(campaign.id)
+            let rows = try await h.deliveries(campaign.id)
+            let variants = try await h.variants(campaign.id)
+            #expect(rows.count == devices && finished.counters.addsUp)
+            var expected = [Int64: AudienceSplit.Assignment]()
+            for device in rows.keys {
+                let assignment = finished.split.assignment(apnsID: finished.apnsID(forDevice: device))
+                expected[device] = assignment
+                let stored = try #require(variants[device])
+                switch assignment {
+                case .heldOut: #expect(rows[device]?.outcome == "heldOut" && stored == nil)
+                case .variant(let index): #expect(rows[device]?.outcome == "accepted" && stored == index)
+                }
+            }
+            let heldOut = expected.values.filter { $0 == .heldOut }.count
+            #expect(finished.counters.heldOut == heldOut && heldOut > 0)
+
+            let ids = try await CampaignEngineTests.deviceIDs(h)
+            var payloads = [String: Set<String>]()
+            for notification in try h.received() { payloads[notification.token, default: []].insert(notification.payload) }
+            #expect(payloads.count == devices - heldOut, "every device not held out got its notification, and no other")
+            for (token, seen) in payloads {
+                let device = try #require(ids[token])
+                #expect(seen.count == 1, "a resent device got a different payload")
+                let store = expected[device] == .variant(0) ? "Alpha" : "Bravo"
+                #expect(seen.allSatisfy { $0.contains(store) })
+            }
+        }
+    }
 }
