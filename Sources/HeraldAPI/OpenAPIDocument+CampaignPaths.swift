@@ -194,7 +194,8 @@ extension OpenAPIDocument {
             variables and push options for each token (a registered token as its device; an
             unknown one in the template's default language, in `environment` or the app's
             default) and sends at once. Recorded apart: test sends never count in the campaign's
-            counters or ledger. Works in any state.
+            counters or ledger. Works in any state. `variant` picks one message of an A/B test
+            (the first when absent).
           tags: [campaigns]
           requestBody:
             required: true
@@ -210,6 +211,9 @@ extension OpenAPIDocument {
                     environment:
                       type: string
                       enum: [sandbox, production]
+                    variant:
+                      type: string
+                      description: The name of one of the campaign's variants.
           responses:
             '200':
               description: Each token's outcome, in request order.
@@ -241,7 +245,7 @@ extension OpenAPIDocument {
               in: query
               schema:
                 type: string
-                enum: [accepted, failed, skipped, deferred, unsent]
+                enum: [accepted, failed, skipped, deferred, unsent, heldOut]
             - name: reason
               in: query
               description: APNs's reason (e.g. `Unregistered`) or Herald's (e.g. `notAuthorized`).

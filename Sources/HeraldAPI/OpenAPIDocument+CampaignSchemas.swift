@@ -47,6 +47,22 @@ extension OpenAPIDocument {
               minimum: 1
               maximum: 1000000
               description: Notifications per second, per Herald instance; absent means as fast as APNs takes them.
+            variants:
+              $ref: '#/components/schemas/VariantList'
+            holdoutPercent:
+              type: number
+              minimum: 0
+              maximum: 50
+              default: 0
+              description: >-
+                The share of the audience held out (no notification, a `heldOut` ledger row), the
+                group conversions are compared with. Kept to 1/100 of a percent.
+            attributionWindowHours:
+              type: integer
+              minimum: 1
+              maximum: 720
+              default: 24
+              description: How long after a notification (or being held out) a conversion counts for the campaign.
         CampaignPatch:
           description: Changes to a draft; the fields of `CampaignDraft` except `app`, all optional.
           type: object
@@ -72,6 +88,55 @@ extension OpenAPIDocument {
               format: date-time
             rateLimit:
               type: [integer, 'null']
+            variants:
+              oneOf:
+                - $ref: '#/components/schemas/VariantList'
+                - type: 'null'
+              description: '`null` or `[]` removes the variants.'
+            holdoutPercent:
+              type: number
+              minimum: 0
+              maximum: 50
+            attributionWindowHours:
+              type: integer
+              minimum: 1
+              maximum: 720
+        VariantList:
+          description: >-
+            The messages of an A/B test: 0 (the campaign sends its own message) or 2 to 5. A device's
+            variant (or the holdout) is a pure function of the campaign and the device.
+          type: array
+          maxItems: 5
+          items:
+            $ref: '#/components/schemas/Variant'
+        Variant:
+          description: One message of an A/B test; its settings lie over the campaign's.
+          type: object
+          additionalProperties: false
+          properties:
+            name:
+              type: string
+              pattern: '^[A-Za-z0-9_-][A-Za-z0-9 _-]{0,31}$'
+              description: Unique in the campaign (ignoring case); the variant's letter (A, B, …) when absent.
+            templateName:
+              type: string
+              pattern: '^[a-z0-9][a-z0-9_-]{0,63}$'
+              description: The campaign's template when absent.
+            templateVersion:
+              type: integer
+              minimum: 1
+              description: The template's latest version when the campaign is scheduled, when absent (pinned then).
+            variables:
+              type: object
+              description: Variables over the campaign's, name by name.
+            pushOptions:
+              $ref: '#/components/schemas/PushOptions'
+            weight:
+              type: integer
+              minimum: 1
+              maximum: 1000
+              default: 1
+              description: The variant's share of the devices not held out, against the other weights.
         AudienceFilter:
           description: >-
             Which valid devices of the app a campaign reaches. Every condition given must hold; a
@@ -175,9 +240,10 @@ extension OpenAPIDocument {
               type: object
               description: Keys beside `aps` (not `aps`); at most 2 KiB of JSON.
         CampaignCounters:
-          description: '`audienceSize == accepted + failed + skipped + deferred + unsent + pending`, always.'
+          description: '`audienceSize == accepted + failed + skipped + deferred + unsent + heldOut + pending`, always.'
           type: object
-          required: [audienceSize, sent, accepted, failed, failedByReason, invalidated, skipped, deferred, unsent, pending]
+          required: [audienceSize, sent, accepted, failed, failedByReason, invalidated, skipped, deferred, unsent, heldOut,
+                     pending, variants]
           properties:
             audienceSize:
               type: integer
@@ -204,12 +270,36 @@ extension OpenAPIDocument {
             unsent:
               type: integer
               description: Not reached (cancelled, failed, or the device left the audience).
+            heldOut:
+              type: integer
+              description: In the holdout (no notification, on purpose).
             pending:
               type: integer
+            variants:
+              type: array
+              description: Recorded outcomes by message, in the campaign's order (one, `default`, without variants).
+              items:
+                type: object
+                required: [name, assigned, accepted, failed, skipped, deferred, unsent]
+                properties:
+                  name:
+                    type: string
+                  assigned:
+                    type: integer
+                  accepted:
+                    type: integer
+                  failed:
+                    type: integer
+                  skipped:
+                    type: integer
+                  deferred:
+                    type: integer
+                  unsent:
+                    type: integer
         Campaign:
           type: object
-          required: [id, app, name, state, templateName, localization, variables, audience, pushOptions, counters,
-                     createdAt, updatedAt]
+          required: [id, app, name, state, templateName, localization, variables, audience, pushOptions, variants,
+                     holdoutPercent, attributionWindowHours, counters, createdAt, updatedAt]
           properties:
             id:
               type: string
@@ -241,6 +331,15 @@ extension OpenAPIDocument {
               type: string
               format: date-time
             rateLimit:
+              type: integer
+            variants:
+              type: array
+              description: Each variant's template version is pinned when the campaign is scheduled.
+              items:
+                $ref: '#/components/schemas/Variant'
+            holdoutPercent:
+              type: number
+            attributionWindowHours:
               type: integer
             counters:
               $ref: '#/components/schemas/CampaignCounters'
@@ -287,7 +386,7 @@ extension OpenAPIDocument {
                     type: string
                   outcome:
                     type: string
-                    enum: [accepted, failed, skipped, deferred, unsent]
+                    enum: [accepted, failed, skipped, deferred, unsent, heldOut]
                   status:
                     type: integer
                   reason:
@@ -297,6 +396,9 @@ extension OpenAPIDocument {
                     format: uuid
                   language:
                     type: string
+                  variant:
+                    type: string
+                    description: The message the device was assigned; absent for the holdout.
                   recordedAt:
                     type: string
                     format: date-time

@@ -5,7 +5,10 @@
 /// and `components.schemas`.
 enum OpenAPIDocument {
     static let yaml =
-        [header, paths, templatePaths, campaignPaths, components, schemas, templateSchemas, campaignSchemas]
+        [
+            header, paths, templatePaths, campaignPaths, experimentPaths, components, schemas, templateSchemas,
+            campaignSchemas, experimentSchemas,
+        ]
         .joined(separator: "\n") + "\n"
 
     /// Version, servers and security.
@@ -45,6 +48,8 @@ enum OpenAPIDocument {
         description: Campaigns, their lifecycle, counters and ledger (marketing and admin keys).
       - name: notifications
         description: Transactional sends, answered synchronously.
+      - name: events
+        description: Opens and conversions the app reports, and the campaign reports built on them.
       - name: admin
         description: Admin-only maintenance.
     """#
