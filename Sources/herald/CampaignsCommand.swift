@@ -96,7 +96,11 @@ struct CampaignsCommand: AsyncParsableCommand {
                 let head = CampaignsCommand.describe(campaign)
                 guard follow || terminal, !campaign.state.isFinished, campaign.state != .draft else {
                     let breakdown = try await store.campaigns.breakdown(campaignID: campaign.id)
-                    let lines = [head, ProgressBar.line(campaign), CampaignsCommand.summary(campaign, breakdown: breakdown)]
+                    let report = CampaignReport(campaign: campaign, events: try await store.events.totals(campaignID: campaign.id))
+                    let lines = [
+                        head, ProgressBar.line(campaign),
+                        CampaignsCommand.summary(campaign, breakdown: breakdown, report: report),
+                    ]
                     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
                     return
                 }
@@ -110,7 +114,8 @@ struct CampaignsCommand: AsyncParsableCommand {
                     campaign = try await CampaignsCommand.find(id, store: store)
                 }
                 let breakdown = try await store.campaigns.breakdown(campaignID: campaign.id)
-                let summary = CampaignsCommand.summary(campaign, breakdown: breakdown)
+                let report = CampaignReport(campaign: campaign, events: try await store.events.totals(campaignID: campaign.id))
+                let summary = CampaignsCommand.summary(campaign, breakdown: breakdown, report: report)
                 FileHandle.standardOutput.write(Data(((terminal ? "\n" : "") + summary + "\n").utf8))
             }
         }
@@ -182,15 +187,29 @@ struct CampaignsCommand: AsyncParsableCommand {
         if let sendAt = campaign.sendAt { lines.append("  send at:   \(sendAt.formatted(.iso8601))") }
         if let rateLimit = campaign.rateLimit { lines.append("  rate:      \(rateLimit)/s per instance") }
         if let notes = campaign.notes { lines.append("  notes:     \(notes)") }
+        for (index, variant) in campaign.variants.enumerated() {
+            let message = campaign.message(index)
+            lines.append(
+                "  variant \(variant.name): weight \(variant.weight), \(message.templateName)"
+                    + (message.templateVersion.map { " v\($0)" } ?? ""))
+        }
+        if campaign.holdoutBasisPoints > 0 {
+            lines.append("  holdout:   \(Self.percent(Double(campaign.holdoutBasisPoints) / 10_000))")
+        }
         return lines.joined(separator: "\n")
     }
 
-    static func summary(_ campaign: Campaign, breakdown: CampaignBreakdown = CampaignBreakdown()) -> String {
+    static func summary(
+        _ campaign: Campaign, breakdown: CampaignBreakdown = CampaignBreakdown(), report: CampaignReport? = nil
+    ) -> String {
         let c = campaign.counters
         var lines = [
             "  audience \(c.audienceSize): accepted \(c.accepted), failed \(c.failed), skipped \(c.skipped), "
-                + "deferred \(c.deferred), unsent \(c.unsent), pending \(c.pending); invalidated \(c.invalidated)"
+                + "deferred \(c.deferred), unsent \(c.unsent), "
+                + (campaign.holdoutBasisPoints > 0 ? "held out \(c.heldOut), " : "")
+                + "pending \(c.pending); invalidated \(c.invalidated)"
         ]
+        if let report { lines += reportLines(report, campaign: campaign) }
         if !breakdown.acceptedByLanguage.isEmpty {
             let languages = breakdown.acceptedByLanguage.map { "\($0.language) \($0.count)" }
             lines.append("  accepted by language: " + languages.joined(separator: ", "))
@@ -210,6 +229,45 @@ struct CampaignsCommand: AsyncParsableCommand {
     }
 }
 
+extension CampaignsCommand {
+    /// The per-variant table (and the holdout) with opens, conversions and the tests, when the
+    /// campaign tests anything or its app reported events.
+    static func reportLines(_ report: CampaignReport, campaign: Campaign) -> [String] {
+        let hasEvents = report.variants.contains { ($0.opened?.count ?? 0) > 0 || $0.conversions > 0 }
+            || (report.holdout?.conversions ?? 0) > 0
+        guard campaign.variants.count > 1 || report.holdout != nil || hasEvents else { return [] }
+        var lines = ["  variant        assigned       sent     opened (rate)         converted (rate)"]
+        for line in report.variants + (report.holdout.map { [$0] } ?? []) {
+            let opened = line.opened.map { "\($0.count) (\(rate($0)))" } ?? "-"
+            lines.append(
+                "  " + pad(line.name, 12) + pad(String(line.assigned), 11, left: true) + pad(String(line.sent), 11, left: true)
+                    + "     " + pad(opened, 22) + "\(line.converted.count) (\(rate(line.converted)))")
+        }
+        for comparison in report.comparisons {
+            let result = comparison.result
+            lines.append(
+                "  \(comparison.metric == .openRate ? "open rate" : "conversion rate") \(comparison.a) vs \(comparison.b): "
+                    + "\(result.difference >= 0 ? "+" : "")\(percent(result.difference)) "
+                    + "(95% \(percent(result.interval.lowerBound)) to \(percent(result.interval.upperBound))), "
+                    + "p = \(String(format: "%.4f", result.pValue))" + (result.significant ? ", significant" : ""))
+        }
+        return lines
+    }
+
+    static func rate(_ proportion: Proportion) -> String {
+        proportion.rate.map(percent) ?? "-"
+    }
+
+    static func percent(_ fraction: Double) -> String {
+        String(format: "%.2f%%", fraction * 100)
+    }
+
+    static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return left ? padding + text : text + padding
+    }
+}
+
 /// One line of progress: a bar of what is done, the figures, the state.
 enum ProgressBar {
     static let width = 30
@@ -221,6 +279,6 @@ enum ProgressBar {
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let percent = Int((fraction * 100).rounded(.down))
         return "[\(bar)] \(percent)% \(c.done)/\(c.audienceSize)  accepted \(c.accepted) · failed \(c.failed) · "
-            + "skipped \(c.skipped)  \(campaign.state.rawValue)"
+            + "skipped \(c.skipped)" + (c.heldOut > 0 ? " · held out \(c.heldOut)" : "") + "  \(campaign.state.rawValue)"
     }
 }

@@ -171,6 +171,17 @@ import Testing
                 #expect(openTest["significant"] as? Bool == true && (openTest["pValue"] as? Double ?? 1) < 0.001)
                 let byLanguage = try #require(report.json["openedByLanguage"] as? [String: Int])
                 #expect(byLanguage.values.reduce(0, +) == expectedOpens.reduce(0, +))
+
+                // The CLI shows the same table.
+                let show = try CLITests().herald(["campaigns", "show", id], database: h.configuration.databaseURL)
+                #expect(show.status == 0, "\(show.stderr)")
+                #expect(show.stdout.contains("variant cart: weight 1, cart-reminder v1"))
+                #expect(show.stdout.contains("variant sale: weight 1, flash-sale v1"))
+                #expect(show.stdout.contains("holdout:   10.00%"))
+                #expect(show.stdout.contains("held out \(groups[nil] ?? 0)"))
+                let cartLine = try #require(show.stdout.split(separator: "\n").first { $0.hasPrefix("  cart ") })
+                #expect(cartLine.contains(" \(groups[0] ?? 0) ") && cartLine.contains("\(expectedOpens[0]) ("), "\(show.stdout)")
+                #expect(show.stdout.contains("open rate cart vs sale: +") && show.stdout.contains("significant"), "\(show.stdout)")
             }
         }
     }
