@@ -157,7 +157,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
             // Keyset paging by device ID; the app ID leads the ledger's key.
             let rows = try await client.query(
                 """
-                SELECT l.device_id, l.outcome, l.status, l.reason, l.apns_id, l.language, l.created_at, d.token, d.user_id
+                SELECT l.device_id, l.outcome, l.status, l.reason, l.apns_id, l.language, l.created_at, d.token, d.user_id,
+                       l.variant
                 FROM deliveries l
                 LEFT JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
                 WHERE l.app_id = (SELECT app_id FROM campaigns WHERE id = \(campaignID))
@@ -202,14 +203,15 @@ public struct PostgresCampaignRepository: CampaignRepository {
     }
 
     static func decodeEntry(_ row: PostgresRow) throws -> DeliveryLedgerEntry {
-        let (deviceID, outcome, status, reason, apnsID, language, recordedAt, token, userID) = try row.decode(
-            (Int64, String, Int32?, String?, UUID?, String?, Date, ByteBuffer?, String?).self)
+        let (deviceID, outcome, status, reason, apnsID, language, recordedAt, token, userID, variant) = try row.decode(
+            (Int64, String, Int32?, String?, UUID?, String?, Date, ByteBuffer?, String?, Int16?).self)
         let record = DeliveryRecord(
             deviceID: deviceID,
             outcome: DeliveryOutcome(
                 kind: DeliveryOutcome.Kind(rawValue: outcome) ?? .failed, status: status.map(Int.init), reason: reason),
             apnsID: apnsID,
-            language: language.flatMap { LanguageTag($0) })
+            language: language.flatMap { LanguageTag($0) },
+            variant: variant.map(Int.init))
         return DeliveryLedgerEntry(
             record: record, token: try token.map { try DeviceToken(bytes: Array(buffer: $0)) }, userID: userID,
             recordedAt: recordedAt)

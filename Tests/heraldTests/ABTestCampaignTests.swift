@@ -99,6 +99,15 @@ import Testing
                     .get, "/v1/campaigns/\(id)/deliveries?outcome=heldOut&limit=5", key: api.marketingKey)
                 let heldRows = try #require(ledger.json["deliveries"] as? [[String: Any]])
                 #expect(heldRows.count == 5 && heldRows.allSatisfy { $0["variant"] == nil && $0["apnsID"] == nil })
+                let sentPage = try await api.request(
+                    .get, "/v1/campaigns/\(id)/deliveries?outcome=accepted&limit=50", key: api.marketingKey)
+                let sentRows = try #require(sentPage.json["deliveries"] as? [[String: Any]])
+                #expect(sentRows.count == 50)
+                for row in sentRows {
+                    let device = Int64(try #require(row["deviceID"] as? Int))
+                    let stored = try #require(variants[device] ?? nil)
+                    #expect(row["variant"] as? String == ["cart", "sale"][stored])
+                }
 
                 // The app reports: opens of every 4th "cart" device and every 8th "sale" device,
                 // conversions from every 10th device of each group (held out included), by token
