@@ -87,26 +87,31 @@ public struct PostgresEventRepository: EventRepository {
     private func attributeConversions(
         appID: Int64, events: [AppEvent], devices: [DeviceToken: Int64]
     ) async throws -> [Int: Attribution] {
+        let users = Set(events.compactMap { event -> String? in
+            guard case .converted = event.kind, event.token.flatMap({ devices[$0] }) == nil else { return nil }
+            return event.userID
+        })
+        let devicesOfUser = try await deviceIDs(appID: appID, users: users)
+        // One row per (event, device it may have been about).
         var positions = [Int32]()
         var deviceIDs = [Int64]()
-        var userIDs = [String]()
         var times = [Date]()
         for (index, event) in events.enumerated() {
             guard case .converted = event.kind else { continue }
-            let device = event.token.flatMap { devices[$0] }
-            guard device != nil || event.userID != nil else { continue }
-            positions.append(Int32(index))
-            deviceIDs.append(device ?? 0)
-            userIDs.append(device == nil ? event.userID ?? "" : "")
-            times.append(event.occurredAt)
+            let candidates = event.token.flatMap { devices[$0] }.map { [$0] } ?? event.userID.flatMap { devicesOfUser[$0] } ?? []
+            for device in candidates {
+                positions.append(Int32(index))
+                deviceIDs.append(device)
+                times.append(event.occurredAt)
+            }
         }
         guard !positions.isEmpty else { return [:] }
         let skew = AppEvent.allowedClockSkew
         let rows = try await client.query(
             """
             WITH input AS (
-                SELECT * FROM unnest(\(positions)::integer[], \(deviceIDs)::bigint[], \(userIDs)::text[],
-                                     \(times)::timestamptz[]) AS t(pos, device_id, user_id, occurred_at)
+                SELECT * FROM unnest(\(positions)::integer[], \(deviceIDs)::bigint[], \(times)::timestamptz[])
+                    AS t(pos, device_id, occurred_at)
             ), candidates AS (
                 SELECT id, make_interval(secs => attribution_window_seconds) AS span FROM campaigns
                 WHERE app_id = \(appID) AND started_at IS NOT NULL
@@ -114,21 +119,14 @@ public struct PostgresEventRepository: EventRepository {
                   AND coalesce(finished_at, 'infinity') >= (SELECT min(occurred_at) FROM input)
                                                             - make_interval(secs => attribution_window_seconds)
             )
-            SELECT i.pos, best.campaign_id, best.variant, best.device_id, best.language
+            SELECT DISTINCT ON (i.pos) i.pos, l.campaign_id, l.variant, l.device_id, l.language
             FROM input i
-            CROSS JOIN LATERAL (
-                SELECT l.campaign_id, l.variant, l.device_id, l.language
-                FROM candidates c
-                JOIN deliveries l ON l.app_id = \(appID) AND l.campaign_id = c.id
-                WHERE l.device_id = ANY(CASE WHEN i.device_id > 0 THEN ARRAY[i.device_id]
-                                             ELSE ARRAY(SELECT d.id FROM devices d
-                                                        WHERE d.app_id = \(appID) AND d.user_id = i.user_id) END)
-                  AND l.outcome IN ('accepted', 'heldOut')
-                  AND l.created_at <= i.occurred_at + make_interval(secs => \(skew))
-                  AND l.created_at > i.occurred_at - c.span
-                ORDER BY l.created_at DESC, l.campaign_id DESC
-                LIMIT 1
-            ) best
+            CROSS JOIN candidates c
+            JOIN deliveries l ON l.app_id = \(appID) AND l.campaign_id = c.id AND l.device_id = i.device_id
+            WHERE l.outcome IN ('accepted', 'heldOut')
+              AND l.created_at <= i.occurred_at + make_interval(secs => \(skew))
+              AND l.created_at > i.occurred_at - c.span
+            ORDER BY i.pos, l.created_at DESC, l.campaign_id DESC
             """, logger: logger)
         var found = [Int: Attribution]()
         for try await (position, campaignID, variant, deviceID, language) in rows.decode(
@@ -138,6 +136,17 @@ public struct PostgresEventRepository: EventRepository {
                 campaignID: campaignID, variant: variant.map(Int.init), deviceID: deviceID, language: language)
         }
         return found
+    }
+
+    /// The devices of each user ID given.
+    private func deviceIDs(appID: Int64, users: Set<String>) async throws -> [String: [Int64]] {
+        guard !users.isEmpty else { return [:] }
+        let rows = try await client.query(
+            "SELECT user_id, id FROM devices WHERE app_id = \(appID) AND user_id = ANY(\(Array(users))::text[])",
+            logger: logger)
+        var ids = [String: [Int64]]()
+        for try await (user, id) in rows.decode((String, Int64).self) { ids[user, default: []].append(id) }
+        return ids
     }
 
     private func insert(

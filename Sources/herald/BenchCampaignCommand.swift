@@ -29,11 +29,20 @@ struct BenchCampaignCommand: AsyncParsableCommand {
     @Option(help: "The template to send (from --templates).") var template = "cart-reminder"
     @Option(help: "Localization mode: server or client.") var mode = "server"
     @Option(help: "The templates folder.") var templates = "templates"
+    @Option(help: "An A/B test of this many variants (2 to 5; 0: one message).") var variants = 0
+    @Option(help: "Percent of the audience held out (0 to 50).") var holdout = 0.0
+    @Option(help: "After the campaign, report this many events (80% opens, 20% conversions) and time the report.")
+    var events = 0
     @Flag(help: "Keep the bench app, its devices and campaign afterwards.") var keep = false
 
     func run() async throws {
         guard devices > 0 else { throw CLIError("--devices must be positive") }
         guard let localization = Campaign.LocalizationMode(rawValue: mode) else { throw CLIError("--mode: server or client") }
+        guard variants == 0 || (AudienceSplit.minimumVariants...AudienceSplit.maximumVariants).contains(variants) else {
+            throw CLIError("--variants: 0, or 2 to \(AudienceSplit.maximumVariants)")
+        }
+        guard (0...50).contains(holdout) else { throw CLIError("--holdout: a percent from 0 to 50") }
+        guard events >= 0 else { throw CLIError("--events must not be negative") }
         let documents: [TemplateDocument]
         do {
             documents = try TemplateLoader.load(directory: URL(fileURLWithPath: templates))
@@ -54,6 +63,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         let frozen = configuration
         let count = devices
         let keep = self.keep
+        let test = (variants: self.variants, holdout: Int((holdout * 100).rounded()), events: self.events)
         try await Store.with(frozen, logger: log) { store in
             _ = try await store.migrator.migrate()
             let compiled = try CompiledTemplate(document)
@@ -66,9 +76,12 @@ struct BenchCampaignCommand: AsyncParsableCommand {
                     apnsEndpoint: sink.endpoint, apnsCAPEM: sink.caPEM),
                 actor: "bench")
             do {
-                try await Self.measure(
+                let campaign = try await Self.measure(
                     store: store, app: app, count: count, template: compiled.name, localization: localization,
-                    configuration: frozen, logger: log, sink: sink)
+                    test: (test.variants, test.holdout), configuration: frozen, logger: log, sink: sink)
+                if test.events > 0 {
+                    try await BenchEvents.measure(store: store, app: app, campaign: campaign, count: test.events)
+                }
             } catch {
                 if !keep { try? await Self.delete(app, store: store) }
                 throw error
@@ -79,8 +92,8 @@ struct BenchCampaignCommand: AsyncParsableCommand {
 
     static func measure(
         store: Store, app: App, count: Int, template: String, localization: Campaign.LocalizationMode,
-        configuration: HeraldConfiguration, logger: Logger, sink: BenchSink
-    ) async throws {
+        test: (variants: Int, holdout: Int), configuration: HeraldConfiguration, logger: Logger, sink: BenchSink
+    ) async throws -> Campaign {
         let fillStart = ContinuousClock.now
         try await BenchDevices.fill(store: store, appID: app.id, count: count)
         let fill = ContinuousClock.now - fillStart
@@ -99,7 +112,9 @@ struct BenchCampaignCommand: AsyncParsableCommand {
             appID: app.id, name: "bench", templateName: template, localization: localization,
             variables: [
                 "storeName": "Herald Shop", "cartItemCount": 1, "percentOff": 30, "endTime": "midnight", "appName": "Herald",
-            ])
+            ],
+            variants: (0..<test.variants).map { CampaignVariant(name: "V\($0)", variables: ["storeName": .string("Shop \($0)")]) },
+            holdoutBasisPoints: test.holdout)
         let campaign = try await store.campaigns.create(draft, actor: "bench")
 
         let herald = ProcessStats.cpuSeconds(pid: "self")
@@ -138,7 +153,9 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
         let sinkUsed = sink.cpuSeconds() - sinkCPU
         print("campaign \(final.state.rawValue): \(counters.audienceSize) devices, accepted \(counters.accepted), "
-            + "failed \(counters.failed), skipped \(counters.skipped), deferred \(counters.deferred), unsent \(counters.unsent)")
+            + "failed \(counters.failed), skipped \(counters.skipped), deferred \(counters.deferred), unsent \(counters.unsent), "
+            + "held out \(counters.heldOut); by variant "
+            + counters.variants.map { "\($0.name) \($0.assigned)" }.joined(separator: ", "))
         print("end to end \(format(elapsed)): \(rate(counters.audienceSize, elapsed)) devices/s "
             + "(\(configuration.engineWorkers) workers, batches of \(configuration.engineBatchSize), "
             + "\(configuration.apnsShards) shards × \(configuration.apnsConnectionsPerShard) connections)")
@@ -151,6 +168,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
             format: "CPU seconds: herald %.1f, PostgreSQL %.1f (%.0f%% of the three), sink %.1f; %.1f µs of herald CPU per device",
             heraldCPU, postgresCPU, total > 0 ? postgresCPU / total * 100 : 0, sinkUsed,
             heraldCPU / Double(max(1, counters.audienceSize)) * 1e6))
+        return final
     }
 
     static func delete(_ app: App, store: Store) async throws {
