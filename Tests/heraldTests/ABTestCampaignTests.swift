@@ -293,4 +293,44 @@ import Testing
             }
         }
     }
+
+    /// A conversion goes to the latest campaign that reached the device (by token, or any of a
+    /// user's devices) within that campaign's window, and to none when all are older.
+    @Test func conversionsGoToTheLatestCampaignWithinItsWindow() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<4, Self.registration)
+            let first = try await h.runToEnd(try await h.scheduledCampaign())
+            let second = try await h.runToEnd(try await h.scheduledCampaign())
+            let ids = try await CampaignEngineTests.deviceIDs(h)
+            func device(_ n: Int) throws -> Int64 { try #require(ids[EngineHarness.token(n).hex]) }
+            // Device 1's notification of the second campaign is 30 hours old: past its 24-hour window.
+            try await h.store.client.query(
+                "UPDATE deliveries SET created_at = now() - interval '30 hours' WHERE campaign_id = \(second.id) AND device_id = \(try device(1))")
+            // Device 2's notifications are both too old.
+            try await h.store.client.query(
+                "UPDATE deliveries SET created_at = now() - interval '30 hours' WHERE device_id = \(try device(2))")
+            let now = Date()
+            let receipt = try await h.store.events.record(
+                appID: h.app.id,
+                events: [
+                    AppEvent(kind: .converted(name: "buy", value: 5), occurredAt: now, token: EngineHarness.token(0)),
+                    AppEvent(kind: .converted(name: "buy", value: 5), occurredAt: now, token: EngineHarness.token(1)),
+                    AppEvent(kind: .converted(name: "buy", value: 5), occurredAt: now, token: EngineHarness.token(2)),
+                    AppEvent(kind: .converted(name: "buy", value: 5), occurredAt: now, userID: "user-3"),
+                    AppEvent(kind: .converted(name: "buy", value: 5), occurredAt: now, userID: "nobody"),
+                ])
+            #expect(receipt == EventReceipt(stored: 5, duplicates: 0, attributed: 3))
+            let rows = try await h.store.client.query("SELECT device_id, user_id, campaign_id FROM events ORDER BY id")
+            var found = [(Int64?, String?, Int64?)]()
+            for try await row in rows.decode((Int64?, String?, Int64?).self) { found.append(row) }
+            #expect(found.count == 5)
+            #expect(found[0] == (try device(0), nil, second.id))
+            #expect(found[1] == (try device(1), nil, first.id))
+            #expect(found[2] == (try device(2), nil, nil))
+            #expect(found[3] == (try device(3), "user-3", second.id))
+            #expect(found[4] == (nil, "nobody", nil))
+            let totals = try await h.store.events.totals(campaignID: second.id)
+            #expect(totals.group(0).conversions == 2 && totals.group(0).convertedDevices == 2 && totals.group(0).value == 10)
+        }
+    }
 }
