@@ -7,7 +7,7 @@ import HeraldCore
 enum CampaignInput {
     static let draftFields: Set<String> = [
         "name", "notes", "templateName", "localization", "variables", "audience", "pushOptions", "sendAt", "rateLimit",
-        "variants", "holdoutPercent", "attributionWindowHours",
+        "variants", "holdoutPercent", "attributionWindowHours", "delivery", "quietHours",
     ]
     static let variantFields: Set<String> = [
         "name", "templateName", "templateVersion", "variables", "pushOptions", "weight",
@@ -39,7 +39,8 @@ enum CampaignInput {
             audience: patch.audience ?? AudienceFilter(), pushOptions: patch.pushOptions ?? PushOptions(),
             sendAt: patch.sendAt ?? nil, rateLimit: patch.rateLimit ?? nil, variants: patch.variants ?? [],
             holdoutBasisPoints: patch.holdoutBasisPoints ?? 0,
-            attributionWindow: patch.attributionWindow ?? CampaignDraft.defaultAttributionWindow)
+            attributionWindow: patch.attributionWindow ?? CampaignDraft.defaultAttributionWindow,
+            localDelivery: patch.localDelivery ?? nil, quietHoursMode: patch.quietHoursMode ?? .hold)
         try JSONFields.check(draft.validate(), what: "campaign")
         return draft
     }
@@ -72,6 +73,13 @@ enum CampaignInput {
             patch.rateLimit = .some(try JSONFields.int(rateLimit, field: "rateLimit"))
         }
         patch.variants = try variants(object["variants"])
+        if let value = object["delivery"] { patch.localDelivery = .some(try delivery(value)) }
+        if let text = try JSONFields.string(object["quietHours"], field: "quietHours") {
+            guard let mode = QuietHoursMode(rawValue: text) else {
+                throw Problem.invalidField("quietHours", "must be hold, skip or ignore")
+            }
+            patch.quietHoursMode = mode
+        }
         if let value = object["holdoutPercent"], value != .null {
             let percent: Double
             switch value {
@@ -92,6 +100,34 @@ enum CampaignInput {
             patch.attributionWindow = hours * 3600
         }
         return patch
+    }
+
+    /// `{"mode": "now"}` (or null): at `sendAt`, or at once; `{"mode": "localTime", "date":
+    /// "2026-12-01", "time": "10:00", "latePolicy": "send" | "skip"}`: at that time in each
+    /// device's zone.
+    static func delivery(_ value: PayloadValue) throws -> LocalDelivery? {
+        guard value != .null else { return nil }
+        guard let members = try JSONFields.object(value, field: "delivery") else { return nil }
+        let mode = try JSONFields.requiredString(members["mode"], field: "delivery.mode")
+        switch mode {
+        case "now":
+            try JSONFields.refuseUnknown(members, known: ["mode"], prefix: "delivery")
+            return nil
+        case "localTime":
+            try JSONFields.refuseUnknown(members, known: ["mode", "date", "time", "latePolicy"], prefix: "delivery")
+            var policy = LocalDelivery.LatePolicy.send
+            if let text = try JSONFields.string(members["latePolicy"], field: "delivery.latePolicy") {
+                guard let parsed = LocalDelivery.LatePolicy(rawValue: text) else {
+                    throw Problem.invalidField("delivery.latePolicy", "must be send or skip")
+                }
+                policy = parsed
+            }
+            return LocalDelivery(
+                date: try JSONFields.requiredString(members["date"], field: "delivery.date"),
+                time: try JSONFields.requiredString(members["time"], field: "delivery.time"), latePolicy: policy)
+        default:
+            throw Problem.invalidField("delivery.mode", "must be now or localTime")
+        }
     }
 
     /// Push options; nil when absent.

@@ -23,6 +23,8 @@ struct CampaignResponse: ResponseEncodable {
     var variants: [CampaignVariant]
     var holdoutPercent: Double
     var attributionWindowHours: Int
+    var delivery: DeliveryResponse
+    var quietHours: String
     var counters: CountersResponse
     var failureReason: String?
     var createdAt: Date
@@ -47,6 +49,8 @@ struct CampaignResponse: ResponseEncodable {
         variants = campaign.variants
         holdoutPercent = Double(campaign.holdoutBasisPoints) / 100
         attributionWindowHours = campaign.attributionWindow / 3600
+        delivery = DeliveryResponse(campaign.localDelivery)
+        quietHours = campaign.quietHoursMode.rawValue
         counters = CountersResponse(campaign.counters)
         failureReason = campaign.failureReason
         createdAt = campaign.createdAt
@@ -71,6 +75,8 @@ struct CountersResponse: Encodable {
     var pending: Int
     /// Recorded outcomes by message, in the campaign's order.
     var variants: [VariantCountersResponse]
+    /// Progress by time zone, for a campaign sent in zones (local time, quiet hours).
+    var zones: [ZoneResponse]
 
     init(_ counters: CampaignCounters) {
         audienceSize = counters.audienceSize
@@ -85,6 +91,43 @@ struct CountersResponse: Encodable {
         heldOut = counters.heldOut
         pending = counters.pending
         variants = counters.variants.map(VariantCountersResponse.init)
+        zones = counters.zones.map(ZoneResponse.init)
+    }
+}
+
+/// `{"mode": "now"}`, or the local time a campaign reaches each device at.
+struct DeliveryResponse: Encodable {
+    var mode: String
+    var date: String?
+    var time: String?
+    var latePolicy: String?
+
+    init(_ local: LocalDelivery?) {
+        mode = local == nil ? "now" : "localTime"
+        date = local?.date
+        time = local?.time
+        latePolicy = local?.latePolicy.rawValue
+    }
+}
+
+struct ZoneResponse: Encodable {
+    /// The devices' registered zone; absent for devices without one.
+    var timeZone: String?
+    /// The zone their clock is read in.
+    var effectiveTimeZone: String
+    var state: String
+    /// When a waiting zone is due.
+    var notBefore: Date?
+    var devices: Int
+    var done: Int
+
+    init(_ zone: ZoneProgress) {
+        timeZone = zone.timeZone.isEmpty ? nil : zone.timeZone
+        effectiveTimeZone = zone.effectiveTimeZone
+        state = zone.state.rawValue
+        notBefore = zone.notBefore
+        devices = zone.devices
+        done = zone.done
     }
 }
 

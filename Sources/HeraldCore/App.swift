@@ -14,10 +14,15 @@ public struct App: Sendable, Equatable {
     /// Extra CA certificates (PEM) trusted for this app's APNs connections.
     public var apnsCAPEM: String?
     public var createdAt: Date
+    /// The IANA zone of devices that registered none (local-time campaigns, quiet hours); nil: UTC.
+    public var defaultTimeZone: String?
+    /// When campaigns do not reach a device, in its local time; nil: never.
+    public var quietHours: QuietHours?
 
     public init(
         id: Int64, bundleID: String, teamID: String, keyID: String, defaultEnvironment: APNSEnvironment,
-        apnsEndpoint: String?, apnsCAPEM: String?, createdAt: Date
+        apnsEndpoint: String?, apnsCAPEM: String?, createdAt: Date, defaultTimeZone: String? = nil,
+        quietHours: QuietHours? = nil
     ) {
         self.id = id
         self.bundleID = bundleID
@@ -27,6 +32,8 @@ public struct App: Sendable, Equatable {
         self.apnsEndpoint = apnsEndpoint
         self.apnsCAPEM = apnsCAPEM
         self.createdAt = createdAt
+        self.defaultTimeZone = defaultTimeZone
+        self.quietHours = quietHours
     }
 }
 

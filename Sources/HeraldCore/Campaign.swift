@@ -38,6 +38,13 @@ public struct Campaign: Sendable, Equatable {
     /// How long after receiving a notification (or being held out) a conversion counts for
     /// the campaign.
     public var attributionWindow: Int
+    /// Set for a local-time campaign: each device gets it at this wall-clock time in its zone.
+    public var localDelivery: LocalDelivery?
+    /// What the campaign does about the app's quiet hours.
+    public var quietHoursMode: QuietHoursMode
+    /// The app's quiet hours as they were when the campaign started (nil when it has none or the
+    /// campaign ignores them).
+    public var quietHours: QuietHours?
     /// The highest device ID when the campaign started: devices registered later are not in
     /// its audience. Nil until it starts.
     public var audienceBound: Int64?
@@ -54,7 +61,8 @@ public struct Campaign: Sendable, Equatable {
         audience: AudienceFilter, pushOptions: PushOptions, sendAt: Date?, rateLimit: Int?, audienceBound: Int64?,
         counters: CampaignCounters, failureReason: String?, createdAt: Date, updatedAt: Date, startedAt: Date?,
         finishedAt: Date?, variants: [CampaignVariant] = [], holdoutBasisPoints: Int = 0,
-        attributionWindow: Int = CampaignDraft.defaultAttributionWindow
+        attributionWindow: Int = CampaignDraft.defaultAttributionWindow, localDelivery: LocalDelivery? = nil,
+        quietHoursMode: QuietHoursMode = .hold, quietHours: QuietHours? = nil
     ) {
         self.id = id
         self.publicID = publicID
@@ -80,6 +88,9 @@ public struct Campaign: Sendable, Equatable {
         self.variants = variants
         self.holdoutBasisPoints = holdoutBasisPoints
         self.attributionWindow = attributionWindow
+        self.localDelivery = localDelivery
+        self.quietHoursMode = quietHoursMode
+        self.quietHours = quietHours
     }
 
     /// The apns-id of this campaign's notification to a device: UUIDv5 of the campaign's public

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A campaign's progress. They add up, always:
 /// `audienceSize == accepted + failed + skipped + deferred + unsent + heldOut + pending`.
 public struct CampaignCounters: Sendable, Hashable {
@@ -25,6 +27,8 @@ public struct CampaignCounters: Sendable, Hashable {
     public var pending: Int
     /// The recorded outcomes by message (variant), in the campaign's order.
     public var variants: [VariantCounters]
+    /// Progress by time zone, for a campaign sent in zones; empty otherwise.
+    public var zones: [ZoneProgress] = []
 
     public init(
         audienceSize: Int = 0, accepted: Int = 0, failed: Int = 0, failedByReason: [String: Int] = [:],
@@ -96,4 +100,37 @@ public struct VariantCounters: Sendable, Hashable {
 
     /// Devices assigned to the message so far, whatever became of them.
     public var assigned: Int { accepted + failed + skipped + deferred + unsent }
+}
+
+/// One time zone's part of a campaign sent in zones (local time, quiet hours).
+public struct ZoneProgress: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable {
+        /// Its moment (or the end of its quiet hours) has not come.
+        case waiting
+        case sending
+        case done
+    }
+
+    /// The devices' zone as registered; empty for devices without one.
+    public var timeZone: String
+    /// The zone their clock is read in: theirs, or the app's default.
+    public var effectiveTimeZone: String
+    /// When the zone is next due; nil once it may be sent.
+    public var notBefore: Date?
+    public var state: State
+    /// Devices of the zone in the audience when the campaign started.
+    public var devices: Int
+    /// Of those, with an outcome.
+    public var done: Int
+
+    public init(
+        timeZone: String, effectiveTimeZone: String, notBefore: Date?, state: State, devices: Int, done: Int
+    ) {
+        self.timeZone = timeZone
+        self.effectiveTimeZone = effectiveTimeZone
+        self.notBefore = notBefore
+        self.state = state
+        self.devices = devices
+        self.done = done
+    }
 }

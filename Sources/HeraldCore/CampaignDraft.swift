@@ -20,13 +20,16 @@ public struct CampaignDraft: Sendable, Equatable {
     public var holdoutBasisPoints: Int
     /// Seconds.
     public var attributionWindow: Int
+    public var localDelivery: LocalDelivery?
+    public var quietHoursMode: QuietHoursMode
 
     public init(
         appID: Int64, name: String, notes: String? = nil, templateName: String,
         localization: Campaign.LocalizationMode = .server, variables: [String: PayloadValue] = [:],
         audience: AudienceFilter = AudienceFilter(), pushOptions: PushOptions = PushOptions(), sendAt: Date? = nil,
         rateLimit: Int? = nil, variants: [CampaignVariant] = [], holdoutBasisPoints: Int = 0,
-        attributionWindow: Int = Self.defaultAttributionWindow
+        attributionWindow: Int = Self.defaultAttributionWindow, localDelivery: LocalDelivery? = nil,
+        quietHoursMode: QuietHoursMode = .hold
     ) {
         self.appID = appID
         self.name = name
@@ -41,6 +44,8 @@ public struct CampaignDraft: Sendable, Equatable {
         self.variants = variants
         self.holdoutBasisPoints = holdoutBasisPoints
         self.attributionWindow = attributionWindow
+        self.localDelivery = localDelivery
+        self.quietHoursMode = quietHoursMode
     }
 
     /// Every problem, each naming its field (`name`, `audience.languages[1]`,
@@ -57,6 +62,7 @@ public struct CampaignDraft: Sendable, Equatable {
         errors += CampaignRules.check(variants: variants)
         errors += CampaignRules.check(holdoutBasisPoints: holdoutBasisPoints)
         errors += CampaignRules.check(attributionWindow: attributionWindow)
+        errors += CampaignRules.check(localDelivery: localDelivery, sendAt: sendAt)
         return errors
     }
 }
@@ -77,12 +83,16 @@ public struct CampaignPatch: Sendable, Equatable {
     public var variants: [CampaignVariant]?
     public var holdoutBasisPoints: Int?
     public var attributionWindow: Int?
+    /// `.some(nil)` returns the campaign to sending at `sendAt` (or at once).
+    public var localDelivery: LocalDelivery??
+    public var quietHoursMode: QuietHoursMode?
 
     public init(
         name: String? = nil, notes: String?? = nil, templateName: String? = nil,
         localization: Campaign.LocalizationMode? = nil, variables: [String: PayloadValue]? = nil,
         audience: AudienceFilter? = nil, pushOptions: PushOptions? = nil, sendAt: Date?? = nil, rateLimit: Int?? = nil,
-        variants: [CampaignVariant]? = nil, holdoutBasisPoints: Int? = nil, attributionWindow: Int? = nil
+        variants: [CampaignVariant]? = nil, holdoutBasisPoints: Int? = nil, attributionWindow: Int? = nil,
+        localDelivery: LocalDelivery?? = nil, quietHoursMode: QuietHoursMode? = nil
     ) {
         self.name = name
         self.notes = notes
@@ -96,6 +106,8 @@ public struct CampaignPatch: Sendable, Equatable {
         self.variants = variants
         self.holdoutBasisPoints = holdoutBasisPoints
         self.attributionWindow = attributionWindow
+        self.localDelivery = localDelivery
+        self.quietHoursMode = quietHoursMode
     }
 
     /// Every problem with the fields given.
@@ -111,6 +123,10 @@ public struct CampaignPatch: Sendable, Equatable {
         if let variants { errors += CampaignRules.check(variants: variants) }
         if let holdoutBasisPoints { errors += CampaignRules.check(holdoutBasisPoints: holdoutBasisPoints) }
         if let attributionWindow { errors += CampaignRules.check(attributionWindow: attributionWindow) }
+        if case .some(.some(let localDelivery)) = localDelivery {
+            let sendAt: Date? = self.sendAt ?? nil
+            errors += CampaignRules.check(localDelivery: localDelivery, sendAt: sendAt)
+        }
         return errors
     }
 }
@@ -208,6 +224,14 @@ enum CampaignRules {
     static func check(attributionWindow: Int) -> [ValidationError] {
         (3600...maximumAttributionWindow).contains(attributionWindow) && attributionWindow % 3600 == 0
             ? [] : [ValidationError(field: "attributionWindowHours", reason: "must be a whole number of hours from 1 to 720")]
+    }
+
+    static func check(localDelivery: LocalDelivery?, sendAt: Date?) -> [ValidationError] {
+        guard let localDelivery else { return [] }
+        if sendAt != nil {
+            return [ValidationError(field: "sendAt", reason: "a local-time campaign has its delivery time instead")]
+        }
+        return prefixed("delivery", localDelivery.validate(now: Date()))
     }
 
     /// Errors of a nested value, with the field paths below `prefix`.

@@ -8,10 +8,14 @@ public protocol CampaignWorkQueue: Sendable {
     /// Starts up to `limit` scheduled campaigns whose send time has come, each in its own
     /// transaction (claimed with `FOR UPDATE SKIP LOCKED`, so instances never start one twice):
     /// freezes the audience bound and size and creates the chunks. Returns the started campaigns.
-    func startDueCampaigns(limit: Int, actor: String) async throws -> [Campaign]
-    /// Claims a pending chunk of a running campaign whose lease is free or expired, with a
-    /// new lease token; nil when there is none.
-    func claimChunk(owner: String, leaseDuration: Duration) async throws -> ChunkLease?
+    func startDueCampaigns(limit: Int, actor: String, now: Date) async throws -> [Campaign]
+    /// Claims a pending chunk of a running campaign whose lease is free or expired and whose
+    /// zone is due by `now` (the engine's clock), with a new lease token; nil when there is none.
+    func claimChunk(owner: String, leaseDuration: Duration, now: Date) async throws -> ChunkLease?
+    /// Gives a zone's chunk back until `until` (the end of its quiet hours); false when the lease
+    /// was lost.
+    @discardableResult
+    func holdChunk(_ lease: ChunkLease, until: Date) async throws -> Bool
     /// Extends the lease; false when it was lost (the worker must stop).
     func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws -> Bool
     /// The chunk's next audience devices after `cursor` (a device ID), in ID order, up to the
@@ -38,6 +42,17 @@ public protocol CampaignWorkQueue: Sendable {
     /// Completes every running campaign whose chunks are all done (one resumed after its
     /// last chunk finished while it was paused); returns them.
     func finishDoneCampaigns(actor: String) async throws -> [Campaign]
+}
+
+extension CampaignWorkQueue {
+    /// Due by the server's clock.
+    public func startDueCampaigns(limit: Int, actor: String) async throws -> [Campaign] {
+        try await startDueCampaigns(limit: limit, actor: actor, now: Date())
+    }
+
+    public func claimChunk(owner: String, leaseDuration: Duration) async throws -> ChunkLease? {
+        try await claimChunk(owner: owner, leaseDuration: leaseDuration, now: Date())
+    }
 }
 
 /// How campaign work is split: chunks of equal, contiguous bucket ranges.
@@ -68,10 +83,17 @@ public struct ChunkLease: Sendable, Hashable {
     public var owner: String
     public var token: Int64
     public var expiresAt: Date
+    /// For a zone's chunk: the devices' registered zone ("" for none) and the zone their clock
+    /// is read in.
+    public var deviceZone: String?
+    public var timeZone: String?
+    /// Set when the chunk's devices are recorded skipped with this reason, unsent.
+    public var skipReason: String?
 
     public init(
         campaignID: Int64, appID: Int64, chunk: Int, buckets: ClosedRange<Int>, cursor: Int64, inFlightTo: Int64?,
-        audienceBound: Int64, owner: String, token: Int64, expiresAt: Date
+        audienceBound: Int64, owner: String, token: Int64, expiresAt: Date, deviceZone: String? = nil,
+        timeZone: String? = nil, skipReason: String? = nil
     ) {
         self.campaignID = campaignID
         self.appID = appID
@@ -83,6 +105,9 @@ public struct ChunkLease: Sendable, Hashable {
         self.owner = owner
         self.token = token
         self.expiresAt = expiresAt
+        self.deviceZone = deviceZone
+        self.timeZone = timeZone
+        self.skipReason = skipReason
     }
 }
 

@@ -72,7 +72,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.attributesJSON = String(decoding: data, as: UTF8.self)
     }
 
-    private static func isKnownTimeZone(_ name: String) -> Bool {
+    public static func isKnownTimeZone(_ name: String) -> Bool {
         // Foundation also accepts abbreviations and offsets ("GMT+2"); only IANA names are wanted.
         name.contains("/") || name == "UTC" ? TimeZone(identifier: name) != nil : false
     }

@@ -9,6 +9,34 @@ public protocol AppRepository: Sendable {
     func find(id: Int64) async throws -> App?
     /// The app's token-signing key (PEM), for the APNs sender only: never log or return it.
     func signingKey(appID: Int64) async throws -> String
+    /// Sets the app's default time zone and quiet hours (nil clears them), audited; nil for
+    /// an unknown app.
+    func updateSettings(appID: Int64, settings: AppSettings, actor: String) async throws -> App?
+}
+
+/// What an admin sets on an app beside its credentials.
+public struct AppSettings: Sendable, Equatable {
+    public var defaultTimeZone: String?
+    public var quietHours: QuietHours?
+
+    public init(defaultTimeZone: String?, quietHours: QuietHours?) {
+        self.defaultTimeZone = defaultTimeZone
+        self.quietHours = quietHours
+    }
+
+    /// Every problem, each naming its field.
+    public func validate() -> [ValidationError] {
+        var errors = [ValidationError]()
+        if let defaultTimeZone, !DeviceRegistration.isKnownTimeZone(defaultTimeZone) {
+            errors.append(ValidationError(field: "defaultTimeZone", reason: "not an IANA time zone name (e.g. Europe/Paris)"))
+        }
+        if let quietHours, quietHours.start == quietHours.end || !(0..<1440).contains(quietHours.start)
+            || !(0..<1440).contains(quietHours.end)
+        {
+            errors.append(ValidationError(field: "quietHours", reason: "its ends must be two different times of day"))
+        }
+        return errors
+    }
 }
 
 /// The token registry.

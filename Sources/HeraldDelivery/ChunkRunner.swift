@@ -28,6 +28,8 @@ struct ChunkRunner {
         /// Given back: paused, cancelled, failed by another worker, or the instance is draining.
         case released
         case leaseLost
+        /// Given back until its zone's quiet hours end.
+        case held(until: Date)
         /// The campaign failed with this reason (its credentials were refused).
         case campaignFailed(String)
     }
@@ -50,7 +52,7 @@ struct ChunkRunner {
                 try await work.completeChunk(lease)
             case .released:
                 try await work.releaseChunk(lease)
-            case .leaseLost, .campaignFailed:
+            case .leaseLost, .campaignFailed, .held:
                 break
             }
             return ending
@@ -73,9 +75,23 @@ struct ChunkRunner {
         } catch let failure as SendFailure {
             return try await failCampaign("the app cannot send: \(failure)")
         }
-        while let current = next {
+        while var current = next {
             if lost.isSet { return .leaseLost }
             if draining.isSet { return .released }
+            if let quiet = quietHoursNow() {
+                // The zone's clocks are inside the app's quiet hours: give the chunk back until
+                // they end, or record this batch skipped.
+                if plan.campaign.quietHoursMode == .skip {
+                    current.skipAll(reason: "quietHours")
+                } else {
+                    do {
+                        guard try await work.holdChunk(lease, until: quiet.end) else { return .leaseLost }
+                    } catch CampaignWorkError.leaseLost {
+                        return .leaseLost
+                    }
+                    return .held(until: quiet.end)
+                }
+            }
             // Rate tokens first: a pause or cancel that comes while this batch waits for them is
             // seen by markInFlight, which writes nothing unless the campaign is still running.
             if let limiter { try await limiter.acquire(current.sends.count) }
@@ -86,8 +102,9 @@ struct ChunkRunner {
             }
             let sentAt = Date()
             let currentSenders = resolved
+            let sending = current
             inFlight.started()
-            async let answered = send(current, with: currentSenders, sentAt: sentAt)
+            async let answered = send(sending, with: currentSenders, sentAt: sentAt)
             // Pipelining: the next batch is read and rendered while this one is in flight. Its
             // errors wait until this batch's answers are stored.
             var following: PreparedBatch?
@@ -119,6 +136,16 @@ struct ChunkRunner {
         return .completed
     }
 
+    /// When the chunk's zone is inside the campaign's quiet hours now: when they end.
+    private func quietHoursNow() -> (end: Date, Void)? {
+        guard let quiet = plan.campaign.quietHours, plan.campaign.quietHoursMode != .ignore,
+            let name = lease.timeZone, let zone = TimeZone(identifier: name)
+        else { return nil }
+        let now = configuration.clock()
+        guard quiet.contains(now, in: zone) else { return nil }
+        return (quiet.end(after: now, in: zone), ())
+    }
+
     /// Reads and renders the devices after `cursor`; nil when the chunk has no more.
     private func prepare(
         after cursor: Int64, renderers: inout [TemplateRenderer], senders: inout [APNSEnvironment: any NotificationSender],
@@ -134,6 +161,11 @@ struct ChunkRunner {
             let apnsID = plan.campaign.apnsID(forDevice: device.id)
             guard case .variant(let message) = plan.split.assignment(apnsID: apnsID) else {
                 batch.decided.append(DeliveryRecord(deviceID: device.id, outcome: .heldOut))
+                continue
+            }
+            if let reason = lease.skipReason {
+                // The zone's local moment had passed when the campaign was scheduled.
+                batch.decided.append(DeliveryRecord(deviceID: device.id, outcome: .skipped(reason: reason), variant: message))
                 continue
             }
             let outcome = renderers[message].render(for: Recipient(device: device))

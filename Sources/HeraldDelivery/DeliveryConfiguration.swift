@@ -1,3 +1,5 @@
+import Foundation
+
 /// How one instance's engine works. Every instance may differ; they share work through
 /// chunk leases in the database.
 public struct DeliveryConfiguration: Sendable {
@@ -16,6 +18,8 @@ public struct DeliveryConfiguration: Sendable {
     /// deadlines end every batch well before it; past this one the worker stops renewing its
     /// lease, so that another instance takes the chunk over instead of it being held for ever.
     public var batchDeadline = Duration.seconds(300)
+    /// The time local-time moments and quiet hours are judged by; the wall clock but in tests.
+    public var clock: @Sendable () -> Date = { Date() }
 
     public init(owner: String) {
         self.owner = owner

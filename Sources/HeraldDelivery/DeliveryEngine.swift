@@ -58,7 +58,9 @@ public final class DeliveryEngine: Service {
     private func schedule() async {
         while !stopping {
             do {
-                for campaign in try await work.startDueCampaigns(limit: 8, actor: configuration.owner) {
+                for campaign in try await work.startDueCampaigns(
+                    limit: 8, actor: configuration.owner, now: configuration.clock())
+                {
                     logger.info(
                         "campaign \(campaign.publicID) started: \(campaign.counters.audienceSize) devices")
                 }
@@ -76,7 +78,9 @@ public final class DeliveryEngine: Service {
         while !stopping {
             let lease: ChunkLease
             do {
-                guard let claimed = try await work.claimChunk(owner: configuration.owner, leaseDuration: configuration.leaseDuration)
+                guard
+                    let claimed = try await work.claimChunk(
+                        owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock())
                 else {
                     await pause()
                     continue
@@ -118,6 +122,9 @@ public final class DeliveryEngine: Service {
                 }
             case .leaseLost:
                 logger.warning("chunk \(lease.chunk) of campaign \(plan.campaign.publicID): lease lost to another worker")
+            case .held(let until):
+                logger.info(
+                    "chunk \(lease.chunk) of campaign \(plan.campaign.publicID): quiet hours in \(lease.timeZone ?? "?"), held until \(until)")
             case .released, .campaignFailed:
                 break
             }

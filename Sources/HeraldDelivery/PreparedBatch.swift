@@ -20,6 +20,14 @@ struct PreparedBatch: Sendable {
     var sends: [Send] = []
 
     var isEmpty: Bool { decided.isEmpty && sends.isEmpty }
+
+    /// Turns every notification of the batch into a skip with `reason`, unsent.
+    mutating func skipAll(reason: String) {
+        decided += sends.map {
+            DeliveryRecord(deviceID: $0.deviceID, outcome: .skipped(reason: reason), language: $0.language, variant: $0.variant)
+        }
+        sends = []
+    }
     var deviceCount: Int { decided.count + sends.count }
 }
 

@@ -99,6 +99,23 @@ enum CampaignLifecycle {
                         : "leave pushType out to send what the template sends"))
         }
         try await pinVariantVersions(campaignID: campaignID, on: connection, logger: logger)
+        try await planLocalTime(campaignID: campaignID, on: connection, logger: logger)
+    }
+
+    /// Notes when the campaign was scheduled (a local-time zone whose moment had passed then is
+    /// late) and, for a local-time campaign, starts it when the first zone's moment comes: the
+    /// audience is frozen then. Refuses a moment that has passed in every zone.
+    private static func planLocalTime(campaignID: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            "UPDATE campaigns SET scheduled_at = now() WHERE id = \(campaignID) RETURNING local_delivery::text, now()",
+            logger: logger)
+        guard let row = try await rows.collect().first else { return }
+        let (json, now) = try row.decode((String?, Date).self)
+        guard let json else { return }
+        let local = try CampaignJSON.decode(LocalDelivery.self, from: json)
+        if let error = local.checkSchedulable(now: now) { throw error }
+        let start = max(now, local.earliest ?? now)
+        try await connection.query("UPDATE campaigns SET send_at = \(start) WHERE id = \(campaignID)", logger: logger)
     }
 
     /// Pins each variant's template version (the one it names, or its template's latest) with
@@ -166,6 +183,11 @@ enum CampaignLifecycle {
         try await connection.query(
             "UPDATE campaigns SET audience_bound = \(bound), audience_size = \(size) WHERE id = \(campaignID)",
             logger: logger)
+        if let zoning = try await Zoning.load(campaignID: campaignID, on: connection, logger: logger) {
+            try await zoning.createChunks(
+                campaignID: campaignID, appID: appID, filter: filter, bound: bound, on: connection, logger: logger)
+            return
+        }
         let chunks = (0..<CampaignChunking.chunkCount).map { Int32($0) }
         let ranges = chunks.map { CampaignChunking.buckets(ofChunk: Int($0)) }
         let froms = ranges.map { Int32($0.lowerBound) }

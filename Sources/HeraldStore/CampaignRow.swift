@@ -10,7 +10,8 @@ enum CampaignRow {
                c.localization_mode, c.variables::text, c.audience::text, c.push_options::text, c.send_at, c.rate_limit,
                c.audience_bound, c.audience_size, c.failure_reason, c.created_at, c.updated_at, c.started_at,
                c.finished_at, k.accepted, k.failed, k.skipped, k.deferred, k.unsent, k.invalidated, k.failed_by_reason,
-               c.variants::text, c.holdout_basis_points, c.attribution_window_seconds, k.held_out, v.counts
+               c.variants::text, c.holdout_basis_points, c.attribution_window_seconds, k.held_out, v.counts,
+               c.local_delivery::text, c.quiet_hours_mode, c.quiet_hours_start, c.quiet_hours_end, z.zones
         FROM campaigns c
         CROSS JOIN LATERAL (
             SELECT coalesce(sum(accepted), 0)::bigint AS accepted, coalesce(sum(failed), 0)::bigint AS failed,
@@ -30,6 +31,20 @@ enum CampaignRow {
                 GROUP BY variant
             ) per_variant
         ) v
+        CROSS JOIN LATERAL (
+            SELECT coalesce(jsonb_agg(jsonb_build_array(device_zone, time_zone, not_before, pending, size, done, due)
+                                      ORDER BY device_zone), '[]'::jsonb)::text AS zones
+            FROM (
+                SELECT device_zone, min(time_zone) AS time_zone,
+                       extract(epoch FROM min(not_before) FILTER (WHERE state = 'pending'))::float8 AS not_before,
+                       count(*) FILTER (WHERE state = 'pending') AS pending, sum(size) AS size,
+                       sum(accepted + failed + skipped + deferred + unsent + held_out) AS done,
+                       bool_or(state = 'pending' AND (not_before IS NULL OR not_before <= now())) AS due
+                FROM campaign_chunks
+                WHERE app_id = c.app_id AND campaign_id = c.id AND device_zone IS NOT NULL
+                GROUP BY device_zone
+            ) per_zone
+        ) z
         """
 
     static func byID(_ id: Int64) -> PostgresQuery {
@@ -72,6 +87,8 @@ enum CampaignRow {
             heldOut: Int(try cells[31].decode(Int64.self)),
             finished: campaignState.isFinished,
             variants: variantCounters)
+        var withZones = counters
+        withZones.zones = try Self.zones(try cells[37].decode(String.self))
         return Campaign(
             id: try cells[0].decode(Int64.self),
             publicID: try cells[1].decode(UUID.self),
@@ -88,7 +105,7 @@ enum CampaignRow {
             sendAt: try cells[12].decode(Date?.self),
             rateLimit: try cells[13].decode(Int32?.self).map(Int.init),
             audienceBound: try cells[14].decode(Int64?.self),
-            counters: counters,
+            counters: withZones,
             failureReason: try cells[16].decode(String?.self),
             createdAt: try cells[17].decode(Date.self),
             updatedAt: try cells[18].decode(Date.self),
@@ -96,7 +113,48 @@ enum CampaignRow {
             finishedAt: try cells[20].decode(Date?.self),
             variants: variants,
             holdoutBasisPoints: Int(try cells[29].decode(Int32.self)),
-            attributionWindow: Int(try cells[30].decode(Int32.self)))
+            attributionWindow: Int(try cells[30].decode(Int32.self)),
+            localDelivery: try cells[33].decode(String?.self).map { try CampaignJSON.decode(LocalDelivery.self, from: $0) },
+            quietHoursMode: QuietHoursMode(rawValue: try cells[34].decode(String.self)) ?? .hold,
+            quietHours: try Self.quietHours(start: cells[35].decode(Int16?.self), end: cells[36].decode(Int16?.self)))
+    }
+
+    static func quietHours(start: Int16?, end: Int16?) -> QuietHours? {
+        guard let start, let end else { return nil }
+        return QuietHours(start: Int(start), end: Int(end))
+    }
+
+    /// Zone rows: [device zone, effective zone, next not-before, pending chunks, size, done, due].
+    static func zones(_ json: String) throws -> [ZoneProgress] {
+        struct Row: Decodable {
+            var deviceZone: String
+            var timeZone: String
+            var notBefore: Double?
+            var pending: Int
+            var size: Int
+            var done: Int
+            var due: Bool?
+
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                deviceZone = try container.decode(String.self)
+                timeZone = try container.decode(String.self)
+                notBefore = try container.decodeIfPresent(Double.self)
+                pending = try container.decode(Int.self)
+                size = try container.decodeIfPresent(Int.self) ?? 0
+                done = try container.decodeIfPresent(Int.self) ?? 0
+                due = try container.decodeIfPresent(Bool.self)
+            }
+        }
+        return try JSONDecoder().decode([Row].self, from: Data(json.utf8)).map { row in
+            // Done when no chunk is left; sending when one may be claimed now; else waiting for
+            // its moment (or for its quiet hours to end).
+            let state: ZoneProgress.State = row.pending == 0 ? .done : (row.due == true ? .sending : .waiting)
+            return ZoneProgress(
+                timeZone: row.deviceZone, effectiveTimeZone: row.timeZone,
+                notBefore: state == .waiting ? row.notBefore.map { Date(timeIntervalSince1970: $0) } : nil,
+                state: state, devices: row.size, done: row.done)
+        }
     }
 }
 

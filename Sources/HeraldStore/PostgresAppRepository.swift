@@ -74,16 +74,44 @@ public struct PostgresAppRepository: AppRepository {
         return try vault.open(Array(buffer: try row.decode(ByteBuffer.self)))
     }
 
+    public func updateSettings(appID: Int64, settings: AppSettings, actor: String) async throws -> App? {
+        try await DatabaseMetrics.measure("apps.updateSettings") {
+            if let error = settings.validate().first { throw error }
+            let start = settings.quietHours.map { Int16($0.start) }
+            let end = settings.quietHours.map { Int16($0.end) }
+            return try await client.withDomainTransaction(logger: logger) { connection -> App? in
+                let rows = try await connection.query(
+                    """
+                    UPDATE apps SET default_time_zone = \(settings.defaultTimeZone), quiet_hours_start = \(start),
+                        quiet_hours_end = \(end), updated_at = now()
+                    WHERE id = \(appID)
+                    RETURNING \(unescaped: Self.columns)
+                    """, logger: logger)
+                guard let row = try await rows.collect().first else { return nil }
+                let app = try Self.decode(row)
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "app.settings", appID: appID,
+                    details: [
+                        "defaultTimeZone": settings.defaultTimeZone.map { .string($0) } ?? .null,
+                        "quietHours": settings.quietHours.map { .string($0.description) } ?? .null,
+                    ], logger: logger)
+                return app
+            }
+        }
+    }
+
     static let columns =
-        "id, bundle_id, team_id, key_id, default_environment, apns_endpoint, apns_ca_pem, created_at"
+        "id, bundle_id, team_id, key_id, default_environment, apns_endpoint, apns_ca_pem, created_at, default_time_zone, "
+        + "quiet_hours_start, quiet_hours_end"
 
     static func decode(_ row: PostgresRow) throws -> App {
-        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt) = try row.decode(
-            (Int64, String, String, String, String, String?, String?, Date).self)
+        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd) = try row.decode(
+            (Int64, String, String, String, String, String?, String?, Date, String?, Int16?, Int16?).self)
         return App(
             id: id, bundleID: bundleID, teamID: teamID, keyID: keyID,
             defaultEnvironment: APNSEnvironment(rawValue: environment) ?? .production,
-            apnsEndpoint: endpoint, apnsCAPEM: ca, createdAt: createdAt)
+            apnsEndpoint: endpoint, apnsCAPEM: ca, createdAt: createdAt, defaultTimeZone: zone,
+            quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: Int(start), end: Int($0)) } })
     }
 }
 

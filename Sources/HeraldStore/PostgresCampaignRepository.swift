@@ -23,16 +23,17 @@ public struct PostgresCampaignRepository: CampaignRepository {
             let pushOptions = try CampaignJSON.encode(draft.pushOptions)
             let rateLimit = draft.rateLimit.map { Int32(clamping: $0) }
             let variants = try CampaignJSON.encode(draft.variants)
+            let local = try draft.localDelivery.map { try CampaignJSON.encode($0) }
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign in
                 let rows = try await connection.query(
                     """
                     INSERT INTO campaigns (app_id, name, notes, template_name, localization_mode, variables, audience,
                                            push_options, send_at, rate_limit, variants, holdout_basis_points,
-                                           attribution_window_seconds)
+                                           attribution_window_seconds, local_delivery, quiet_hours_mode)
                     VALUES (\(draft.appID), \(draft.name), \(draft.notes), \(draft.templateName),
                             \(draft.localization.rawValue), \(variables)::jsonb, \(audience)::jsonb, \(pushOptions)::jsonb,
                             \(draft.sendAt), \(rateLimit), \(variants)::jsonb, \(Int32(draft.holdoutBasisPoints)),
-                            \(Int32(draft.attributionWindow)))
+                            \(Int32(draft.attributionWindow)), \(local)::jsonb, \(draft.quietHoursMode.rawValue))
                     RETURNING id
                     """, logger: logger)
                 guard let row = try await rows.collect().first else { throw StoreError.missingRow }
@@ -99,6 +100,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
             let variants = try patch.variants.map { try CampaignJSON.encode($0) }
             let holdout = patch.holdoutBasisPoints.map { Int32(clamping: $0) }
             let window = patch.attributionWindow.map { Int32(clamping: $0) }
+            let local: String? = try (patch.localDelivery ?? nil).map { try CampaignJSON.encode($0) }
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
                 let locked = try await connection.query(
                     "SELECT state, app_id FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
@@ -121,9 +123,19 @@ public struct PostgresCampaignRepository: CampaignRepository {
                         variants = coalesce(\(variants)::jsonb, variants),
                         holdout_basis_points = coalesce(\(holdout), holdout_basis_points),
                         attribution_window_seconds = coalesce(\(window), attribution_window_seconds),
+                        local_delivery = CASE WHEN \(patch.localDelivery != nil) THEN \(local)::jsonb ELSE local_delivery END,
+                        quiet_hours_mode = coalesce(\(patch.quietHoursMode?.rawValue), quiet_hours_mode),
                         updated_at = now()
                     WHERE id = \(id)
                     """, logger: logger)
+                let clash = try await connection.query(
+                    "SELECT local_delivery IS NOT NULL AND send_at IS NOT NULL FROM campaigns WHERE id = \(id)",
+                    logger: logger)
+                if try await clash.collect().first?.decode(Bool.self) == true {
+                    throw ValidationError(
+                        field: patch.sendAt != nil ? "sendAt" : "delivery",
+                        reason: "a campaign is sent at sendAt or at a local time, not both; clear the other with null")
+                }
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "campaign.edit", appID: appID,
                     details: ["campaignID": .int(Int(id))], logger: logger)

@@ -17,7 +17,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         self.logger = logger.forDatabase
     }
 
-    public func startDueCampaigns(limit: Int, actor: String) async throws -> [Campaign] {
+    public func startDueCampaigns(limit: Int, actor: String, now: Date) async throws -> [Campaign] {
         try await DatabaseMetrics.measure("work.startDue") {
             var started = [Campaign]()
             // One transaction per campaign: freezing a large audience takes a while, and one
@@ -27,7 +27,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                     let due = try await connection.query(
                         """
                         SELECT id FROM campaigns
-                        WHERE state = 'scheduled' AND (send_at IS NULL OR send_at <= now())
+                        WHERE state = 'scheduled' AND (send_at IS NULL OR send_at <= \(now))
                         ORDER BY send_at NULLS FIRST, id
                         LIMIT 1
                         FOR NO KEY UPDATE SKIP LOCKED
@@ -43,7 +43,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
-    public func claimChunk(owner: String, leaseDuration: Duration) async throws -> ChunkLease? {
+    public func claimChunk(owner: String, leaseDuration: Duration, now: Date) async throws -> ChunkLease? {
         try await DatabaseMetrics.measure("work.claimChunk") {
             let rows = try await client.query(
                 """
@@ -52,6 +52,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                     FROM campaign_chunks k JOIN campaigns c ON c.id = k.campaign_id
                     WHERE k.state = 'pending' AND c.state = 'running'
                       AND (k.lease_expires_at IS NULL OR k.lease_expires_at < now())
+                      AND (k.not_before IS NULL OR k.not_before <= \(now))
                     ORDER BY k.campaign_id, k.chunk
                     LIMIT 1
                     FOR UPDATE OF k SKIP LOCKED
@@ -62,14 +63,19 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                 FROM candidate
                 WHERE k.app_id = candidate.app_id AND k.campaign_id = candidate.campaign_id AND k.chunk = candidate.chunk
                 RETURNING k.campaign_id, k.app_id, k.chunk, k.bucket_from, k.bucket_to, k.cursor, k.in_flight_to,
-                          coalesce(candidate.audience_bound, 0), k.lease_owner, k.lease_token, k.lease_expires_at
+                          coalesce(candidate.audience_bound, 0), k.lease_owner, k.lease_token, k.lease_expires_at,
+                          k.device_zone, k.time_zone, k.skip_reason
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
-            let (campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt) =
-                try row.decode((Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date).self)
+            let (campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt, deviceZone,
+                 timeZone, skipReason) =
+                try row.decode(
+                    (Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date, String?, String?, String?)
+                        .self)
             return ChunkLease(
                 campaignID: campaignID, appID: appID, chunk: Int(chunk), buckets: Int(from)...Int(to), cursor: cursor,
-                inFlightTo: inFlightTo, audienceBound: bound, owner: leaseOwner, token: token, expiresAt: expiresAt)
+                inFlightTo: inFlightTo, audienceBound: bound, owner: leaseOwner, token: token, expiresAt: expiresAt,
+                deviceZone: deviceZone, timeZone: timeZone, skipReason: skipReason)
         }
     }
 
@@ -94,6 +100,11 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
             // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
             // follows the order and checks the bucket inside the index (migration 0005).
+            if let zone = lease.deviceZone {
+                // A zone's chunk: its own index leads with the zone (migration 0007).
+                sql.append(" AND coalesce(time_zone, '') = ")
+                sql.bind(zone)
+            }
             sql.append(" AND bucket BETWEEN ")
             sql.bind(Int32(lease.buckets.lowerBound))
             sql.append(" AND ")
@@ -139,6 +150,20 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                 RETURNING chunk
                 """, logger: logger)
             guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+        }
+    }
+
+    @discardableResult
+    public func holdChunk(_ lease: ChunkLease, until: Date) async throws -> Bool {
+        try await DatabaseMetrics.measure("work.holdChunk") {
+            let rows = try await client.query(
+                """
+                UPDATE campaign_chunks SET lease_owner = NULL, lease_expires_at = NULL, not_before = \(until)
+                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                  AND lease_token = \(lease.token) AND state = 'pending'
+                RETURNING chunk
+                """, logger: logger)
+            return try await !rows.collect().isEmpty
         }
     }
 

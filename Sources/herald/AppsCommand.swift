@@ -8,7 +8,7 @@ import HeraldCore
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Add and list apps and their APNs credentials.",
-        subcommands: [Add.self, List.self])
+        subcommands: [Add.self, List.self, Set.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -61,9 +61,62 @@ struct AppsCommand: AsyncParsableCommand {
             let (configuration, logger) = try options.load()
             let apps = try await Store.with(configuration, logger: logger) { try await $0.apps.list() }
             let rows = apps.map {
-                [$0.bundleID, $0.teamID, $0.keyID, $0.defaultEnvironment.rawValue, $0.apnsEndpoint ?? "apple"]
+                [
+                    $0.bundleID, $0.teamID, $0.keyID, $0.defaultEnvironment.rawValue, $0.apnsEndpoint ?? "apple",
+                    $0.defaultTimeZone ?? "UTC", $0.quietHours?.description ?? "-",
+                ]
             }
-            print(Table.render(header: ["BUNDLE ID", "TEAM", "KEY", "ENVIRONMENT", "ENDPOINT"], rows: rows))
+            print(
+                Table.render(
+                    header: ["BUNDLE ID", "TEAM", "KEY", "ENVIRONMENT", "ENDPOINT", "DEFAULT ZONE", "QUIET HOURS"], rows: rows))
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set an app's default time zone and quiet hours (local-time campaigns, quiet hours).")
+
+        @OptionGroup var options: CommonOptions
+        @Argument(help: "The app's bundle ID.") var bundleID: String
+        @Option(help: "The IANA zone of devices that registered none, e.g. Europe/Berlin; 'none' for UTC.")
+        var defaultTimeZone: String?
+        @Option(help: "When campaigns do not reach a device, in its local time: HH:MM-HH:MM (e.g. 21:00-08:00), or 'none'.")
+        var quietHours: String?
+
+        func run() async throws {
+            guard defaultTimeZone != nil || quietHours != nil else {
+                throw CLIError("give --default-time-zone, --quiet-hours or both")
+            }
+            var quiet: QuietHours??
+            if let quietHours {
+                if quietHours == "none" {
+                    quiet = .some(nil)
+                } else {
+                    switch QuietHours.parse(quietHours) {
+                    case .success(let parsed): quiet = .some(parsed)
+                    case .failure(let error): throw CLIError("--quiet-hours: \(error.reason)")
+                    }
+                }
+            }
+            if let zone = defaultTimeZone, zone != "none", !DeviceRegistration.isKnownTimeZone(zone) {
+                throw CLIError("--default-time-zone: \(zone) is not an IANA time zone name (e.g. Europe/Paris)")
+            }
+            let (configuration, logger) = try options.load()
+            let bundleID = self.bundleID
+            let zone = defaultTimeZone
+            let newQuiet = quiet
+            let app = try await Store.with(configuration, logger: logger) { store -> App in
+                guard let app = try await store.apps.find(bundleID: bundleID) else {
+                    throw CLIError("no app has the bundle ID \(bundleID)")
+                }
+                let settings = AppSettings(
+                    defaultTimeZone: zone.map { $0 == "none" ? nil : $0 } ?? app.defaultTimeZone,
+                    quietHours: newQuiet ?? app.quietHours)
+                guard let updated = try await store.apps.updateSettings(appID: app.id, settings: settings, actor: cliActor)
+                else { throw CLIError("no app has the bundle ID \(bundleID)") }
+                return updated
+            }
+            print("\(app.bundleID): default time zone \(app.defaultTimeZone ?? "UTC"), quiet hours \(app.quietHours?.description ?? "none")")
         }
     }
 }

@@ -184,7 +184,15 @@ struct CampaignsCommand: AsyncParsableCommand {
             "  template:  \(campaign.templateName)" + (campaign.templateVersion.map { " v\($0)" } ?? "")
                 + ", \(campaign.localization.rawValue)-side text",
         ]
-        if let sendAt = campaign.sendAt { lines.append("  send at:   \(sendAt.formatted(.iso8601))") }
+        if let local = campaign.localDelivery {
+            lines.append(
+                "  delivery:  \(local.time) on \(local.date) in each device's time zone (a zone already past: \(local.latePolicy.rawValue))")
+        } else if let sendAt = campaign.sendAt {
+            lines.append("  send at:   \(sendAt.formatted(.iso8601))")
+        }
+        if let quiet = campaign.quietHours {
+            lines.append("  quiet:     \(quiet.description) in each device's time zone: \(campaign.quietHoursMode.rawValue)")
+        }
         if let rateLimit = campaign.rateLimit { lines.append("  rate:      \(rateLimit)/s per instance") }
         if let notes = campaign.notes { lines.append("  notes:     \(notes)") }
         for (index, variant) in campaign.variants.enumerated() {
@@ -210,6 +218,11 @@ struct CampaignsCommand: AsyncParsableCommand {
                 + "pending \(c.pending); invalidated \(c.invalidated)"
         ]
         if let report { lines += reportLines(report, campaign: campaign) }
+        for zone in c.zones {
+            let name = zone.timeZone.isEmpty ? "(none: \(zone.effectiveTimeZone))" : zone.timeZone
+            let due = zone.notBefore.map { " at \($0.formatted(.iso8601))" } ?? ""
+            lines.append("  zone \(name): \(zone.state.rawValue)\(due), \(zone.done)/\(zone.devices)")
+        }
         if !breakdown.acceptedByLanguage.isEmpty {
             let languages = breakdown.acceptedByLanguage.map { "\($0.language) \($0.count)" }
             lines.append("  accepted by language: " + languages.joined(separator: ", "))

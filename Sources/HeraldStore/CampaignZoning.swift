@@ -1,0 +1,73 @@
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// A campaign sent in zones, as it starts: its local-time moment and quiet hours (the app's,
+/// frozen on the campaign now), and the app's default zone.
+struct Zoning {
+    var localDelivery: LocalDelivery?
+    var quietHours: QuietHours?
+    var defaultTimeZone: String?
+    var scheduledAt: Date
+
+    /// Nil for a campaign sent as one: no local time, and no quiet hours that apply.
+    static func load(campaignID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Zoning? {
+        let rows = try await connection.query(
+            """
+            UPDATE campaigns c
+            SET quiet_hours_start = CASE WHEN c.quiet_hours_mode = 'ignore' THEN NULL ELSE a.quiet_hours_start END,
+                quiet_hours_end = CASE WHEN c.quiet_hours_mode = 'ignore' THEN NULL ELSE a.quiet_hours_end END
+            FROM apps a
+            WHERE c.id = \(campaignID) AND a.id = c.app_id
+            RETURNING c.local_delivery::text, c.quiet_hours_start, c.quiet_hours_end, a.default_time_zone,
+                      coalesce(c.scheduled_at, now())
+            """, logger: logger)
+        guard let row = try await rows.collect().first else { return nil }
+        let (local, start, end, zone, scheduledAt) = try row.decode((String?, Int16?, Int16?, String?, Date).self)
+        let zoning = Zoning(
+            localDelivery: try local.map { try CampaignJSON.decode(LocalDelivery.self, from: $0) },
+            quietHours: CampaignRow.quietHours(start: start, end: end), defaultTimeZone: zone, scheduledAt: scheduledAt)
+        return zoning.localDelivery == nil && zoning.quietHours == nil ? nil : zoning
+    }
+
+    /// Counts the audience per zone and bucket and writes its chunks.
+    func createChunks(
+        campaignID: Int64, appID: Int64, filter: AudienceFilter, bound: Int64, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        var query = SQLBuilder("SELECT coalesce(time_zone, ''), bucket::integer, count(*) FROM devices WHERE ")
+        try AudienceQuery.appendConditions(to: &query, appID: appID, filter: filter)
+        query.append(" AND id <= ")
+        query.bind(bound)
+        query.append(" GROUP BY 1, 2")
+        var counts = [String: [Int]]()
+        for try await (zone, bucket, count) in try await connection.query(query.query, logger: logger)
+            .decode((String, Int32, Int64).self)
+        {
+            counts[zone, default: Array(repeating: 0, count: DeviceBucket.count)][Int(bucket)] = Int(count)
+        }
+        let chunks = CampaignZones.chunks(
+            counts: counts, localDelivery: localDelivery, scheduledAt: scheduledAt, defaultTimeZone: defaultTimeZone)
+        guard !chunks.isEmpty else { return }
+        let numbers = chunks.indices.map { Int32($0) }
+        let froms = chunks.map { Int32($0.buckets.lowerBound) }
+        let tos = chunks.map { Int32($0.buckets.upperBound) }
+        let deviceZones = chunks.map(\.deviceZone)
+        let zones = chunks.map(\.timeZone)
+        // Arrays cannot hold NULL here: the epoch and "" stand for "none".
+        let notBefore = chunks.map { $0.notBefore ?? Date(timeIntervalSince1970: 0) }
+        let sizes = chunks.map { Int64($0.size) }
+        let skips = chunks.map { $0.skipReason ?? "" }
+        try await connection.query(
+            """
+            INSERT INTO campaign_chunks (app_id, campaign_id, chunk, bucket_from, bucket_to, device_zone, time_zone,
+                                         not_before, size, skip_reason)
+            SELECT \(appID), \(campaignID), t.chunk, t.bucket_from, t.bucket_to, t.device_zone, t.time_zone,
+                   NULLIF(t.not_before, 'epoch'), t.size, NULLIF(t.skip_reason, '')
+            FROM unnest(\(numbers)::integer[], \(froms)::integer[], \(tos)::integer[], \(deviceZones)::text[],
+                        \(zones)::text[], \(notBefore)::timestamptz[], \(sizes)::bigint[], \(skips)::text[])
+                AS t(chunk, bucket_from, bucket_to, device_zone, time_zone, not_before, size, skip_reason)
+            """, logger: logger)
+    }
+}
