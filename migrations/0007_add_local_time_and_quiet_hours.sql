@@ -18,7 +18,7 @@ ALTER TABLE campaigns
     ADD COLUMN quiet_hours_start smallint,
     ADD COLUMN quiet_hours_end smallint,
     ADD COLUMN scheduled_at timestamptz,
-    ADD CONSTRAINT campaigns_local_delivery_check CHECK (local_delivery IS NULL OR send_at IS NOT NULL
+    ADD CONSTRAINT campaigns_local_delivery_start_check CHECK (local_delivery IS NULL OR send_at IS NOT NULL
                                                          OR state IN ('draft', 'cancelled'));
 
 -- A campaign sent in zones has one or more chunks per time zone: `device_zone` is the devices'

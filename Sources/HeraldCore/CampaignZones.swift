@@ -22,10 +22,10 @@ public enum CampaignZones {
         public var skipReason: String?
     }
 
-    /// The zone a device's clock is read in: its own, or the app's default, or UTC.
-    public static func effectiveZone(_ deviceZone: String, defaultTimeZone: String?) -> TimeZone {
+    /// The name of the zone a device's clock is read in: its own, or the app's default, or UTC.
+    public static func effectiveZone(_ deviceZone: String, defaultTimeZone: String?) -> String {
         let name = deviceZone.isEmpty ? (defaultTimeZone ?? "UTC") : deviceZone
-        return TimeZone(identifier: name) ?? TimeZone(identifier: "UTC")!
+        return TimeZone(identifier: name) == nil ? "UTC" : name
     }
 
     /// The chunks of an audience counted per zone and bucket (`counts[zone][bucket]`, 256
@@ -40,7 +40,7 @@ public enum CampaignZones {
             let total = perBucket.reduce(0, +)
             guard total > 0 else { continue }
             let timeZone = effectiveZone(zone, defaultTimeZone: defaultTimeZone)
-            var notBefore = localDelivery.flatMap { $0.instant(in: timeZone) }
+            var notBefore = localDelivery.flatMap { local in TimeZone(identifier: timeZone).flatMap { local.instant(in: $0) } }
             var skipReason: String?
             if let moment = notBefore, moment < scheduledAt {
                 // Its moment had passed when the campaign was scheduled.
@@ -56,7 +56,7 @@ public enum CampaignZones {
                 guard size > 0 else { continue }
                 chunks.append(
                     Chunk(
-                        deviceZone: zone, timeZone: timeZone.identifier, buckets: range, notBefore: notBefore, size: size,
+                        deviceZone: zone, timeZone: timeZone, buckets: range, notBefore: notBefore, size: size,
                         skipReason: skipReason))
             }
         }

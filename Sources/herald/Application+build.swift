@@ -81,7 +81,8 @@ struct EngineService: Service {
 
     init(
         configuration: HeraldConfiguration, store: Store, logger: Logger, owner: String = EngineService.defaultOwner(),
-        senders shared: APNSSenderDirectory? = nil, after migrated: MigrationGate = MigrationGate(open: true)
+        senders shared: APNSSenderDirectory? = nil, after migrated: MigrationGate = MigrationGate(open: true),
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.migrated = migrated
         senders = shared ?? APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
@@ -91,6 +92,7 @@ struct EngineService: Service {
         delivery.batchSize = configuration.engineBatchSize
         delivery.leaseDuration = .seconds(configuration.engineLeaseSeconds)
         delivery.pollInterval = .milliseconds(configuration.enginePollMilliseconds)
+        delivery.clock = clock
         // Every attempt of a notification ends within the request timeout, plus backoff: a
         // batch past four of those with a minute to spare is hung, whatever the cause.
         delivery.batchDeadline = max(

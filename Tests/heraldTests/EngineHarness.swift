@@ -99,9 +99,12 @@ struct EngineHarness {
 
     /// Runs `body` with engines running (one per owner), then drains them as SIGTERM does.
     func withEngines<Result: Sendable>(
-        owners: [String] = ["engine-1"], _ body: @Sendable () async throws -> Result
+        owners: [String] = ["engine-1"], clock: @escaping @Sendable () -> Date = { Date() },
+        _ body: @Sendable () async throws -> Result
     ) async throws -> Result {
-        let services = owners.map { EngineService(configuration: configuration, store: store, logger: logs.logger(), owner: $0) }
+        let services = owners.map {
+            EngineService(configuration: configuration, store: store, logger: logs.logger(), owner: $0, clock: clock)
+        }
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             for service in services { group.addTask { try await service.run(); return nil } }
             let result: Result
