@@ -14,7 +14,8 @@ import Testing
             }
             let first = created[0]
             #expect(first.state == .draft && first.templateVersion == nil && first.audienceBound == nil)
-            #expect(first.counters == CampaignCounters() && first.counters.addsUp)
+            // Zero everywhere; its one message is listed, with nothing recorded yet.
+            #expect(first.counters == CampaignCounters(variants: [VariantCounters(name: "default")]) && first.counters.addsUp)
             #expect(try await f.campaigns.get(id: first.id) == first)
             #expect(try await f.campaigns.get(publicID: first.publicID) == first)
             #expect(try await f.campaigns.get(id: 999_999) == nil)
