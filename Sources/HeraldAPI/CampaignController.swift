@@ -112,7 +112,9 @@ struct CampaignController {
         let audience = try CampaignInput.audience(object["audience"], field: "audience") ?? AudienceFilter()
         try JSONFields.check(audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) },
             what: "audience")
-        return EstimateResponse(app: app.bundleID, devices: try await campaigns.estimate(appID: app.id, filter: audience))
+        return EstimateResponse(
+            app: app.bundleID, devices: try await campaigns.estimate(appID: app.id, filter: audience),
+            overFrequencyCap: try await campaigns.estimateOverCap(appID: app.id, filter: audience, caps: app.frequencyCaps))
     }
 
     /// Sends the campaign's notification now to the listed tokens (registered or not), with its

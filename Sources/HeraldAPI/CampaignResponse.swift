@@ -161,6 +161,8 @@ struct EstimateResponse: ResponseEncodable {
     var app: String
     /// Valid devices of the app that match the audience now.
     var devices: Int
+    /// Of those, devices at one of the app's frequency caps now: a campaign would skip them.
+    var overFrequencyCap: Int
 }
 
 /// One row of a campaign's ledger; the token shows only its last 8 hex digits.

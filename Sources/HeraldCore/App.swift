@@ -18,6 +18,8 @@ public struct App: Sendable, Equatable {
     public var defaultTimeZone: String?
     /// When campaigns do not reach a device, in its local time; nil: never.
     public var quietHours: QuietHours?
+    /// How often campaigns may reach one device; empty: no cap.
+    public var frequencyCaps: [FrequencyCap] = []
 
     public init(
         id: Int64, bundleID: String, teamID: String, keyID: String, defaultEnvironment: APNSEnvironment,

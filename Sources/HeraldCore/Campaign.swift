@@ -45,6 +45,8 @@ public struct Campaign: Sendable, Equatable {
     /// The app's quiet hours as they were when the campaign started (nil when it has none or the
     /// campaign ignores them).
     public var quietHours: QuietHours?
+    /// The app's frequency caps as they were when the campaign started.
+    public var frequencyCaps: [FrequencyCap] = []
     /// The highest device ID when the campaign started: devices registered later are not in
     /// its audience. Nil until it starts.
     public var audienceBound: Int64?

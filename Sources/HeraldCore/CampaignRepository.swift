@@ -19,6 +19,8 @@ public protocol CampaignRepository: Sendable {
     func transition(id: Int64, event: CampaignEvent, actor: String) async throws -> Campaign?
     /// How many of the app's valid devices match `filter` now.
     func estimate(appID: Int64, filter: AudienceFilter) async throws -> Int
+    /// Of those, how many a campaign starting now would skip for the app's frequency caps.
+    func estimateOverCap(appID: Int64, filter: AudienceFilter, caps: [FrequencyCap]) async throws -> Int
     /// The campaign's ledger, by device ID.
     func deliveries(campaignID: Int64, query: DeliveryListQuery) async throws -> DeliveryPage
 }

@@ -32,6 +32,14 @@ public protocol CampaignWorkQueue: Sendable {
     func recordBatch(
         _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64
     ) async throws -> BatchReceipt
+    /// Reserves each device a place under `caps` at `now`, in one transaction that locks the
+    /// devices' rows, so concurrent campaigns and instances take turns per device and none can
+    /// take a last place twice. Returns the devices that got one; a device this campaign
+    /// reserved before (its batch resent after a crash) keeps its place. Throws
+    /// ``CampaignWorkError/leaseLost`` (reserving nothing) when the lease was lost.
+    func reserve(_ lease: ChunkLease, deviceIDs: [Int64], caps: [FrequencyCap], now: Date) async throws -> Set<Int64>
+    /// Gives back the places of devices whose notification was not accepted.
+    func release(_ lease: ChunkLease, deviceIDs: [Int64]) async throws
     /// Marks the chunk done.
     func completeChunk(_ lease: ChunkLease) async throws
     /// Gives the chunk up before its lease expires (pause, cancel, shutdown), so another

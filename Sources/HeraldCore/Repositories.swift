@@ -16,12 +16,16 @@ public protocol AppRepository: Sendable {
 
 /// What an admin sets on an app beside its credentials.
 public struct AppSettings: Sendable, Equatable {
+    public static let maximumCaps = 5
+
     public var defaultTimeZone: String?
     public var quietHours: QuietHours?
+    public var frequencyCaps: [FrequencyCap]
 
-    public init(defaultTimeZone: String?, quietHours: QuietHours?) {
+    public init(defaultTimeZone: String?, quietHours: QuietHours?, frequencyCaps: [FrequencyCap] = []) {
         self.defaultTimeZone = defaultTimeZone
         self.quietHours = quietHours
+        self.frequencyCaps = frequencyCaps
     }
 
     /// Every problem, each naming its field.
@@ -34,6 +38,12 @@ public struct AppSettings: Sendable, Equatable {
             || !(0..<1440).contains(quietHours.end)
         {
             errors.append(ValidationError(field: "quietHours", reason: "its ends must be two different times of day"))
+        }
+        if frequencyCaps.count > Self.maximumCaps {
+            errors.append(ValidationError(field: "frequencyCaps", reason: "at most \(Self.maximumCaps) caps"))
+        }
+        for (index, cap) in frequencyCaps.enumerated() {
+            errors += cap.validate().map { ValidationError(field: "frequencyCaps[\(index)].\($0.field)", reason: $0.reason) }
         }
         return errors
     }

@@ -92,6 +92,18 @@ struct ChunkRunner {
                     return .held(until: quiet.end)
                 }
             }
+            if !plan.campaign.frequencyCaps.isEmpty, !current.sends.isEmpty {
+                // Places under the app's caps, taken before sending; a device over a cap is skipped.
+                let granted: Set<Int64>
+                do {
+                    granted = try await work.reserve(
+                        lease, deviceIDs: current.sends.map(\.deviceID), caps: plan.campaign.frequencyCaps,
+                        now: configuration.clock())
+                } catch CampaignWorkError.leaseLost {
+                    return .leaseLost
+                }
+                current.skip(reason: "frequencyCap") { !granted.contains($0.deviceID) }
+            }
             // Rate tokens first: a pause or cancel that comes while this batch waits for them is
             // seen by markInFlight, which writes nothing unless the campaign is still running.
             if let limiter { try await limiter.acquire(current.sends.count) }
@@ -122,6 +134,12 @@ struct ChunkRunner {
                     lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastDeviceID)
             } catch CampaignWorkError.leaseLost {
                 return .leaseLost
+            }
+            if !plan.campaign.frequencyCaps.isEmpty {
+                // A place whose notification was not accepted goes back.
+                let sent = Set(sending.sends.map(\.deviceID))
+                let unused = answers.records.filter { sent.contains($0.deviceID) && $0.outcome.kind != .accepted }
+                try await work.release(lease, deviceIDs: unused.map(\.deviceID))
             }
             if let reason = answers.credentialsRejected {
                 return try await failCampaign(reason)

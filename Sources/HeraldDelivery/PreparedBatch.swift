@@ -23,10 +23,23 @@ struct PreparedBatch: Sendable {
 
     /// Turns every notification of the batch into a skip with `reason`, unsent.
     mutating func skipAll(reason: String) {
-        decided += sends.map {
-            DeliveryRecord(deviceID: $0.deviceID, outcome: .skipped(reason: reason), language: $0.language, variant: $0.variant)
+        skip(reason: reason) { _ in true }
+    }
+
+    /// Turns the notifications `which` picks into skips with `reason`, unsent.
+    mutating func skip(reason: String, where which: (Send) -> Bool) {
+        var kept = [Send]()
+        for send in sends {
+            if which(send) {
+                decided.append(
+                    DeliveryRecord(
+                        deviceID: send.deviceID, outcome: .skipped(reason: reason), language: send.language,
+                        variant: send.variant))
+            } else {
+                kept.append(send)
+            }
         }
-        sends = []
+        sends = kept
     }
     var deviceCount: Int { decided.count + sends.count }
 }

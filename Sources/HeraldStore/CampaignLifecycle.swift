@@ -180,9 +180,12 @@ enum CampaignLifecycle {
         let countRows = try await connection.query(count.query, logger: logger)
         let size = try await countRows.collect().first?.decode(Int64.self) ?? 0
 
+        // The app's frequency caps hold for the campaign as they are now.
         try await connection.query(
-            "UPDATE campaigns SET audience_bound = \(bound), audience_size = \(size) WHERE id = \(campaignID)",
-            logger: logger)
+            """
+            UPDATE campaigns c SET audience_bound = \(bound), audience_size = \(size), frequency_caps = a.frequency_caps
+            FROM apps a WHERE c.id = \(campaignID) AND a.id = c.app_id
+            """, logger: logger)
         if let zoning = try await Zoning.load(campaignID: campaignID, on: connection, logger: logger) {
             try await zoning.createChunks(
                 campaignID: campaignID, appID: appID, filter: filter, bound: bound, on: connection, logger: logger)

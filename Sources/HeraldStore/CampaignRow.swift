@@ -11,7 +11,8 @@ enum CampaignRow {
                c.audience_bound, c.audience_size, c.failure_reason, c.created_at, c.updated_at, c.started_at,
                c.finished_at, k.accepted, k.failed, k.skipped, k.deferred, k.unsent, k.invalidated, k.failed_by_reason,
                c.variants::text, c.holdout_basis_points, c.attribution_window_seconds, k.held_out, v.counts,
-               c.local_delivery::text, c.quiet_hours_mode, c.quiet_hours_start, c.quiet_hours_end, z.zones
+               c.local_delivery::text, c.quiet_hours_mode, c.quiet_hours_start, c.quiet_hours_end, z.zones,
+               c.frequency_caps::text
         FROM campaigns c
         CROSS JOIN LATERAL (
             SELECT coalesce(sum(accepted), 0)::bigint AS accepted, coalesce(sum(failed), 0)::bigint AS failed,
@@ -89,7 +90,7 @@ enum CampaignRow {
             variants: variantCounters)
         var withZones = counters
         withZones.zones = try Self.zones(try cells[37].decode(String.self))
-        return Campaign(
+        var campaign = Campaign(
             id: try cells[0].decode(Int64.self),
             publicID: try cells[1].decode(UUID.self),
             appID: try cells[2].decode(Int64.self),
@@ -117,6 +118,8 @@ enum CampaignRow {
             localDelivery: try cells[33].decode(String?.self).map { try CampaignJSON.decode(LocalDelivery.self, from: $0) },
             quietHoursMode: QuietHoursMode(rawValue: try cells[34].decode(String.self)) ?? .hold,
             quietHours: try Self.quietHours(start: cells[35].decode(Int16?.self), end: cells[36].decode(Int16?.self)))
+        campaign.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: try cells[38].decode(String.self))
+        return campaign
     }
 
     static func quietHours(start: Int16?, end: Int16?) -> QuietHours? {

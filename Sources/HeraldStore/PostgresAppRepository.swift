@@ -79,11 +79,12 @@ public struct PostgresAppRepository: AppRepository {
             if let error = settings.validate().first { throw error }
             let start = settings.quietHours.map { Int16($0.start) }
             let end = settings.quietHours.map { Int16($0.end) }
+            let caps = try CampaignJSON.encode(settings.frequencyCaps)
             return try await client.withDomainTransaction(logger: logger) { connection -> App? in
                 let rows = try await connection.query(
                     """
                     UPDATE apps SET default_time_zone = \(settings.defaultTimeZone), quiet_hours_start = \(start),
-                        quiet_hours_end = \(end), updated_at = now()
+                        quiet_hours_end = \(end), frequency_caps = \(caps)::jsonb, updated_at = now()
                     WHERE id = \(appID)
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger)
@@ -94,6 +95,7 @@ public struct PostgresAppRepository: AppRepository {
                     details: [
                         "defaultTimeZone": settings.defaultTimeZone.map { .string($0) } ?? .null,
                         "quietHours": settings.quietHours.map { .string($0.description) } ?? .null,
+                        "frequencyCaps": .array(settings.frequencyCaps.map { .string($0.description) }),
                     ], logger: logger)
                 return app
             }
@@ -102,16 +104,18 @@ public struct PostgresAppRepository: AppRepository {
 
     static let columns =
         "id, bundle_id, team_id, key_id, default_environment, apns_endpoint, apns_ca_pem, created_at, default_time_zone, "
-        + "quiet_hours_start, quiet_hours_end"
+        + "quiet_hours_start, quiet_hours_end, frequency_caps::text"
 
     static func decode(_ row: PostgresRow) throws -> App {
-        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd) = try row.decode(
-            (Int64, String, String, String, String, String?, String?, Date, String?, Int16?, Int16?).self)
-        return App(
+        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd, caps) =
+            try row.decode((Int64, String, String, String, String, String?, String?, Date, String?, Int16?, Int16?, String).self)
+        var app = App(
             id: id, bundleID: bundleID, teamID: teamID, keyID: keyID,
             defaultEnvironment: APNSEnvironment(rawValue: environment) ?? .production,
             apnsEndpoint: endpoint, apnsCAPEM: ca, createdAt: createdAt, defaultTimeZone: zone,
             quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: Int(start), end: Int($0)) } })
+        app.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: caps)
+        return app
     }
 }
 

@@ -162,6 +162,36 @@ public struct PostgresCampaignRepository: CampaignRepository {
         }
     }
 
+    public func estimateOverCap(appID: Int64, filter: AudienceFilter, caps: [FrequencyCap]) async throws -> Int {
+        guard !caps.isEmpty else { return 0 }
+        return try await DatabaseMetrics.measure("campaigns.estimateOverCap") {
+            if let error = filter.validate().first { throw error }
+            // The devices at a cap now, from the sends counted, then those of them the filter takes.
+            var sql = SQLBuilder(
+                """
+                WITH capped AS (
+                    SELECT DISTINCT s.device_id
+                    FROM frequency_sends s
+                    CROSS JOIN unnest(
+                """)
+            sql.bind(caps.map { Int64($0.limit) })
+            sql.append("::bigint[], ")
+            sql.bind(caps.map { Double($0.window) })
+            sql.append("::float8[]) AS cap(lim, win) WHERE s.app_id = ")
+            sql.bind(appID)
+            sql.append(
+                """
+                 AND s.sent_at > now() - make_interval(secs => cap.win)
+                    GROUP BY s.device_id, cap.lim, cap.win HAVING count(*) >= cap.lim
+                )
+                SELECT count(*) FROM devices WHERE id IN (SELECT device_id FROM capped) AND 
+                """)
+            try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter)
+            let rows = try await client.query(sql.query, logger: logger)
+            return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
+        }
+    }
+
     public func deliveries(campaignID: Int64, query: DeliveryListQuery) async throws -> DeliveryPage {
         try await DatabaseMetrics.measure("campaigns.deliveries") {
             let limit = min(max(query.limit, 1), DeliveryListQuery.maximumLimit)

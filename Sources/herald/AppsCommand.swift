@@ -64,17 +64,20 @@ struct AppsCommand: AsyncParsableCommand {
                 [
                     $0.bundleID, $0.teamID, $0.keyID, $0.defaultEnvironment.rawValue, $0.apnsEndpoint ?? "apple",
                     $0.defaultTimeZone ?? "UTC", $0.quietHours?.description ?? "-",
+                    $0.frequencyCaps.isEmpty ? "-" : $0.frequencyCaps.map(\.description).joined(separator: " "),
                 ]
             }
             print(
                 Table.render(
-                    header: ["BUNDLE ID", "TEAM", "KEY", "ENVIRONMENT", "ENDPOINT", "DEFAULT ZONE", "QUIET HOURS"], rows: rows))
+                    header: [
+                        "BUNDLE ID", "TEAM", "KEY", "ENVIRONMENT", "ENDPOINT", "DEFAULT ZONE", "QUIET HOURS", "CAPS",
+                    ], rows: rows))
         }
     }
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set an app's default time zone and quiet hours (local-time campaigns, quiet hours).")
+            abstract: "Set an app's default time zone, quiet hours and frequency caps (what campaigns obey).")
 
         @OptionGroup var options: CommonOptions
         @Argument(help: "The app's bundle ID.") var bundleID: String
@@ -82,10 +85,27 @@ struct AppsCommand: AsyncParsableCommand {
         var defaultTimeZone: String?
         @Option(help: "When campaigns do not reach a device, in its local time: HH:MM-HH:MM (e.g. 21:00-08:00), or 'none'.")
         var quietHours: String?
+        @Option(
+            help: "At most N campaign notifications per device in any X days or hours: N/Xd or N/Xh (e.g. 3/7d); repeat for several, 'none' for no cap.")
+        var frequencyCap: [String] = []
 
         func run() async throws {
-            guard defaultTimeZone != nil || quietHours != nil else {
-                throw CLIError("give --default-time-zone, --quiet-hours or both")
+            guard defaultTimeZone != nil || quietHours != nil || !frequencyCap.isEmpty else {
+                throw CLIError("give --default-time-zone, --quiet-hours or --frequency-cap")
+            }
+            var caps: [FrequencyCap]?
+            if frequencyCap == ["none"] {
+                caps = []
+            } else if !frequencyCap.isEmpty {
+                caps = try frequencyCap.map { text in
+                    switch FrequencyCap.parse(text) {
+                    case .success(let cap): return cap
+                    case .failure(let error): throw CLIError("--frequency-cap \(text): \(error.reason)")
+                    }
+                }
+                if let caps, caps.count > AppSettings.maximumCaps {
+                    throw CLIError("--frequency-cap: at most \(AppSettings.maximumCaps) caps")
+                }
             }
             var quiet: QuietHours??
             if let quietHours {
@@ -105,18 +125,22 @@ struct AppsCommand: AsyncParsableCommand {
             let bundleID = self.bundleID
             let zone = defaultTimeZone
             let newQuiet = quiet
+            let newCaps = caps
             let app = try await Store.with(configuration, logger: logger) { store -> App in
                 guard let app = try await store.apps.find(bundleID: bundleID) else {
                     throw CLIError("no app has the bundle ID \(bundleID)")
                 }
                 let settings = AppSettings(
                     defaultTimeZone: zone.map { $0 == "none" ? nil : $0 } ?? app.defaultTimeZone,
-                    quietHours: newQuiet ?? app.quietHours)
+                    quietHours: newQuiet ?? app.quietHours, frequencyCaps: newCaps ?? app.frequencyCaps)
                 guard let updated = try await store.apps.updateSettings(appID: app.id, settings: settings, actor: cliActor)
                 else { throw CLIError("no app has the bundle ID \(bundleID)") }
                 return updated
             }
-            print("\(app.bundleID): default time zone \(app.defaultTimeZone ?? "UTC"), quiet hours \(app.quietHours?.description ?? "none")")
+            let capText = app.frequencyCaps.isEmpty ? "none" : app.frequencyCaps.map(\.description).joined(separator: ", ")
+            print(
+                "\(app.bundleID): default time zone \(app.defaultTimeZone ?? "UTC"), quiet hours \(app.quietHours?.description ?? "none"), "
+                    + "frequency caps \(capText)")
         }
     }
 }

@@ -1,0 +1,139 @@
+import APNSCore
+import APNSSimulator
+import Foundation
+import HeraldCore
+import HeraldTestSupport
+import Testing
+
+@testable import herald
+
+/// Frequency caps on the real engine: campaigns running at once on two instances never take a
+/// device past a cap, and a notification that was not accepted gives its place back.
+@Suite(.serialized) struct FrequencyCapTests {
+    static let devices = 400
+
+    static func registration(_ n: Int) throws -> DeviceRegistration {
+        try DeviceRegistration(
+            environment: .production, languages: ["en"],
+            authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+            timeZone: nil, userID: nil, attributes: ["firstName": "Ana", "cartItemCount": 2])
+    }
+
+    @Test func capsHoldForCampaignsRunningAtOnceOnTwoInstances() async throws {
+        // Devices 0..<10 answer 410 with a timestamp before their registration: failed, kept
+        // valid, and their place under the cap given back each time.
+        var fault = SimulatorFaultScript()
+        for n in 0..<10 { fault.unregistered[EngineHarness.token(n).hex] = Date().addingTimeInterval(-86_400) }
+        try await EngineHarness.with(fault: fault) { h in
+            try await h.register(0..<Self.devices, Self.registration)
+            let caps = [FrequencyCap(limit: 3, window: 7 * 86_400), FrequencyCap(limit: 2, window: 86_400)]
+            _ = try await h.store.apps.updateSettings(
+                appID: h.app.id, settings: AppSettings(defaultTimeZone: nil, quietHours: nil, frequencyCaps: caps),
+                actor: "test")
+            // Three campaigns at once: the 2-a-day cap lets each device get two of them.
+            var scheduled = [Campaign]()
+            for _ in 0..<3 { scheduled.append(try await h.scheduledCampaign()) }
+            let campaigns = scheduled
+            let finished = try await h.withEngines(owners: ["engine-1", "engine-2"]) { () async throws -> [Campaign] in
+                try await h.waitFor("the three campaigns to complete") {
+                    for campaign in campaigns where try await !h.campaign(campaign.id).state.isFinished { return false }
+                    return true
+                }
+                var finished = [Campaign]()
+                for campaign in campaigns { finished.append(try await h.campaign(campaign.id)) }
+                return finished
+            }
+            #expect(finished.allSatisfy { $0.state == .completed && $0.frequencyCaps == caps && $0.counters.addsUp })
+            var perToken = [String: Int]()
+            for notification in try h.received() { perToken[notification.token, default: 0] += 1 }
+            let healthy = (10..<Self.devices).map { EngineHarness.token($0).hex }
+            #expect(healthy.allSatisfy { perToken[$0] == 2 }, "a device got more or fewer than its two")
+            #expect((0..<10).allSatisfy { perToken[EngineHarness.token($0).hex] == nil })
+            #expect(finished.map(\.counters.accepted).reduce(0, +) == 2 * (Self.devices - 10))
+            var capped = 0
+            var failed = 0
+            for campaign in finished {
+                let rows = try await h.deliveries(campaign.id)
+                capped += rows.values.filter { $0.reason == "frequencyCap" }.count
+                failed += rows.values.filter { $0.outcome == "failed" }.count
+            }
+            #expect(capped == Self.devices - 10)
+            // The 410 devices failed in every campaign: their places went back each time.
+            #expect(failed == 3 * 10)
+            let places = try await h.store.client.query("SELECT count(*) FROM frequency_sends").collect().first!.decode(Int64.self)
+            #expect(places == Int64(2 * (Self.devices - 10)))
+
+            // The estimate tells how many a campaign now would skip.
+            try await h.withAPI { api in
+                let estimate = try await api.request(
+                    .post, "/v1/campaigns/estimate", key: api.marketingKey, body: #"{"app": "\#(EngineHarness.bundleID)"}"#)
+                #expect(estimate.json["devices"] as? Int == Self.devices)
+                #expect(estimate.json["overFrequencyCap"] as? Int == Self.devices - 10, "\(estimate.body)")
+            }
+        }
+    }
+
+    @Test func badCapsAreRefusedWithOneLine() async throws {
+        try await EngineHarness.with { h in
+            let cli = CLITests()
+            for (cap, message) in [
+                ("0/7d", "from 1 to 1000"), ("3/0d", "whole hours"), ("3/91d", "whole hours"), ("3/week", "N/Xd or N/Xh"),
+                ("-1/7d", "from 1 to 1000"), ("3", "N/Xd or N/Xh"),
+            ] {
+                let run = try cli.herald(
+                    ["apps", "set", EngineHarness.bundleID, "--frequency-cap=\(cap)"], database: h.configuration.databaseURL)
+                #expect(run.status != 0 && run.stderr.contains(message), "\(cap): \(run.stderr)")
+                #expect(run.stderr.split(separator: "\n").count == 1)
+            }
+            #expect(try await h.store.apps.find(id: h.app.id)?.frequencyCaps == [])
+            let set = try cli.herald(
+                ["apps", "set", EngineHarness.bundleID, "--frequency-cap", "3/7d", "--frequency-cap", "1/12h"],
+                database: h.configuration.databaseURL)
+            #expect(set.status == 0 && set.stdout.contains("frequency caps 3/7d, 1/12h"), "\(set.stdout) \(set.stderr)")
+            let cleared = try cli.herald(
+                ["apps", "set", EngineHarness.bundleID, "--frequency-cap", "none"], database: h.configuration.databaseURL)
+            #expect(cleared.status == 0 && cleared.stdout.contains("frequency caps none"))
+        }
+    }
+
+    /// Ten campaigns reserve the same devices at the same moment under a cap of one: each
+    /// device's one place goes to exactly one of them.
+    @Test func concurrentReservationsNeverShareTheLastPlace() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<Self.devices, Self.registration)
+            for _ in 0..<10 { _ = try await h.scheduledCampaign() }
+            let work = h.store.campaignWork
+            #expect(try await work.startDueCampaigns(limit: 10, actor: "test").count == 10)
+            var leases = [Int64: ChunkLease]()
+            while let lease = try await work.claimChunk(owner: "test", leaseDuration: .seconds(60)) {
+                if leases[lease.campaignID] == nil { leases[lease.campaignID] = lease }
+            }
+            let ids = try await CampaignEngineTests.deviceIDs(h).values.sorted()
+            let caps = [FrequencyCap(limit: 1, window: 86_400)]
+            let now = Date()
+            // Several rounds, each two days after the last (the day's places free again), so the
+            // reservations truly overlap on the pool's connections.
+            for round in 0..<6 {
+                let moment = now.addingTimeInterval(Double(round) * 2 * 86_400)
+                let grants = try await withThrowingTaskGroup(of: Set<Int64>.self) { group in
+                    for lease in leases.values {
+                        group.addTask { try await work.reserve(lease, deviceIDs: ids, caps: caps, now: moment) }
+                    }
+                    var all = [Set<Int64>]()
+                    for try await granted in group { all.append(granted) }
+                    return all
+                }
+                #expect(grants.count == 10)
+                #expect(grants.map(\.count).reduce(0, +) == ids.count, "round \(round): a device got two places, or none")
+                #expect(grants.reduce(Set<Int64>()) { $0.union($1) } == Set(ids))
+            }
+            let latest = now.addingTimeInterval(10 * 86_400)
+            // Reserving again for the same campaign (a resent batch) keeps its places.
+            let (campaign, lease) = try #require(leases.first)
+            let again = try await work.reserve(lease, deviceIDs: ids, caps: caps, now: latest.addingTimeInterval(1))
+            let mine = try await h.store.client.query(
+                "SELECT count(*) FROM frequency_sends WHERE campaign_id = \(campaign)").collect().first!.decode(Int64.self)
+            #expect(Int64(again.count) == mine)
+        }
+    }
+}
