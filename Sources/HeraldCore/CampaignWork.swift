@@ -40,6 +40,10 @@ public protocol CampaignWorkQueue: Sendable {
     func reserve(_ lease: ChunkLease, deviceIDs: [Int64], caps: [FrequencyCap], now: Date) async throws -> Set<Int64>
     /// Gives back the places of devices whose notification was not accepted.
     func release(_ lease: ChunkLease, deviceIDs: [Int64]) async throws
+    /// Books `count` sends of a campaign limited to `rate` a second, on one timeline shared by
+    /// every worker of every instance; returns how long to wait before sending them (zero when
+    /// their slot has started).
+    func bookRate(campaignID: Int64, count: Int, rate: Int) async throws -> Duration
     /// Marks the chunk done.
     func completeChunk(_ lease: ChunkLease) async throws
     /// Gives the chunk up before its lease expires (pause, cancel, shutdown), so another

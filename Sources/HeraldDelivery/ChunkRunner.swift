@@ -18,7 +18,6 @@ struct ChunkRunner {
     let work: any CampaignWorkQueue
     let campaigns: any CampaignRepository
     let senders: any SenderDirectory
-    let limiter: RateLimiter?
     let draining: Signal
     let logger: Logger
 
@@ -61,8 +60,8 @@ struct ChunkRunner {
 
     private var batchSize: Int {
         // A rate-limited campaign sends in slices of a quarter second, so it does not burst.
-        guard let limiter else { return configuration.batchSize }
-        return max(1, min(configuration.batchSize, limiter.rate / 4))
+        guard let rate = plan.campaign.rateLimit else { return configuration.batchSize }
+        return max(1, min(configuration.batchSize, rate / 4))
     }
 
     private func sendAll(lost: Signal, inFlight: InFlightBatch) async throws -> Ending {
@@ -106,7 +105,11 @@ struct ChunkRunner {
             }
             // Rate tokens first: a pause or cancel that comes while this batch waits for them is
             // seen by markInFlight, which writes nothing unless the campaign is still running.
-            if let limiter { try await limiter.acquire(current.sends.count) }
+            if let rate = plan.campaign.rateLimit, !current.sends.isEmpty {
+                // One timeline per campaign in the database: the limit holds for all instances.
+                let wait = try await work.bookRate(campaignID: lease.campaignID, count: current.sends.count, rate: rate)
+                if wait > .zero { try await Task.sleep(for: wait) }
+            }
             do {
                 guard try await work.markInFlight(lease, upTo: current.lastDeviceID) else { return .released }
             } catch CampaignWorkError.leaseLost {

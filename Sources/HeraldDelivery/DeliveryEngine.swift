@@ -15,7 +15,6 @@ public final class DeliveryEngine: Service {
     private let campaigns: any CampaignRepository
     private let senders: any SenderDirectory
     private let plans: CampaignPlans
-    private let limiters = Mutex<[Int64: RateLimiter]>([:])
     private let draining = Signal()
     private let logger: Logger
 
@@ -113,7 +112,7 @@ public final class DeliveryEngine: Service {
         }
         let runner = ChunkRunner(
             lease: lease, plan: plan, configuration: configuration, work: work, campaigns: campaigns, senders: senders,
-            limiter: limiter(for: plan.campaign), draining: draining, logger: logger)
+            draining: draining, logger: logger)
         do {
             switch try await runner.run() {
             case .completed:
@@ -132,20 +131,6 @@ public final class DeliveryEngine: Service {
             logger.warning("chunk \(lease.chunk) of campaign \(plan.campaign.publicID): \(error); giving it back")
             try? await work.releaseChunk(lease)
             await pause()
-        }
-    }
-
-    /// One rate limiter per campaign and instance, shared by this instance's workers. The limit
-    /// is per instance: k instances on one campaign may send up to k times it together (a
-    /// global bucket needs shared state in PostgreSQL; not built yet).
-    private func limiter(for campaign: Campaign) -> RateLimiter? {
-        guard let rate = campaign.rateLimit else { return nil }
-        return limiters.withLock { limiters in
-            if let existing = limiters[campaign.id] { return existing }
-            if limiters.count > 256 { limiters.removeAll() }
-            let limiter = RateLimiter(rate: rate)
-            limiters[campaign.id] = limiter
-            return limiter
         }
     }
 

@@ -62,4 +62,20 @@ extension PostgresCampaignWork {
                 """, logger: logger)
         }
     }
+
+    public func bookRate(campaignID: Int64, count: Int, rate: Int) async throws -> Duration {
+        let span = Double(count) / Double(max(rate, 1))
+        return try await DatabaseMetrics.measure("work.bookRate") {
+            let rows = try await client.query(
+                """
+                INSERT INTO campaign_rate_slots AS r (campaign_id, next_at)
+                VALUES (\(campaignID), clock_timestamp() + make_interval(secs => \(span)))
+                ON CONFLICT (campaign_id) DO UPDATE
+                SET next_at = greatest(r.next_at, clock_timestamp()) + make_interval(secs => \(span))
+                RETURNING extract(epoch FROM next_at - clock_timestamp())::float8 - \(span)
+                """, logger: logger)
+            let wait = try await rows.collect().first?.decode(Double.self) ?? 0
+            return wait > 0 ? .milliseconds(Int64(wait * 1000)) : .zero
+        }
+    }
 }

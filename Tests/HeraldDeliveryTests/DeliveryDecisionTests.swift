@@ -78,22 +78,3 @@ import Testing
         #expect(ChunkRunner.credentialsRejected(.answered(APNSResponse(status: 200))) == nil)
     }
 }
-
-@Suite struct RateLimiterTests {
-    /// A wait in whole milliseconds (the limiter computes in floating point).
-    private func milliseconds(_ wait: Duration) -> Int {
-        Int((Double(wait.components.seconds) * 1000 + Double(wait.components.attoseconds) / 1e15).rounded())
-    }
-
-    @Test func startsWithOneSecondOfTokensThenMakesCallersWait() {
-        let start = ContinuousClock.now
-        let limiter = RateLimiter(rate: 100)
-        #expect(limiter.reserve(60, now: start) == .zero)
-        #expect(limiter.reserve(40, now: start) == .zero)
-        #expect(milliseconds(limiter.reserve(50, now: start)) == 500)
-        // Half a second later the debt is paid; a second later 100 tokens are back (not more).
-        #expect(limiter.reserve(0, now: start + .milliseconds(500)) == .zero)
-        #expect(limiter.reserve(100, now: start + .seconds(5)) == .zero)
-        #expect(milliseconds(limiter.reserve(10, now: start + .seconds(5))) == 100)
-    }
-}
