@@ -16,6 +16,8 @@ final class SimulatorEngine: Sendable {
     private let random: Mutex<SeededRandomNumberGenerator>
     private let stallRandom: Mutex<SeededRandomNumberGenerator>
     private let connections = Mutex<[Int: any Channel]>([:])
+    /// Requests seen per token of ``SimulatorFaultScript/tooManyRequestsTokens``.
+    private let throttled = Mutex<[String: Int]>([:])
 
     init(configuration: SimulatorConfiguration, logger: Logger) throws(SimulatorError) {
         try configuration.validate()
@@ -39,6 +41,13 @@ final class SimulatorEngine: Sendable {
             return SimulatorResponse(verdict: verdict, fault: nil)
         }
         var fault = faults.tokenFault(forToken: notification.deviceToken)
+        if fault == nil, let times = faults.tooManyRequestsTokens[notification.deviceToken] {
+            let seen = throttled.withLock { counts -> Int in
+                counts[notification.deviceToken, default: 0] += 1
+                return counts[notification.deviceToken] ?? 0
+            }
+            if seen <= times { fault = .tooManyRequests }
+        }
         if fault == nil, faults.hasFractions {
             let roll = random.withLock { $0.nextUnitInterval() }
             fault = faults.fractionFault(roll: roll)

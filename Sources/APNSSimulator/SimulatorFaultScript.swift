@@ -12,6 +12,9 @@ public struct SimulatorFaultScript: Sendable {
     public var unregistered: [String: Date]
     /// Device tokens (lowercase hex) that answer 400 BadDeviceToken.
     public var badDeviceTokens: Set<String>
+    /// Device tokens (lowercase hex) answered 429 TooManyRequests for their first N requests,
+    /// then as any other: a device APNs throttles for a while.
+    public var tooManyRequestsTokens: [String: Int] = [:]
     /// Share of accepted requests answered 429 TooManyRequests, `0...1`.
     public var tooManyRequestsFraction: Double
     /// Share of accepted requests answered 500 InternalServerError, `0...1`.
@@ -98,6 +101,8 @@ public struct SimulatorFaultScript: Sendable {
             uniquingKeysWith: { first, _ in first }
         )
         copy.badDeviceTokens = Set(badDeviceTokens.map { $0.lowercased() })
+        copy.tooManyRequestsTokens = Dictionary(
+            tooManyRequestsTokens.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         return copy
     }
 

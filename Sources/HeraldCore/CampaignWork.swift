@@ -44,6 +44,16 @@ public protocol CampaignWorkQueue: Sendable {
     /// every worker of every instance; returns how long to wait before sending them (zero when
     /// their slot has started).
     func bookRate(campaignID: Int64, count: Int, rate: Int) async throws -> Duration
+    /// The chunk's devices whose `deferred` row is due to be tried again by `now`, in ID order,
+    /// with the attempts made so far.
+    func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws -> [(device: Device, attempts: Int)]
+    /// When the chunk's next deferred device is due; nil when none is left to try (rows of
+    /// devices that are no longer valid are made final first).
+    func nextRetry(_ lease: ChunkLease) async throws -> Date?
+    /// In one transaction, like ``recordBatch(_:records:invalidations:cursor:)`` but over rows
+    /// already `deferred`: each becomes its new outcome (a `deferred` one with its next
+    /// `retryAt`, or final without) and the counters move with it.
+    func recordRetries(_ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation]) async throws
     /// Marks the chunk done.
     func completeChunk(_ lease: ChunkLease) async throws
     /// Gives the chunk up before its lease expires (pause, cancel, shutdown), so another

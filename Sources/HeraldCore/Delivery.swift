@@ -73,15 +73,19 @@ public struct DeliveryRecord: Sendable, Hashable {
     /// The message (index into ``Campaign/messages``) the device was assigned; nil for a
     /// held-out device and outside campaigns.
     public var variant: Int?
+    /// For a `deferred` device that will be tried again: when.
+    public var retryAt: Date?
 
     public init(
-        deviceID: Int64, outcome: DeliveryOutcome, apnsID: UUID? = nil, language: LanguageTag? = nil, variant: Int? = nil
+        deviceID: Int64, outcome: DeliveryOutcome, apnsID: UUID? = nil, language: LanguageTag? = nil, variant: Int? = nil,
+        retryAt: Date? = nil
     ) {
         self.deviceID = deviceID
         self.outcome = outcome
         self.apnsID = apnsID
         self.language = language
         self.variant = variant
+        self.retryAt = retryAt
     }
 }
 

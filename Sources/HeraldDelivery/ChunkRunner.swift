@@ -45,7 +45,11 @@ struct ChunkRunner {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await heartbeat(lost: heartbeatLost, inFlight: inFlight) }
             defer { group.cancelAll() }
-            let ending = try await sendAll(lost: heartbeatLost, inFlight: inFlight)
+            var ending = try await sendAll(lost: heartbeatLost, inFlight: inFlight)
+            if ending == .completed {
+                // The keyset pass is over; devices APNs deferred are tried again before the end.
+                ending = try await retryDeferred(lost: heartbeatLost, inFlight: inFlight)
+            }
             switch ending {
             case .completed:
                 try await work.completeChunk(lease)
@@ -58,7 +62,7 @@ struct ChunkRunner {
         }
     }
 
-    private var batchSize: Int {
+    var batchSize: Int {
         // A rate-limited campaign sends in slices of a quarter second, so it does not burst.
         guard let rate = plan.campaign.rateLimit else { return configuration.batchSize }
         return max(1, min(configuration.batchSize, rate / 4))
@@ -91,25 +95,9 @@ struct ChunkRunner {
                     return .held(until: quiet.end)
                 }
             }
-            if !plan.campaign.frequencyCaps.isEmpty, !current.sends.isEmpty {
-                // Places under the app's caps, taken before sending; a device over a cap is skipped.
-                let granted: Set<Int64>
-                do {
-                    granted = try await work.reserve(
-                        lease, deviceIDs: current.sends.map(\.deviceID), caps: plan.campaign.frequencyCaps,
-                        now: configuration.clock())
-                } catch CampaignWorkError.leaseLost {
-                    return .leaseLost
-                }
-                current.skip(reason: "frequencyCap") { !granted.contains($0.deviceID) }
-            }
-            // Rate tokens first: a pause or cancel that comes while this batch waits for them is
-            // seen by markInFlight, which writes nothing unless the campaign is still running.
-            if let rate = plan.campaign.rateLimit, !current.sends.isEmpty {
-                // One timeline per campaign in the database: the limit holds for all instances.
-                let wait = try await work.bookRate(campaignID: lease.campaignID, count: current.sends.count, rate: rate)
-                if wait > .zero { try await Task.sleep(for: wait) }
-            }
+            // Places under the app's frequency caps, then the batch's slot under the rate limit.
+            guard try await reservePlaces(&current) else { return .leaseLost }
+            try await bookRate(current)
             do {
                 guard try await work.markInFlight(lease, upTo: current.lastDeviceID) else { return .released }
             } catch CampaignWorkError.leaseLost {
@@ -138,12 +126,7 @@ struct ChunkRunner {
             } catch CampaignWorkError.leaseLost {
                 return .leaseLost
             }
-            if !plan.campaign.frequencyCaps.isEmpty {
-                // A place whose notification was not accepted goes back.
-                let sent = Set(sending.sends.map(\.deviceID))
-                let unused = answers.records.filter { sent.contains($0.deviceID) && $0.outcome.kind != .accepted }
-                try await work.release(lease, deviceIDs: unused.map(\.deviceID))
-            }
+            try await releasePlaces(sent: sending, answers: answers)
             if let reason = answers.credentialsRejected {
                 return try await failCampaign(reason)
             }
@@ -158,7 +141,7 @@ struct ChunkRunner {
     }
 
     /// When the chunk's zone is inside the campaign's quiet hours now: when they end.
-    private func quietHoursNow() -> (end: Date, Void)? {
+    func quietHoursNow() -> (end: Date, Void)? {
         guard let quiet = plan.campaign.quietHours, plan.campaign.quietHoursMode != .ignore,
             let name = lease.timeZone, let zone = TimeZone(identifier: name)
         else { return nil }
@@ -168,13 +151,22 @@ struct ChunkRunner {
     }
 
     /// Reads and renders the devices after `cursor`; nil when the chunk has no more.
-    private func prepare(
+    func prepare(
         after cursor: Int64, renderers: inout [TemplateRenderer], senders: inout [APNSEnvironment: any NotificationSender],
         reported: inout Set<String>
     ) async throws -> PreparedBatch? {
         let devices = try await work.nextDevices(lease, filter: plan.campaign.audience, after: cursor, limit: batchSize)
         guard let last = devices.last else { return nil }
-        var batch = PreparedBatch(lastDeviceID: last.id)
+        return try await build(
+            devices, lastDeviceID: last.id, renderers: &renderers, senders: &senders, reported: &reported)
+    }
+
+    /// Renders a batch of devices: each one's message (or the holdout), its payload or why not.
+    func build(
+        _ devices: [Device], lastDeviceID: Int64, renderers: inout [TemplateRenderer],
+        senders: inout [APNSEnvironment: any NotificationSender], reported: inout Set<String>
+    ) async throws -> PreparedBatch {
+        var batch = PreparedBatch(lastDeviceID: lastDeviceID)
         batch.sends.reserveCapacity(devices.count)
         let sentAt = Date()
         for device in devices {
@@ -216,8 +208,9 @@ struct ChunkRunner {
 
     /// Sends a batch, each environment's part through its own sender at once, and decides
     /// each device's row.
-    private func send(
-        _ batch: PreparedBatch, with senders: [APNSEnvironment: any NotificationSender], sentAt: Date
+    func send(
+        _ batch: PreparedBatch, with senders: [APNSEnvironment: any NotificationSender], sentAt: Date,
+        attempts: [Int64: Int] = [:]
     ) async -> BatchAnswers {
         var byEnvironment = [APNSEnvironment: [Int]]()
         for (index, send) in batch.sends.enumerated() { byEnvironment[send.environment, default: []].append(index) }
@@ -240,6 +233,7 @@ struct ChunkRunner {
                 deviceID: send.deviceID, apnsID: send.notification.apnsID, language: send.language, result: result,
                 sentAt: sentAt)
             record.variant = send.variant
+            if record.outcome == .deferred { record.retryAt = retryAt(afterAttempt: attempts[send.deviceID] ?? 1) }
             answers.records.append(record)
             if let invalidation { answers.invalidations.append(invalidation) }
             if answers.credentialsRejected == nil { answers.credentialsRejected = Self.credentialsRejected(result) }
@@ -258,7 +252,7 @@ struct ChunkRunner {
         }
     }
 
-    private func failCampaign(_ reason: String) async throws -> Ending {
+    func failCampaign(_ reason: String) async throws -> Ending {
         logger.error("campaign \(plan.campaign.publicID) failed: \(reason)")
         do {
             _ = try await campaigns.transition(id: lease.campaignID, event: .fail(reason: reason), actor: configuration.owner)

@@ -18,6 +18,10 @@ public struct DeliveryConfiguration: Sendable {
     /// deadlines end every batch well before it; past this one the worker stops renewing its
     /// lease, so that another instance takes the chunk over instead of it being held for ever.
     public var batchDeadline = Duration.seconds(300)
+    /// Attempts a device answered 429 TooManyRequests gets in one campaign (1: no retry).
+    public var deferredAttempts = 3
+    /// The wait before a deferred device's second attempt; it doubles for each one after.
+    public var deferredRetryDelay = Duration.seconds(120)
     /// The time local-time moments and quiet hours are judged by; the wall clock but in tests.
     public var clock: @Sendable () -> Date = { Date() }
 

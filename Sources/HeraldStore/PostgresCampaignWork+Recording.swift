@@ -48,16 +48,20 @@ extension PostgresCampaignWork {
         let apnsIDs = records.map { $0.apnsID ?? Self.noUUID }
         let languages = records.map { $0.language?.value ?? "" }
         let variants = records.map { Int16(clamping: $0.variant ?? -1) }
+        let retryAts = records.map { $0.retryAt ?? Date(timeIntervalSince1970: 0) }
         let rows = try await connection.query(
             """
             WITH input AS (
                 SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
-                                     \(apnsIDs)::uuid[], \(languages)::text[], \(variants)::smallint[])
-                    AS t(device_id, outcome, status, reason, apns_id, language, variant)
+                                     \(apnsIDs)::uuid[], \(languages)::text[], \(variants)::smallint[],
+                                     \(retryAts)::timestamptz[])
+                    AS t(device_id, outcome, status, reason, apns_id, language, variant, retry_at)
             ), inserted AS (
-                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, status, reason, apns_id, language, variant)
+                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, status, reason, apns_id, language, variant,
+                                        retry_at)
                 SELECT \(lease.appID), \(lease.campaignID), device_id, outcome, NULLIF(status, 0), NULLIF(reason, ''),
-                       NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1)
+                       NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1),
+                       NULLIF(retry_at, 'epoch')
                 FROM input
                 ON CONFLICT DO NOTHING
                 RETURNING outcome, reason, variant

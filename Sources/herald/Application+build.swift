@@ -93,6 +93,8 @@ struct EngineService: Service {
         delivery.leaseDuration = .seconds(configuration.engineLeaseSeconds)
         delivery.pollInterval = .milliseconds(configuration.enginePollMilliseconds)
         delivery.clock = clock
+        delivery.deferredAttempts = configuration.engineDeferredAttempts
+        delivery.deferredRetryDelay = .seconds(configuration.engineDeferredRetrySeconds)
         // Every attempt of a notification ends within the request timeout, plus backoff: a
         // batch past four of those with a minute to spare is hung, whatever the cause.
         delivery.batchDeadline = max(

@@ -55,6 +55,10 @@ struct HeraldConfiguration: Sendable {
     var engineLeaseSeconds = 30
     /// `HERALD_ENGINE_POLL_MS`: how often an idle engine looks for due campaigns and free chunks.
     var enginePollMilliseconds = 1000
+    /// `HERALD_ENGINE_DEFERRED_ATTEMPTS`: tries a device answered 429 gets in one campaign.
+    var engineDeferredAttempts = 3
+    /// `HERALD_ENGINE_DEFERRED_RETRY_SECONDS`: the wait before a deferred device's second try; it doubles after.
+    var engineDeferredRetrySeconds = 120
     /// `HERALD_APNS_SHARDS`: sender shards per app and environment.
     var apnsShards = 2
     /// `HERALD_APNS_CONNECTIONS_PER_SHARD`: HTTP/2 connections of each shard.
@@ -121,6 +125,10 @@ struct HeraldConfiguration: Sendable {
         configuration.engineLeaseSeconds = try positive(reader, "herald.engine.lease_seconds", configuration.engineLeaseSeconds)
         configuration.enginePollMilliseconds = try positive(
             reader, "herald.engine.poll_ms", configuration.enginePollMilliseconds)
+        configuration.engineDeferredAttempts = try positive(
+            reader, "herald.engine.deferred_attempts", configuration.engineDeferredAttempts)
+        configuration.engineDeferredRetrySeconds = try positive(
+            reader, "herald.engine.deferred_retry_seconds", configuration.engineDeferredRetrySeconds)
         configuration.apnsShards = try positive(reader, "herald.apns.shards", configuration.apnsShards)
         configuration.apnsConnectionsPerShard = try positive(
             reader, "herald.apns.connections_per_shard", configuration.apnsConnectionsPerShard)

@@ -43,6 +43,8 @@ struct EngineHarness {
                 configuration.secretKey = Data(repeating: 7, count: 32).base64EncodedString()
                 configuration.enginePollMilliseconds = 50
                 configuration.engineBatchSize = 200
+                // Deferred devices are tried again after a second (then two), not minutes.
+                configuration.engineDeferredRetrySeconds = 1
                 adjust(&configuration)
                 let logs = LogCapture()
                 let store = try Store(configuration: configuration, logger: logs.logger())

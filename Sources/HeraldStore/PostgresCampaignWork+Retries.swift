@@ -1,0 +1,138 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+extension PostgresCampaignWork {
+    public func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws
+        -> [(device: Device, attempts: Int)]
+    {
+        try await DatabaseMetrics.measure("work.retryableDevices") {
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: DeviceRow.columns), attempts FROM (
+                    SELECT d.*, l.attempts FROM deliveries l
+                    JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                    WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.outcome = 'deferred'
+                      AND l.retry_at <= \(now) AND d.invalidated_at IS NULL
+                      AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
+                      AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
+                    ORDER BY l.device_id
+                    LIMIT \(Int64(max(limit, 1)))
+                ) due
+                ORDER BY id
+                """, logger: logger)
+            return try await rows.collect().map { row in
+                (try DeviceRow.decode(row), Int(try row.makeRandomAccess()[19].decode(Int16.self)))
+            }
+        }
+    }
+
+    public func nextRetry(_ lease: ChunkLease) async throws -> Date? {
+        try await DatabaseMetrics.measure("work.nextRetry") {
+            // A device pruned or invalidated since its 429 will not be tried again: its row is final.
+            try await client.query(
+                """
+                UPDATE deliveries l SET retry_at = NULL
+                WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM devices d
+                                  WHERE d.app_id = l.app_id AND d.id = l.device_id AND d.invalidated_at IS NULL)
+                """, logger: logger)
+            let rows = try await client.query(
+                """
+                SELECT min(l.retry_at) FROM deliveries l
+                JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
+                  AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
+                  AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
+                """, logger: logger)
+            return try await rows.collect().first?.decode(Date?.self)
+        }
+    }
+
+    public func recordRetries(_ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation])
+        async throws
+    {
+        try await DatabaseMetrics.measure("work.recordRetries") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                let locked = try await connection.query(
+                    """
+                    SELECT chunk FROM campaign_chunks
+                    WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                      AND lease_token = \(lease.token) AND state = 'pending'
+                    FOR UPDATE
+                    """, logger: logger)
+                guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+                let invalidated = try await DeviceInvalidator.apply(
+                    invalidations, appID: lease.appID, on: connection, logger: logger
+                ).count
+                try await Self.update(records, lease: lease, invalidated: invalidated, on: connection, logger: logger)
+            }
+        }
+        DatabaseMetrics.recorded(records)
+    }
+
+    /// Moves `deferred` rows still waiting for a retry to their new outcomes and the chunk's
+    /// counters (totals and by variant) with them, in one statement: a row already moved (the
+    /// batch recorded twice) is not moved again.
+    static func update(
+        _ records: [DeliveryRecord], lease: ChunkLease, invalidated: Int, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let ids = records.map(\.deviceID)
+        let outcomes = records.map(\.outcome.kind.rawValue)
+        let statuses = records.map { Int32(clamping: $0.outcome.status ?? 0) }
+        let reasons = records.map { $0.outcome.reason ?? "" }
+        let retryAts = records.map { $0.retryAt ?? Date(timeIntervalSince1970: 0) }
+        try await connection.query(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
+                                     \(retryAts)::timestamptz[])
+                    AS t(device_id, outcome, status, reason, retry_at)
+            ), moved AS (
+                UPDATE deliveries l
+                SET outcome = i.outcome, status = NULLIF(i.status, 0), reason = NULLIF(i.reason, ''),
+                    attempts = l.attempts + 1, retry_at = NULLIF(i.retry_at, 'epoch'),
+                    created_at = CASE WHEN i.outcome = 'accepted' THEN now() ELSE l.created_at END
+                FROM input i
+                WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.device_id = i.device_id
+                  AND l.outcome = 'deferred' AND l.retry_at IS NOT NULL
+                RETURNING l.outcome, l.reason, l.variant
+            ), delta AS (
+                SELECT count(*) FILTER (WHERE outcome = 'accepted') AS accepted,
+                       count(*) FILTER (WHERE outcome = 'failed') AS failed,
+                       count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
+                       count(*) FILTER (WHERE outcome <> 'deferred') AS left_deferred
+                FROM moved
+            ), by_variant AS (
+                UPDATE campaign_chunk_variants v
+                SET accepted = v.accepted + m.accepted, failed = v.failed + m.failed, skipped = v.skipped + m.skipped,
+                    deferred = v.deferred - m.left_deferred
+                FROM (SELECT variant, count(*) FILTER (WHERE outcome = 'accepted') AS accepted,
+                             count(*) FILTER (WHERE outcome = 'failed') AS failed,
+                             count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
+                             count(*) FILTER (WHERE outcome <> 'deferred') AS left_deferred
+                      FROM moved WHERE variant IS NOT NULL GROUP BY variant) m
+                WHERE v.app_id = \(lease.appID) AND v.campaign_id = \(lease.campaignID)
+                  AND v.chunk = \(Int32(lease.chunk)) AND v.variant = m.variant
+            ), failures AS (
+                SELECT coalesce(reason, '') AS reason, count(*) AS n FROM moved WHERE outcome = 'failed' GROUP BY 1
+            )
+            UPDATE campaign_chunks k
+            SET accepted = k.accepted + d.accepted, failed = k.failed + d.failed, skipped = k.skipped + d.skipped,
+                deferred = k.deferred - d.left_deferred, invalidated = k.invalidated + \(Int64(invalidated)),
+                failed_by_reason = (
+                    SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
+                        SELECT key, sum(n) AS total FROM (
+                            SELECT key, value::bigint AS n FROM jsonb_each_text(k.failed_by_reason)
+                            UNION ALL
+                            SELECT reason, n FROM failures
+                        ) parts GROUP BY key
+                    ) totals)
+            FROM delta d
+            WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
+            """, logger: logger)
+    }
+}
