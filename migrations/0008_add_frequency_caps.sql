@@ -7,9 +7,12 @@ ALTER TABLE apps ADD COLUMN frequency_caps jsonb NOT NULL DEFAULT '[]' CHECK (js
 ALTER TABLE campaigns ADD COLUMN frequency_caps jsonb NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(frequency_caps) = 'array');
 
 -- One row per campaign notification a capped campaign reserved for a device: written before the
--- batch is sent (the devices' rows locked, so concurrent campaigns and instances take turns per
--- device), deleted again when the notification was not accepted. Rows older than every cap's
--- window no longer count and are deleted as batches pass. No foreign keys: a row is a count.
+-- batch is sent (under advisory locks on the batch's device buckets, so concurrent campaigns and
+-- instances take turns per device), deleted again when the notification was not accepted. A
+-- device's places are found through the primary key's (app_id, device_id) prefix: a device has
+-- one per campaign that reached it, so no second index is kept. Rows older than the longest
+-- window a cap may have (90 days) no longer count; the scheduler deletes them. No foreign keys:
+-- a row is a count.
 CREATE TABLE frequency_sends (
     app_id      bigint NOT NULL,
     device_id   bigint NOT NULL,
@@ -17,4 +20,3 @@ CREATE TABLE frequency_sends (
     sent_at     timestamptz NOT NULL,
     PRIMARY KEY (app_id, device_id, campaign_id)
 );
-CREATE INDEX frequency_sends_device_sent_at_idx ON frequency_sends (app_id, device_id, sent_at);

@@ -108,12 +108,15 @@ extension OpenAPIDocument {
                 application/json:
                   schema:
                     type: object
-                    required: [app, devices]
+                    required: [app, devices, overFrequencyCap]
                     properties:
                       app:
                         type: string
                       devices:
                         type: integer
+                      overFrequencyCap:
+                        type: integer
+                        description: Of those, devices at one of the app's frequency caps now (a campaign would skip them).
             '400':
               $ref: '#/components/responses/InvalidRequest'
             '401':

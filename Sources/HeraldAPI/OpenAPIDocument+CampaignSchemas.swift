@@ -63,6 +63,10 @@ extension OpenAPIDocument {
               maximum: 720
               default: 24
               description: How long after a notification (or being held out) a conversion counts for the campaign.
+            delivery:
+              $ref: '#/components/schemas/Delivery'
+            quietHours:
+              $ref: '#/components/schemas/QuietHoursMode'
         CampaignPatch:
           description: Changes to a draft; the fields of `CampaignDraft` except `app`, all optional.
           type: object
@@ -101,6 +105,45 @@ extension OpenAPIDocument {
               type: integer
               minimum: 1
               maximum: 720
+            delivery:
+              oneOf:
+                - $ref: '#/components/schemas/Delivery'
+                - type: 'null'
+            quietHours:
+              $ref: '#/components/schemas/QuietHoursMode'
+        Delivery:
+          description: >-
+            `{"mode": "now"}` (the default): at `sendAt`, or at once. `{"mode": "localTime", "date":
+            "2026-12-01", "time": "10:00"}`: each device at that wall-clock time in its own time zone
+            (the app's default zone for devices without one; daylight saving included); the campaign
+            starts with the first zone on Earth to reach it and runs until the last (about 26 hours).
+            `latePolicy` says what becomes of a zone whose moment had passed when the campaign was
+            scheduled: `send` it at once (the default) or `skip` it (reason `localTimePassed`). Not
+            with `sendAt`; a moment past in every zone cannot be scheduled.
+          type: object
+          required: [mode]
+          additionalProperties: false
+          properties:
+            mode:
+              type: string
+              enum: [now, localTime]
+            date:
+              type: string
+              pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+            time:
+              type: string
+              pattern: '^[0-9]{2}:[0-9]{2}$'
+            latePolicy:
+              type: string
+              enum: [send, skip]
+        QuietHoursMode:
+          type: string
+          enum: [hold, skip, ignore]
+          default: hold
+          description: >-
+            What the campaign does about the app's quiet hours (e.g. 21:00-08:00 in each device's
+            zone): `hold` a zone's devices until they end, `skip` them (reason `quietHours`), or
+            `ignore` them.
         VariantList:
           description: >-
             The messages of an A/B test: 0 (the campaign sends its own message) or 2 to 5. A device's
@@ -243,7 +286,7 @@ extension OpenAPIDocument {
           description: '`audienceSize == accepted + failed + skipped + deferred + unsent + heldOut + pending`, always.'
           type: object
           required: [audienceSize, sent, accepted, failed, failedByReason, invalidated, skipped, deferred, unsent, heldOut,
-                     pending, variants]
+                     pending, variants, zones]
           properties:
             audienceSize:
               type: integer
@@ -266,7 +309,9 @@ extension OpenAPIDocument {
               description: Not sent on purpose (alerts not allowed, an argument without a value).
             deferred:
               type: integer
-              description: APNs answered 429 and the device was left.
+              description: >-
+                APNs answered 429: the device is tried again after a backoff of minutes
+                (`HERALD_ENGINE_DEFERRED_ATTEMPTS` tries in all); what is left once they run out.
             unsent:
               type: integer
               description: Not reached (cancelled, failed, or the device left the audience).
@@ -296,10 +341,34 @@ extension OpenAPIDocument {
                     type: integer
                   unsent:
                     type: integer
+            zones:
+              type: array
+              description: Progress by time zone, for a campaign sent in zones (local time, quiet hours); empty otherwise.
+              items:
+                type: object
+                required: [effectiveTimeZone, state, devices, done]
+                properties:
+                  timeZone:
+                    type: string
+                    description: The devices' registered zone; absent for devices without one.
+                  effectiveTimeZone:
+                    type: string
+                    description: The zone their clock is read in (theirs, or the app's default).
+                  state:
+                    type: string
+                    enum: [waiting, sending, done]
+                  notBefore:
+                    type: string
+                    format: date-time
+                    description: When a waiting zone is due (its local moment, or the end of its quiet hours).
+                  devices:
+                    type: integer
+                  done:
+                    type: integer
         Campaign:
           type: object
           required: [id, app, name, state, templateName, localization, variables, audience, pushOptions, variants,
-                     holdoutPercent, attributionWindowHours, counters, createdAt, updatedAt]
+                     holdoutPercent, attributionWindowHours, delivery, quietHours, counters, createdAt, updatedAt]
           properties:
             id:
               type: string
@@ -341,6 +410,10 @@ extension OpenAPIDocument {
               type: number
             attributionWindowHours:
               type: integer
+            delivery:
+              $ref: '#/components/schemas/Delivery'
+            quietHours:
+              $ref: '#/components/schemas/QuietHoursMode'
             counters:
               $ref: '#/components/schemas/CampaignCounters'
             failureReason:

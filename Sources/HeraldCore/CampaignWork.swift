@@ -40,6 +40,9 @@ public protocol CampaignWorkQueue: Sendable {
     func reserve(_ lease: ChunkLease, deviceIDs: [Int64], caps: [FrequencyCap], now: Date) async throws -> Set<Int64>
     /// Gives back the places of devices whose notification was not accepted.
     func release(_ lease: ChunkLease, deviceIDs: [Int64]) async throws
+    /// Deletes places older than `before` (no cap's window reaches them); returns how many.
+    @discardableResult
+    func pruneFrequencySends(before: Date) async throws -> Int
     /// Books `count` sends of a campaign limited to `rate` a second, on one timeline shared by
     /// every worker of every instance; returns how long to wait before sending them (zero when
     /// their slot has started).

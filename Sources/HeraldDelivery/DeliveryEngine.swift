@@ -55,8 +55,16 @@ public final class DeliveryEngine: Service {
     private var stopping: Bool { draining.isSet || Task.isCancelled }
 
     private func schedule() async {
+        var pruned: ContinuousClock.Instant?
         while !stopping {
             do {
+                if pruned.map({ ContinuousClock.now - $0 > .seconds(3600) }) ?? true {
+                    // Frequency-cap places older than any cap's window count for nothing.
+                    pruned = .now
+                    let removed = try await work.pruneFrequencySends(
+                        before: configuration.clock().addingTimeInterval(-Double(FrequencyCap.maximumWindow)))
+                    if removed > 0 { logger.info("deleted \(removed) frequency-cap places past every window") }
+                }
                 for campaign in try await work.startDueCampaigns(
                     limit: 8, actor: configuration.owner, now: configuration.clock())
                 {

@@ -6,9 +6,14 @@ import PostgresNIO
 extension PostgresCampaignWork {
     public func reserve(_ lease: ChunkLease, deviceIDs: [Int64], caps: [FrequencyCap], now: Date) async throws -> Set<Int64> {
         guard !deviceIDs.isEmpty, !caps.isEmpty else { return Set(deviceIDs) }
-        let limits = caps.map { Int64($0.limit) }
-        let windows = caps.map { Double($0.window) }
-        let longest = windows.max() ?? 0
+        let longest = Double(caps.map(\.window).max() ?? 0)
+        // One count per device over its places in the longest window, split by window with FILTER.
+        var counts = [String]()
+        var checks = [String]()
+        for (index, cap) in caps.enumerated() {
+            counts.append("count(*) FILTER (WHERE s.sent_at > $2::timestamptz - make_interval(secs => \(Double(cap.window)))) AS c\(index)")
+            checks.append("n.c\(index) < \(cap.limit)")
+        }
         return try await DatabaseMetrics.measure("work.reserve") {
             try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
                 let chunk = try await connection.query(
@@ -18,37 +23,60 @@ extension PostgresCampaignWork {
                       AND lease_token = \(lease.token) AND state = 'pending'
                     """, logger: logger)
                 guard try await !chunk.collect().isEmpty else { throw CampaignWorkError.leaseLost }
-                // The devices' rows, in ID order (so two batches never wait on each other in a
-                // circle): whoever holds them decides their places.
+                // Whoever holds a device's bucket decides its places: every batch that can hold
+                // the device (any campaign's chunk over its bucket) locks the chunk's buckets, in
+                // order, so two never take its last place together. 16 lock-table entries, no
+                // row written.
                 try await connection.query(
                     """
-                    SELECT id FROM devices WHERE app_id = \(lease.appID) AND id = ANY(\(deviceIDs)::bigint[])
-                    ORDER BY id FOR NO KEY UPDATE
-                    """, logger: logger)
-                try await connection.query(
-                    """
-                    DELETE FROM frequency_sends
-                    WHERE app_id = \(lease.appID) AND device_id = ANY(\(deviceIDs)::bigint[])
-                      AND sent_at <= \(now) - make_interval(secs => \(longest))
+                    SELECT pg_advisory_xact_lock(\(Self.capsLockSpace) # \(Int32(truncatingIfNeeded: lease.appID)), b)
+                    FROM generate_series(\(Int32(lease.buckets.lowerBound)), \(Int32(lease.buckets.upperBound))) AS b
+                    ORDER BY b
                     """, logger: logger)
                 let rows = try await connection.query(
-                    """
-                    INSERT INTO frequency_sends AS f (app_id, device_id, campaign_id, sent_at)
-                    SELECT \(lease.appID), i.id, \(lease.campaignID), \(now)
-                    FROM unnest(\(deviceIDs)::bigint[]) AS i(id)
-                    WHERE NOT EXISTS (
-                        SELECT 1 FROM unnest(\(limits)::bigint[], \(windows)::float8[]) AS cap(lim, win)
-                        WHERE (SELECT count(*) FROM frequency_sends s
-                               WHERE s.app_id = \(lease.appID) AND s.device_id = i.id
-                                 AND s.campaign_id <> \(lease.campaignID)
-                                 AND s.sent_at > \(now) - make_interval(secs => cap.win)) >= cap.lim)
-                    ON CONFLICT (app_id, device_id, campaign_id) DO UPDATE SET sent_at = f.sent_at
-                    RETURNING device_id
-                    """, logger: logger)
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO frequency_sends AS f (app_id, device_id, campaign_id, sent_at)
+                            SELECT $1, i.id, $3, $2
+                            FROM unnest($4::bigint[]) AS i(id)
+                            CROSS JOIN LATERAL (
+                                SELECT \(counts.joined(separator: ", "))
+                                FROM frequency_sends s
+                                WHERE s.app_id = $1 AND s.device_id = i.id AND s.campaign_id <> $3
+                                  AND s.sent_at > $2::timestamptz - make_interval(secs => \(longest))
+                            ) n
+                            WHERE \(checks.joined(separator: " AND "))
+                            ON CONFLICT (app_id, device_id, campaign_id) DO UPDATE SET sent_at = excluded.sent_at
+                            RETURNING device_id
+                            """,
+                        binds: try Self.binds(lease.appID, now, lease.campaignID, deviceIDs)),
+                    logger: logger)
                 var granted = Set<Int64>()
                 for try await id in rows.decode(Int64.self) { granted.insert(id) }
                 return granted
             }
+        }
+    }
+
+    /// The first key of the caps' advisory locks (the second is the bucket), mixed with the app.
+    static let capsLockSpace: Int32 = 0x4843_4150  // "HCAP"
+
+    static func binds(_ appID: Int64, _ now: Date, _ campaignID: Int64, _ ids: [Int64]) throws -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(appID)
+        binds.append(now)
+        binds.append(campaignID)
+        binds.append(ids)
+        return binds
+    }
+
+    @discardableResult
+    public func pruneFrequencySends(before: Date) async throws -> Int {
+        try await DatabaseMetrics.measure("work.pruneFrequencySends") {
+            let rows = try await client.query(
+                "WITH gone AS (DELETE FROM frequency_sends WHERE sent_at < \(before) RETURNING 1) SELECT count(*) FROM gone",
+                logger: logger)
+            return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
         }
     }
 

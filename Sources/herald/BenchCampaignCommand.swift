@@ -31,6 +31,8 @@ struct BenchCampaignCommand: AsyncParsableCommand {
     @Option(help: "The templates folder.") var templates = "templates"
     @Option(help: "An A/B test of this many variants (2 to 5; 0: one message).") var variants = 0
     @Option(help: "Percent of the audience held out (0 to 50).") var holdout = 0.0
+    @Option(help: "Frequency caps of the bench app, N/Xd or N/Xh (e.g. 3/7d); repeat for several.")
+    var frequencyCap: [String] = []
     @Option(help: "After the campaign, report this many events (80% opens, 20% conversions) and time the report.")
     var events = 0
     @Flag(help: "Keep the bench app, its devices and campaign afterwards.") var keep = false
@@ -43,6 +45,12 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         }
         guard (0...50).contains(holdout) else { throw CLIError("--holdout: a percent from 0 to 50") }
         guard events >= 0 else { throw CLIError("--events must not be negative") }
+        let caps = try frequencyCap.map { text in
+            switch FrequencyCap.parse(text) {
+            case .success(let cap): return cap
+            case .failure(let error): throw CLIError("--frequency-cap \(text): \(error.reason)")
+            }
+        }
         let documents: [TemplateDocument]
         do {
             documents = try TemplateLoader.load(directory: URL(fileURLWithPath: templates))
@@ -75,6 +83,10 @@ struct BenchCampaignCommand: AsyncParsableCommand {
                     keyID: "BENCH12345", signingKeyPEM: key.pemRepresentation, defaultEnvironment: .production,
                     apnsEndpoint: sink.endpoint, apnsCAPEM: sink.caPEM),
                 actor: "bench")
+            if !caps.isEmpty {
+                _ = try await store.apps.updateSettings(
+                    appID: app.id, settings: AppSettings(defaultTimeZone: nil, quietHours: nil, frequencyCaps: caps), actor: "bench")
+            }
             do {
                 let campaign = try await Self.measure(
                     store: store, app: app, count: count, template: compiled.name, localization: localization,
@@ -154,7 +166,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         let sinkUsed = sink.cpuSeconds() - sinkCPU
         print("campaign \(final.state.rawValue): \(counters.audienceSize) devices, accepted \(counters.accepted), "
             + "failed \(counters.failed), skipped \(counters.skipped), deferred \(counters.deferred), unsent \(counters.unsent), "
-            + "held out \(counters.heldOut); by variant "
+            + "held out \(counters.heldOut); caps \(final.frequencyCaps.map(\.description).joined(separator: " ")); by variant "
             + counters.variants.map { "\($0.name) \($0.assigned)" }.joined(separator: ", "))
         print("end to end \(format(elapsed)): \(rate(counters.audienceSize, elapsed)) devices/s "
             + "(\(configuration.engineWorkers) workers, batches of \(configuration.engineBatchSize), "
@@ -172,6 +184,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
     }
 
     static func delete(_ app: App, store: Store) async throws {
+        try await store.client.query("DELETE FROM frequency_sends WHERE app_id = \(app.id)")
         try await store.client.query("DELETE FROM apps WHERE id = \(app.id)")
     }
 
