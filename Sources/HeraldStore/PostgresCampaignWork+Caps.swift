@@ -16,13 +16,7 @@ extension PostgresCampaignWork {
         }
         return try await DatabaseMetrics.measure("work.reserve") {
             try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
-                let chunk = try await connection.query(
-                    """
-                    SELECT chunk FROM campaign_chunks
-                    WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-                      AND lease_token = \(lease.token) AND state = 'pending'
-                    """, logger: logger)
-                guard try await !chunk.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+                try await Self.lockChunk(lease, on: connection, logger: logger)
                 // Whoever holds a device's bucket decides its places: every batch that can hold
                 // the device (any campaign's chunk over its bucket) locks the chunk's buckets, in
                 // order, so two never take its last place together. 16 lock-table entries, no

@@ -13,14 +13,7 @@ extension PostgresCampaignWork {
     ) async throws -> BatchReceipt {
         let receipt = try await DatabaseMetrics.measure("work.recordBatch") {
             try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
-                let locked = try await connection.query(
-                    """
-                    SELECT chunk FROM campaign_chunks
-                    WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-                      AND lease_token = \(lease.token) AND state = 'pending'
-                    FOR UPDATE
-                    """, logger: logger)
-                guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+                try await Self.lockChunk(lease, on: connection, logger: logger)
                 let invalidated = try await DeviceInvalidator.apply(
                     invalidations, appID: lease.appID, on: connection, logger: logger
                 ).count
@@ -107,6 +100,19 @@ extension PostgresCampaignWork {
             RETURNING c.total
             """, logger: logger)
         return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
+    }
+
+    /// Locks the chunk's row under the lease token, inside the caller's transaction; throws
+    /// ``CampaignWorkError/leaseLost`` when another worker holds the chunk now.
+    static func lockChunk(_ lease: ChunkLease, on connection: PostgresConnection, logger: Logger) async throws {
+        let locked = try await connection.query(
+            """
+            SELECT chunk FROM campaign_chunks
+            WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+              AND lease_token = \(lease.token) AND state = 'pending'
+            FOR UPDATE
+            """, logger: logger)
+        guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
     }
 
     /// Stands for "no apns-id" in the bound array.

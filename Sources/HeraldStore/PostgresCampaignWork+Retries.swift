@@ -56,14 +56,7 @@ extension PostgresCampaignWork {
     {
         try await DatabaseMetrics.measure("work.recordRetries") {
             try await client.withDomainTransaction(logger: logger) { connection in
-                let locked = try await connection.query(
-                    """
-                    SELECT chunk FROM campaign_chunks
-                    WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-                      AND lease_token = \(lease.token) AND state = 'pending'
-                    FOR UPDATE
-                    """, logger: logger)
-                guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+                try await Self.lockChunk(lease, on: connection, logger: logger)
                 let invalidated = try await DeviceInvalidator.apply(
                     invalidations, appID: lease.appID, on: connection, logger: logger
                 ).count

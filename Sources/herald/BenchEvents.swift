@@ -13,15 +13,20 @@ enum BenchEvents {
 
     static func measure(store: Store, app: App, campaign: Campaign, count: Int) async throws {
         let opens = count * 4 / 5
+        // The ledger's first accepted rows (its own index), then their devices' tokens by ID.
         let rows = try await store.client.query(
             """
-            SELECT l.apns_id, d.token FROM deliveries l JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
-            WHERE l.app_id = \(app.id) AND l.campaign_id = \(campaign.id) AND l.outcome = 'accepted'
-            ORDER BY l.device_id LIMIT \(count)
+            SELECT device_id, apns_id FROM deliveries
+            WHERE app_id = \(app.id) AND campaign_id = \(campaign.id) AND outcome = 'accepted'
+            ORDER BY device_id LIMIT \(count)
             """)
+        var apnsIDs = [Int64: UUID]()
+        for try await (device, apnsID) in rows.decode((Int64, UUID).self) { apnsIDs[device] = apnsID }
+        let tokens = try await store.client.query(
+            "SELECT id, token FROM devices WHERE app_id = \(app.id) AND id = ANY(\(Array(apnsIDs.keys))::bigint[])")
         var sent = [(UUID, DeviceToken)]()
-        for try await (apnsID, token) in rows.decode((UUID, ByteBuffer).self) {
-            sent.append((apnsID, try DeviceToken(bytes: Array(buffer: token))))
+        for try await (device, token) in tokens.decode((Int64, ByteBuffer).self) {
+            if let apnsID = apnsIDs[device] { sent.append((apnsID, try DeviceToken(bytes: Array(buffer: token)))) }
         }
         guard !sent.isEmpty else { throw CLIError("--events: the campaign accepted no notification") }
         let now = Date()
