@@ -5,7 +5,9 @@ import HeraldCore
 /// Reads a transactional send (`POST /v1/apps/{bundleID}/notifications`) and the parts a
 /// campaign's test send shares with it, naming the exact field that is wrong.
 enum NotificationInput {
-    static let fields: Set<String> = ["tokens", "userID", "template", "payload", "pushOptions", "environment"]
+    static let fields: Set<String> = [
+        "tokens", "userID", "template", "payload", "pushOptions", "environment", "respectQuietHours", "respectFrequencyCaps",
+    ]
     static let templateFields: Set<String> = ["name", "version", "localization", "variables"]
 
     static func request(
@@ -45,10 +47,13 @@ enum NotificationInput {
                 pushOptions.validate().map { ValidationError(field: "pushOptions.\($0.field)", reason: $0.reason) },
                 what: "request")
         }
-        return DirectSendRequest(
+        var request = DirectSendRequest(
             app: app, audience: audience, content: content, pushOptions: pushOptions,
             environment: try environment(object["environment"]), ledger: .transactional(requestID: requestID),
             actor: actor)
+        request.respectQuietHours = try flag(object["respectQuietHours"], field: "respectQuietHours")
+        request.respectFrequencyCaps = try flag(object["respectFrequencyCaps"], field: "respectFrequencyCaps")
+        return request
     }
 
     private static func template(_ object: [String: PayloadValue]) throws -> DirectSendRequest.Content {
@@ -81,6 +86,15 @@ enum NotificationInput {
             tokens.append(token)
         }
         return tokens
+    }
+
+    /// An optional boolean, false when absent.
+    static func flag(_ value: PayloadValue?, field: String) throws -> Bool {
+        switch value {
+        case nil, .null?: return false
+        case .bool(let flag)?: return flag
+        default: throw Problem.invalidField(field, "must be true or false")
+        }
     }
 
     static func environment(_ value: PayloadValue?) throws -> APNSEnvironment? {

@@ -523,6 +523,16 @@ extension OpenAPIDocument {
               type: string
               enum: [sandbox, production]
               description: The environment of tokens that are not registered; the app's default when absent.
+            respectQuietHours:
+              type: boolean
+              default: false
+              description: A registered device inside the app's quiet hours (in its zone) is skipped, reason `quietHours`.
+            respectFrequencyCaps:
+              type: boolean
+              default: false
+              description: >-
+                The app's frequency caps apply to registered devices (one over a cap is skipped,
+                reason `frequencyCap`) and the send counts towards them.
         DirectSendReport:
           type: object
           required: [results, summary]

@@ -40,6 +40,11 @@ public struct DirectSendRequest: Sendable {
     public var environment: APNSEnvironment?
     public var ledger: Ledger
     public var actor: String
+    /// Opt-in: a registered device inside the app's quiet hours is skipped (reason `quietHours`).
+    public var respectQuietHours = false
+    /// Opt-in: the app's frequency caps apply (a device over one is skipped, reason
+    /// `frequencyCap`) and the send counts towards them.
+    public var respectFrequencyCaps = false
 
     public init(
         app: App, audience: Audience, content: Content, pushOptions: PushOptions = PushOptions(),
@@ -94,4 +99,11 @@ public protocol DirectSendLedger: Sendable {
         _ results: [DirectSendResult], invalidations: [DeviceInvalidation], appID: Int64,
         ledger: DirectSendRequest.Ledger, actor: String
     ) async throws -> Set<Int64>
+    /// Takes a place under `caps` at `now` for each device (ID and bucket) still under them, as
+    /// campaigns do (the devices' buckets locked); returns the places' key (to give back unused
+    /// ones) and the devices that got one.
+    func reservePlaces(appID: Int64, devices: [(id: Int64, bucket: Int)], caps: [FrequencyCap], now: Date) async throws
+        -> (key: Int64, granted: Set<Int64>)
+    /// Gives back places taken under `key`.
+    func releasePlaces(appID: Int64, key: Int64, deviceIDs: [Int64]) async throws
 }

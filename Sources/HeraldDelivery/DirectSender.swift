@@ -33,11 +33,17 @@ public struct DirectSender: DirectSending {
         let content = try await DirectContent(request, templates: templates)
         let sentAt = Date()
         var results = [DirectSendResult?](repeating: nil, count: recipients.count)
+        let held = request.respectQuietHours ? Self.insideQuietHours(recipients, app: request.app, at: sentAt) : []
         var sends = [(index: Int, environment: APNSEnvironment, language: LanguageTag?, notification: APNSNotification)]()
         for (index, recipient) in recipients.enumerated() {
             if let device = recipient.device, !device.isValid {
                 results[index] = DirectSendResult(
                     token: recipient.token, deviceID: device.id, outcome: .skipped(reason: "invalidated"))
+                continue
+            }
+            if held.contains(index) {
+                results[index] = DirectSendResult(
+                    token: recipient.token, deviceID: recipient.device?.id, outcome: .skipped(reason: "quietHours"))
                 continue
             }
             switch content.body(for: recipient.described) {
@@ -53,6 +59,21 @@ public struct DirectSender: DirectSending {
                 sends.append((index, environment, language, notification))
             }
         }
+        var places: (key: Int64, granted: Set<Int64>)?
+        if request.respectFrequencyCaps, !request.app.frequencyCaps.isEmpty {
+            // Registered devices take a place as a campaign's would; unregistered tokens have none.
+            let capped = sends.compactMap { recipients[$0.index].device }.map { (id: $0.id, bucket: $0.bucket) }
+            let taken = try await ledger.reservePlaces(
+                appID: request.app.id, devices: capped, caps: request.app.frequencyCaps, now: sentAt)
+            places = taken
+            sends.removeAll { send in
+                guard let device = recipients[send.index].device, !taken.granted.contains(device.id) else { return false }
+                results[send.index] = DirectSendResult(
+                    token: recipients[send.index].token, deviceID: device.id, outcome: .skipped(reason: "frequencyCap"),
+                    language: send.language)
+                return true
+            }
+        }
         var invalidations = [DeviceInvalidation]()
         let answers = await sendByEnvironment(sends.map { ($0.environment, $0.notification) }, appID: request.app.id)
         for (send, answer) in zip(sends, answers) {
@@ -66,6 +87,13 @@ public struct DirectSender: DirectSending {
             // An unregistered token has no device to invalidate.
             if let invalidation, recipient.device != nil { invalidations.append(invalidation) }
         }
+        if let places {
+            let unused = sends.indices.compactMap { position -> Int64? in
+                let result = results[sends[position].index]
+                return result?.outcome.kind == .accepted ? nil : result?.deviceID
+            }
+            try await ledger.releasePlaces(appID: request.app.id, key: places.key, deviceIDs: unused)
+        }
         var final = results.map { $0! }
         let invalidated = try await ledger.record(
             final, invalidations: invalidations, appID: request.app.id, ledger: request.ledger, actor: request.actor)
@@ -73,6 +101,18 @@ public struct DirectSender: DirectSending {
             if let id = final[index].deviceID, invalidated.contains(id) { final[index].invalidated = true }
         }
         return final
+    }
+
+    /// The recipients (by position) whose registered device's clock is inside the app's quiet hours.
+    static func insideQuietHours(_ recipients: [DirectRecipient], app: App, at moment: Date) -> Set<Int> {
+        guard let quiet = app.quietHours else { return [] }
+        var inside = Set<Int>()
+        for (index, recipient) in recipients.enumerated() {
+            guard let device = recipient.device else { continue }
+            let name = CampaignZones.effectiveZone(device.timeZone ?? "", defaultTimeZone: app.defaultTimeZone)
+            if let zone = TimeZone(identifier: name), quiet.contains(moment, in: zone) { inside.insert(index) }
+        }
+        return inside
     }
 
     /// The request's recipients with their devices, in request order, each token once.

@@ -6,6 +6,30 @@ import PostgresNIO
 extension PostgresCampaignWork {
     public func reserve(_ lease: ChunkLease, deviceIDs: [Int64], caps: [FrequencyCap], now: Date) async throws -> Set<Int64> {
         guard !deviceIDs.isEmpty, !caps.isEmpty else { return Set(deviceIDs) }
+        return try await DatabaseMetrics.measure("work.reserve") {
+            try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
+                try await Self.lockChunk(lease, on: connection, logger: logger)
+                return try await Self.takePlaces(
+                    appID: lease.appID, key: lease.campaignID, deviceIDs: deviceIDs,
+                    buckets: Array(lease.buckets), caps: caps, now: now, on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// Takes places under `caps` for the devices still under them, in the caller's transaction:
+    /// first a transaction-scoped advisory lock on each bucket given, in order. Whoever holds a
+    /// device's bucket decides its places; every batch that can hold a device covers its bucket,
+    /// so two never take its last place together. The lock writes no row. `key` is the
+    /// campaign's ID, or a transactional request's negative key.
+    static func takePlaces(
+        appID: Int64, key: Int64, deviceIDs: [Int64], buckets: [Int], caps: [FrequencyCap], now: Date,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Set<Int64> {
+        try await connection.query(
+            """
+            SELECT pg_advisory_xact_lock(\(Self.capsLockSpace) # \(Int32(truncatingIfNeeded: appID)), b)
+            FROM unnest(\(Set(buckets).sorted().map { Int32($0) })::integer[]) AS b ORDER BY b
+            """, logger: logger)
         let longest = Double(caps.map(\.window).max() ?? 0)
         // One count per device over its places in the longest window, split by window with FILTER.
         var counts = [String]()
@@ -14,42 +38,27 @@ extension PostgresCampaignWork {
             counts.append("count(*) FILTER (WHERE s.sent_at > $2::timestamptz - make_interval(secs => \(Double(cap.window)))) AS c\(index)")
             checks.append("n.c\(index) < \(cap.limit)")
         }
-        return try await DatabaseMetrics.measure("work.reserve") {
-            try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
-                try await Self.lockChunk(lease, on: connection, logger: logger)
-                // Whoever holds a device's bucket decides its places: every batch that can hold
-                // the device (any campaign's chunk over its bucket) locks the chunk's buckets, in
-                // order, so two never take its last place together. 16 lock-table entries, no
-                // row written.
-                try await connection.query(
-                    """
-                    SELECT pg_advisory_xact_lock(\(Self.capsLockSpace) # \(Int32(truncatingIfNeeded: lease.appID)), b)
-                    FROM generate_series(\(Int32(lease.buckets.lowerBound)), \(Int32(lease.buckets.upperBound))) AS b
-                    ORDER BY b
-                    """, logger: logger)
-                let rows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            INSERT INTO frequency_sends AS f (app_id, device_id, campaign_id, sent_at)
-                            SELECT $1, i.id, $3, $2
-                            FROM unnest($4::bigint[]) AS i(id)
-                            CROSS JOIN LATERAL (
-                                SELECT \(counts.joined(separator: ", "))
-                                FROM frequency_sends s
-                                WHERE s.app_id = $1 AND s.device_id = i.id AND s.campaign_id <> $3
-                                  AND s.sent_at > $2::timestamptz - make_interval(secs => \(longest))
-                            ) n
-                            WHERE \(checks.joined(separator: " AND "))
-                            ON CONFLICT (app_id, device_id, campaign_id) DO UPDATE SET sent_at = excluded.sent_at
-                            RETURNING device_id
-                            """,
-                        binds: try Self.binds(lease.appID, now, lease.campaignID, deviceIDs)),
-                    logger: logger)
-                var granted = Set<Int64>()
-                for try await id in rows.decode(Int64.self) { granted.insert(id) }
-                return granted
-            }
-        }
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO frequency_sends AS f (app_id, device_id, campaign_id, sent_at)
+                    SELECT $1, i.id, $3, $2
+                    FROM unnest($4::bigint[]) AS i(id)
+                    CROSS JOIN LATERAL (
+                        SELECT \(counts.joined(separator: ", "))
+                        FROM frequency_sends s
+                        WHERE s.app_id = $1 AND s.device_id = i.id AND s.campaign_id <> $3
+                          AND s.sent_at > $2::timestamptz - make_interval(secs => \(longest))
+                    ) n
+                    WHERE \(checks.joined(separator: " AND "))
+                    ON CONFLICT (app_id, device_id, campaign_id) DO UPDATE SET sent_at = excluded.sent_at
+                    RETURNING device_id
+                    """,
+                binds: try Self.binds(appID, now, key, deviceIDs)),
+            logger: logger)
+        var granted = Set<Int64>()
+        for try await id in rows.decode(Int64.self) { granted.insert(id) }
+        return granted
     }
 
     /// The first key of the caps' advisory locks (the second is the bucket), mixed with the app.

@@ -15,6 +15,31 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
         self.logger = logger.forDatabase
     }
 
+    public func reservePlaces(appID: Int64, devices: [(id: Int64, bucket: Int)], caps: [FrequencyCap], now: Date)
+        async throws -> (key: Int64, granted: Set<Int64>)
+    {
+        // A key of the request's own, negative so it never meets a campaign's ID.
+        let key = -Int64.random(in: 1...Int64.max)
+        guard !devices.isEmpty, !caps.isEmpty else { return (key, Set(devices.map(\.id))) }
+        let granted = try await DatabaseMetrics.measure("directSends.reservePlaces") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                try await PostgresCampaignWork.takePlaces(
+                    appID: appID, key: key, deviceIDs: devices.map(\.id), buckets: devices.map(\.bucket), caps: caps,
+                    now: now, on: connection, logger: logger)
+            }
+        }
+        return (key, granted)
+    }
+
+    public func releasePlaces(appID: Int64, key: Int64, deviceIDs: [Int64]) async throws {
+        guard !deviceIDs.isEmpty else { return }
+        try await client.query(
+            """
+            DELETE FROM frequency_sends
+            WHERE app_id = \(appID) AND campaign_id = \(key) AND device_id = ANY(\(deviceIDs)::bigint[])
+            """, logger: logger)
+    }
+
     public func record(
         _ results: [DirectSendResult], invalidations: [DeviceInvalidation], appID: Int64,
         ledger: DirectSendRequest.Ledger, actor: String

@@ -143,4 +143,39 @@ import Testing
             #expect(again == last[campaign])
         }
     }
+
+    /// Transactional sends ignore quiet hours and caps unless they opt in.
+    @Test func transactionalSendsOptInToQuietHoursAndCaps() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<2, Self.registration)
+            // Quiet hours around the present hour in UTC, the zone of devices without one.
+            let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).hour!
+            let quiet = QuietHours(start: hour * 60, end: ((hour + 2) % 24) * 60)
+            _ = try await h.store.apps.updateSettings(
+                appID: h.app.id,
+                settings: AppSettings(defaultTimeZone: nil, quietHours: quiet, frequencyCaps: [FrequencyCap(limit: 1, window: 86_400)]),
+                actor: "test")
+            try await h.withAPI { api in
+                func send(_ n: Int, _ extra: String) async throws -> [String: Any] {
+                    let reply = try await api.request(
+                        .post, "/v1/apps/\(EngineHarness.bundleID)/notifications", key: api.appKey,
+                        body: #"{"tokens": ["\#(EngineHarness.token(n).hex)"], "payload": {"aps": {"alert": "Hi"}}\#(extra)}"#)
+                    #expect(reply.status == .ok, "\(reply.body)")
+                    return try #require((reply.json["results"] as? [[String: Any]])?.first)
+                }
+                #expect(try await send(0, "")["outcome"] as? String == "accepted")
+                let quietly = try await send(0, #", "respectQuietHours": true"#)
+                #expect(quietly["outcome"] as? String == "skipped" && quietly["reason"] as? String == "quietHours")
+                // Caps: not counted unless asked; once asked, the second send in a day is skipped.
+                #expect(try await send(1, "")["outcome"] as? String == "accepted")
+                #expect(try await send(1, #", "respectFrequencyCaps": true"#)["outcome"] as? String == "accepted")
+                let capped = try await send(1, #", "respectFrequencyCaps": true"#)
+                #expect(capped["outcome"] as? String == "skipped" && capped["reason"] as? String == "frequencyCap")
+                let bad = try await api.request(
+                    .post, "/v1/apps/\(EngineHarness.bundleID)/notifications", key: api.appKey,
+                    body: #"{"tokens": ["\#(EngineHarness.token(1).hex)"], "payload": {"aps": {"alert": "Hi"}}, "respectFrequencyCaps": "yes"}"#)
+                #expect(bad.status == .unprocessableContent && bad.json["field"] as? String == "respectFrequencyCaps")
+            }
+        }
+    }
 }
