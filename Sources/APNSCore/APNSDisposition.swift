@@ -1,9 +1,9 @@
-/// What Herald does after an APNs answer (DESIGN.md rule 4, retries by reason).
+/// What Herald does after an APNs answer (docs/rules.md rule 4, retries by reason).
 public enum APNSDisposition: Hashable, Sendable {
     /// 200: delivered to APNs.
     case success
     /// The token is dead: 410 (Unregistered, ExpiredToken), 400 BadDeviceToken or
-    /// DeviceTokenNotForTopic. Invalidate it (DESIGN.md rule 1; for 410 only if the device
+    /// DeviceTokenNotForTopic. Invalidate it (docs/rules.md rule 1; for 410 only if the device
     /// did not register again after APNs's timestamp).
     case invalidToken
     /// Try again later: 429, 5xx (503 Shutdown included).

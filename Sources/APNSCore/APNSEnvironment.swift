@@ -1,10 +1,10 @@
-/// The APNs environment a device token belongs to (APNS.md "Device tokens": a token must be
+/// The APNs environment a device token belongs to (docs/apns.md "Device tokens": a token must be
 /// sent to the environment it came from).
 public enum APNSEnvironment: String, CaseIterable, Codable, Sendable {
     case sandbox
     case production
 
-    /// The APNs host of this environment (APNS.md "Connection").
+    /// The APNs host of this environment (docs/apns.md "The connection").
     public var host: String {
         switch self {
         case .sandbox: "api.sandbox.push.apple.com"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// When APNs may stop trying to deliver, sent as `apns-expiration` (APNS.md "Request").
+/// When APNs may stop trying to deliver, sent as `apns-expiration` (docs/apns.md "Requests").
 /// A notification without one omits the header, leaving APNs's storage policy (up to 30 days).
 public enum APNSExpiration: Hashable, Sendable {
     /// `0`: try once, do not store.

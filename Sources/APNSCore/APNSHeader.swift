@@ -1,6 +1,6 @@
 /// One request header with the HPACK indexing it must be sent with.
 ///
-/// APNS.md "Request", HPACK (seed 004): APNs keeps a small dynamic table, so values that are
+/// docs/apns.md "Header compression": APNs keeps a small dynamic table, so values that are
 /// unique per request or secret must stay out of it. APNSClient's HPACK encoder writes each
 /// header with the representation its ``Indexing`` names (RFC 7541 §6.2).
 public struct APNSHeader: Hashable, Sendable {
@@ -29,7 +29,7 @@ public struct APNSHeader: Hashable, Sendable {
 }
 
 extension APNSHeader: CustomStringConvertible {
-    /// The authorization value is redacted: it carries a provider token (DESIGN.md rule 9).
+    /// The authorization value is redacted: it carries a provider token (docs/rules.md rule 9).
     public var description: String {
         name == "authorization" ? "authorization: bearer …" : "\(name): \(value)"
     }

@@ -1,6 +1,6 @@
 /// Why APNs refused a request: the `reason` of its error body or GOAWAY frame.
 ///
-/// Every reason of APNS.md "Response" is a static member; any other string is kept as it
+/// Every reason of docs/apns.md "Responses" is a static member; any other string is kept as it
 /// came, because APNs adds new ones.
 public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
@@ -49,7 +49,7 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let serviceUnavailable = APNSReason(rawValue: "ServiceUnavailable")
     public static let shutdown = APNSReason(rawValue: "Shutdown")
 
-    /// Every reason APNS.md documents, with the status APNs sends it with.
+    /// Every reason docs/apns.md documents, with the status APNs sends it with.
     public static let documented: [(reason: APNSReason, status: Int)] = [
         (.badCollapseID, 400), (.badDeviceToken, 400), (.badExpirationDate, 400), (.badMessageID, 400),
         (.badPriority, 400), (.badTopic, 400), (.deviceTokenNotForTopic, 400), (.duplicateHeaders, 400),
@@ -65,7 +65,7 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
         (.serviceUnavailable, 503), (.shutdown, 503),
     ]
 
-    /// True for the reasons APNS.md documents.
+    /// True for the reasons docs/apns.md documents.
     public var isDocumented: Bool {
         Self.documented.contains { $0.reason == self }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension APNSNotification {
-    /// The request's headers in the order they are written (APNS.md "Request"):
+    /// The request's headers in the order they are written (docs/apns.md "Requests"):
     /// `:method`, `:scheme`, `:path`, `apns-push-type`, `apns-priority`, `apns-topic`,
     /// `apns-expiration` (if set), `apns-collapse-id` (if set), `apns-id`, `authorization`
     /// (token auth only).
@@ -18,13 +18,13 @@ extension APNSNotification {
         headers.reserveCapacity(10)
         headers.append(APNSHeader(name: ":method", value: "POST", indexing: .incremental))
         headers.append(APNSHeader(name: ":scheme", value: "https", indexing: .incremental))
-        // APNS.md HPACK: `:path` is unique per device, so literal without indexing.
+        // docs/apns.md "Header compression": `:path` is unique per device, so literal without indexing.
         headers.append(APNSHeader(name: ":path", value: "/3/device/" + token.hex, indexing: .withoutIndexing))
-        // APNS.md "Request": always send apns-push-type.
+        // docs/apns.md "Requests": always send apns-push-type.
         headers.append(APNSHeader(name: "apns-push-type", value: pushType.headerValue, indexing: .incremental))
         headers.append(APNSHeader(name: "apns-priority", value: priority.headerValue, indexing: .incremental))
         headers.append(APNSHeader(name: "apns-topic", value: topic, indexing: .incremental))
-        // APNS.md HPACK: apns-expiration, apns-collapse-id and apns-id are indexed only the
+        // docs/apns.md "Header compression": apns-expiration, apns-collapse-id and apns-id are indexed only the
         // first time on a connection.
         if let expiration {
             let headerIndexing = indexing.nextExpirationIndexing()
@@ -38,7 +38,7 @@ extension APNSNotification {
         headers.append(
             APNSHeader(name: "apns-id", value: apnsID.canonicalString, indexing: indexing.nextAPNSIDIndexing())
         )
-        // APNS.md HPACK: authorization is literal without indexing.
+        // docs/apns.md "Header compression": authorization is literal without indexing.
         if let providerToken {
             headers.append(
                 APNSHeader(name: "authorization", value: "bearer " + providerToken, indexing: .withoutIndexing)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// APNs's answer to one request (APNS.md "Response").
+/// APNs's answer to one request (docs/apns.md "Responses").
 public struct APNSResponse: Hashable, Sendable {
     /// The HTTP `:status`.
     public var status: Int
@@ -32,14 +32,14 @@ public struct APNSResponse: Hashable, Sendable {
         )
     }
 
-    /// What Herald does next (DESIGN.md rule 4).
+    /// What Herald does next (docs/rules.md rule 4).
     public var disposition: APNSDisposition {
         APNSDisposition(status: status, reason: reason)
     }
 }
 
 extension APNSResponse {
-    /// `{"reason": "...", "timestamp": <ms>}` (APNS.md "Response"). Not a hot path: 200 has
+    /// `{"reason": "...", "timestamp": <ms>}` (docs/apns.md "Responses"). Not a hot path: 200 has
     /// an empty body.
     struct ErrorBody: Decodable {
         var reason: String?

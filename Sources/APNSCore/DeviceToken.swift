@@ -1,6 +1,6 @@
 /// An APNs device token: opaque bytes, written as hex at the edges.
 ///
-/// APNS.md "Device tokens": tokens are variable length, so no size is assumed beyond
+/// docs/apns.md "Device tokens": tokens are variable length, so no size is assumed beyond
 /// Herald's sanity bounds (4 to 100 bytes, i.e. 8 to 200 hex digits).
 public struct DeviceToken: Hashable, Sendable {
     /// The fewest hex digits Herald accepts.
@@ -52,7 +52,7 @@ public struct DeviceToken: Hashable, Sendable {
     }
 
     /// The last 8 hex digits behind an ellipsis: the only form of a token that may be logged
-    /// or returned (DESIGN.md rule 9).
+    /// or returned (docs/rules.md rule 9).
     public var redacted: String {
         Self.redact(hex: hex)
     }

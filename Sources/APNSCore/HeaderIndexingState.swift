@@ -1,6 +1,6 @@
 /// What one HTTP/2 connection has already sent of the per-request headers.
 ///
-/// APNS.md "Request", HPACK (seed 004): `apns-id`, `apns-expiration` and `apns-collapse-id`
+/// docs/apns.md "Header compression": `apns-id`, `apns-expiration` and `apns-collapse-id`
 /// use incremental indexing the first time on a connection and literal without indexing
 /// afterwards. Keep one value per connection and start afresh on a new connection.
 public struct HeaderIndexingState: Hashable, Sendable {

@@ -2,7 +2,7 @@
 ///
 /// Payload encoding is the hot path of every campaign, so this writes straight into a byte
 /// array: no `JSONEncoder`, no intermediate Strings except for the rare `Double`. Text follows
-/// APNS.md "Payload" (seed 003): non-ASCII is written as raw UTF-8, never `\u` escapes, and
+/// docs/apns.md "Payloads": non-ASCII is written as raw UTF-8, never `\u` escapes, and
 /// `/` is not escaped; only `"`, `\` and control characters below 0x20 are.
 public struct JSONWriter {
     var bytes: [UInt8]

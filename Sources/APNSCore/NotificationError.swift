@@ -1,5 +1,5 @@
 /// Why Herald refuses to send a notification. Each case names the APNs rule it enforces
-/// (APNS.md, DESIGN.md rule 5); descriptions never contain the payload, token or key.
+/// (docs/apns.md, docs/rules.md rule 5); descriptions never contain the payload, token or key.
 public enum NotificationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `aps` and the custom keys are both empty (APNs: 400 PayloadEmpty).
     case payloadEmpty

@@ -1,5 +1,5 @@
 extension Payload {
-    /// The `aps` dictionary: every key of APNS.md "Payload". `nil` (or `false` for the two
+    /// The `aps` dictionary: every key of docs/apns.md "Payloads". `nil` (or `false` for the two
     /// flags) leaves a key out.
     public struct APS: Hashable, Sendable {
         /// `alert`: a plain body string or the alert dictionary.
@@ -77,7 +77,7 @@ extension Payload {
         }
 
         /// True when the only key written is `content-available: 1`: what a background push
-        /// must carry (APNS.md "Payload", background update rule from seed 002).
+        /// must carry (docs/apns.md "Payloads", background updates).
         public var isContentAvailableOnly: Bool {
             self == APS(contentAvailable: true)
         }

@@ -1,6 +1,6 @@
 extension Payload {
     /// `aps.alert`: either a plain string (shown as the body) or the alert dictionary
-    /// (APNS.md "Payload": dictionary preferred, or string = body).
+    /// (docs/apns.md "Payloads": dictionary preferred, or string = body).
     public enum AlertContent: Hashable, Sendable {
         /// Written as `"alert": "<body>"`.
         case body(String)
@@ -10,7 +10,7 @@ extension Payload {
 
     /// The alert dictionary. Every key is optional; `nil` leaves it out. The `*LocKey` /
     /// `*LocArgs` pairs let the device localize from the app's `Localizable.strings`
-    /// (APNS.md "Localization", client-side).
+    /// (docs/apns.md "Localization", client-side).
     public struct Alert: Hashable, Sendable {
         /// `title`.
         public var title: String?

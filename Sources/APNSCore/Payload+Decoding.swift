@@ -13,7 +13,7 @@ public struct PayloadDecodingError: Error, Equatable, Sendable, CustomStringConv
         /// accept; `expected` says what is accepted, e.g. "a string" or "0 or 1".
         case invalidValue(expected: String)
         /// ``PayloadDecodingError/path`` names a key that `aps`, `aps.alert` or the critical
-        /// `aps.sound` dictionary does not have (APNS.md "Payload").
+        /// `aps.sound` dictionary does not have (docs/apns.md "Payloads").
         case unknownKey
         /// A key the critical sound dictionary requires is missing.
         case missingKey
@@ -57,7 +57,7 @@ public struct PayloadDecodingError: Error, Equatable, Sendable, CustomStringConv
 
 extension Payload {
     /// Reads a payload from JSON, the inverse of ``encoded()``: `aps` is mapped key by key onto
-    /// ``APS`` (APNS.md "Payload"), every other top-level key goes to ``custom`` unchanged.
+    /// ``APS`` (docs/apns.md "Payloads"), every other top-level key goes to ``custom`` unchanged.
     ///
     /// Unknown keys inside `aps`, `aps.alert` and the critical sound dictionary are refused, as
     /// are values of the wrong type. The decoded payload is not validated: call

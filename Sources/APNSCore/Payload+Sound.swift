@@ -1,6 +1,6 @@
 extension Payload {
     /// `aps.sound`: a sound file name, or the critical-alert dictionary
-    /// `{"critical": 1, "name": ..., "volume": 0...1}` (APNS.md "Payload").
+    /// `{"critical": 1, "name": ..., "volume": 0...1}` (docs/apns.md "Payloads").
     public enum Sound: Hashable, Sendable {
         /// Written as `"sound": "<name>"`; `"default"` is the system sound.
         case named(String)

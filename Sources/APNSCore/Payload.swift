@@ -1,6 +1,6 @@
 /// A notification's JSON payload: the `aps` dictionary and custom keys beside it.
 ///
-/// APNS.md "Payload": custom keys go beside `aps`, never inside it. Encode with
+/// docs/apns.md "Payloads": custom keys go beside `aps`, never inside it. Encode with
 /// ``encoded()`` (compact UTF-8 JSON, see `Payload+Encoding.swift`) and check with
 /// ``validate(for:)`` before sending.
 public struct Payload: Hashable, Sendable {

@@ -2,14 +2,14 @@ import Foundation
 
 extension Payload {
     /// Checks the payload rules of a push type and returns the encoded body, so the caller
-    /// encodes once (DESIGN.md rule 5: payloads are checked before they leave).
+    /// encodes once (docs/rules.md rule 5: payloads are checked before they leave).
     @discardableResult
     public func validate(for pushType: PushType) throws(NotificationError) -> [UInt8] {
-        // APNS.md "Response": APNs answers an empty body with 400 PayloadEmpty.
+        // docs/apns.md "Responses": APNs answers an empty body with 400 PayloadEmpty.
         guard !isEmpty else { throw .payloadEmpty }
-        // APNS.md "Payload": custom keys go beside `aps`, never inside (or instead of) it.
+        // docs/apns.md "Payloads": custom keys go beside `aps`, never inside (or instead of) it.
         guard custom["aps"] == nil else { throw .customKeyNamedAPS }
-        // APNS.md "Payload": relevance-score and critical volume are 0...1 (NaN fails too).
+        // docs/apns.md "Payloads": relevance-score and critical volume are 0...1 (NaN fails too).
         if let score = aps.relevanceScore, !(0.0...1.0).contains(score) {
             throw .relevanceScoreOutOfRange
         }
@@ -19,11 +19,11 @@ extension Payload {
         guard aps.contentState?.isFinite ?? true, custom.values.allSatisfy(\.isFinite) else {
             throw .nonFiniteNumber
         }
-        // APNS.md "Payload" (seed 002): a background update's aps holds only content-available: 1.
+        // docs/apns.md "Payloads": a background update's aps holds only content-available: 1.
         if pushType == .background, !aps.isContentAvailableOnly {
             throw .backgroundPayloadNotContentAvailableOnly
         }
-        // APNS.md "Request": the body is at most 4096 bytes (voip 5120), measured encoded.
+        // docs/apns.md "Requests": the body is at most 4096 bytes (voip 5120), measured encoded.
         let bytes = encoded()
         guard bytes.count <= pushType.maximumPayloadBytes else {
             throw .payloadTooLarge(size: bytes.count, limit: pushType.maximumPayloadBytes)
@@ -33,7 +33,7 @@ extension Payload {
 }
 
 extension APNSNotification {
-    /// The longest `apns-collapse-id` APNs accepts, in bytes of UTF-8 (APNS.md "Request").
+    /// The longest `apns-collapse-id` APNs accepts, in bytes of UTF-8 (docs/apns.md "Requests").
     public static let maximumCollapseIDBytes = 64
 
     /// Checks every rule Herald can check before sending and returns the encoded body.
@@ -41,14 +41,14 @@ extension APNSNotification {
     @discardableResult
     public func validate() throws(NotificationError) -> [UInt8] {
         try Self.validateTopic(topic, for: pushType)
-        // APNS.md "Request", apns-priority row: background must use 5 (10 is an error).
+        // docs/apns.md "Requests", apns-priority row: background must use 5 (10 is an error).
         if pushType == .background, priority != .powerAware {
             throw .backgroundPriorityNotPowerAware
         }
         if let collapseID {
             try Self.validateCollapseID(collapseID)
         }
-        // APNS.md "Request", apns-expiration row: UNIX seconds, 0 the earliest.
+        // docs/apns.md "Requests", apns-expiration row: UNIX seconds, 0 the earliest.
         if let expiration, expiration.unixSeconds < 0 {
             throw .expirationBeforeEpoch
         }
@@ -64,7 +64,7 @@ extension APNSNotification {
         }
     }
 
-    /// APNS.md "Request", apns-topic row: the topic carries the push type's suffix (mdm's
+    /// docs/apns.md "Requests", apns-topic row: the topic carries the push type's suffix (mdm's
     /// certificate UID topic and the bare bundle ID of alert/background are taken as given).
     public static func validateTopic(_ topic: String, for pushType: PushType) throws(NotificationError) {
         guard !topic.isEmpty else { throw .missingTopic }
@@ -75,7 +75,7 @@ extension APNSNotification {
         }
     }
 
-    /// APNS.md "Request", apns-collapse-id row: at most 64 bytes. An empty one is refused too.
+    /// docs/apns.md "Requests", apns-collapse-id row: at most 64 bytes. An empty one is refused too.
     public static func validateCollapseID(_ collapseID: String) throws(NotificationError) {
         let bytes = collapseID.utf8.count
         guard bytes > 0, bytes <= maximumCollapseIDBytes else { throw .collapseIDLength(bytes: bytes) }
@@ -88,7 +88,7 @@ extension APNSNotification {
     /// header block itself), so the values a caller chooses are checked here instead.
     private static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
 
-    /// Parses an apns-id as it arrives in a header or from a caller: APNS.md "Request", apns-id
+    /// Parses an apns-id as it arrives in a header or from a caller: docs/apns.md "Requests", apns-id
     /// row, a canonical lowercase UUID 8-4-4-4-12.
     public static func parseAPNSID(_ value: some StringProtocol) throws(NotificationError) -> UUID {
         guard let uuid = UUID(canonicalString: value) else { throw .apnsIDNotCanonical }

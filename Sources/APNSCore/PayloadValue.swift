@@ -1,6 +1,6 @@
 /// A JSON value for custom payload keys and Live Activity `content-state`.
 ///
-/// APNS.md "Payload": custom values are objects, arrays, strings, numbers and booleans.
+/// docs/apns.md "Payloads": custom values are objects, arrays, strings, numbers and booleans.
 /// Object keys are written sorted, so equal values always encode to the same bytes. Doubles
 /// must be finite; validation refuses NaN and infinity.
 public enum PayloadValue: Hashable, Sendable {

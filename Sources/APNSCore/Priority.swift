@@ -1,6 +1,6 @@
 /// How urgently APNs delivers a notification, sent as the `apns-priority` header.
 ///
-/// APNS.md "Request": 10 immediate (the default), 5 power-aware, 1 lowest; a `background`
+/// docs/apns.md "Requests": 10 immediate (the default), 5 power-aware, 1 lowest; a `background`
 /// push must use 5. APNs may throttle 5 and 1.
 public enum Priority: Int, CaseIterable, Hashable, Codable, Sendable {
     /// Deliver now (10).

@@ -1,5 +1,5 @@
 /// Why a provider-token signer could not be made or could not sign. Messages never contain
-/// the key (DESIGN.md rule 9).
+/// the key (docs/rules.md rule 9).
 public enum ProviderTokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The PEM is not a P-256 private key (a `.p8` file from Apple is PKCS#8 PEM).
     case invalidSigningKey

@@ -3,7 +3,7 @@ import Foundation
 
 /// Makes APNs provider tokens: ES256 JWTs signed with a team's `.p8` key.
 ///
-/// APNS.md "Authentication": header `{"alg":"ES256","kid":"<key id>"}`, claims
+/// docs/apns.md "Provider tokens": header `{"alg":"ES256","kid":"<key id>"}`, claims
 /// `{"iss":"<team id>","iat":<unix seconds>}`, signed ES256 (P-256, SHA-256), sent as
 /// `authorization: bearer <jwt>`. One token serves every topic of the team; the caller reuses
 /// it and renews it between 20 and 60 minutes of age.
@@ -83,7 +83,7 @@ public struct ProviderTokenSigner: Sendable {
 }
 
 extension ProviderTokenSigner: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Names the key and team only: the key itself never reaches a log (DESIGN.md rule 9).
+    /// Names the key and team only: the key itself never reaches a log (docs/rules.md rule 9).
     public var description: String { "ProviderTokenSigner(keyID: \(keyID), teamID: \(teamID))" }
     public var debugDescription: String { description }
     public var customMirror: Mirror {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Checks APNs provider tokens as APNs does: ES256 only, a known `kid`, a valid signature
-/// (APNS.md "Authentication"). Used by the APNs simulator; the age check is the caller's,
+/// (docs/apns.md "Provider tokens"). Used by the APNs simulator; the age check is the caller's,
 /// with ``VerifiedProviderToken/isExpired(at:)``.
 public struct ProviderTokenVerifier: Sendable {
     private let keys: [String: P256.Signing.PublicKey]
@@ -57,7 +57,7 @@ public struct ProviderTokenVerifier: Sendable {
         } catch {
             throw .malformed
         }
-        // APNS.md "Authentication": only ES256 is accepted.
+        // docs/apns.md "Provider tokens": only ES256 is accepted.
         guard header.alg == "ES256" else { throw .unsupportedAlgorithm }
         let signingInput = Data((String(parts[0]) + "." + String(parts[1])).utf8)
         return (
@@ -79,7 +79,7 @@ public struct ProviderTokenVerifier: Sendable {
 
 /// The facts of a provider token whose signature checked out.
 public struct VerifiedProviderToken: Hashable, Sendable {
-    /// APNS.md "Authentication": a token older than one hour is rejected (ExpiredProviderToken).
+    /// docs/apns.md "Provider tokens": a token older than one hour is rejected (ExpiredProviderToken).
     public static let maximumAge: TimeInterval = 3600
 
     /// `kid`.

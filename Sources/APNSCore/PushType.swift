@@ -1,6 +1,6 @@
 /// The kind of notification, sent as the `apns-push-type` header.
 ///
-/// APNS.md "Request": the header is one of these nine values, must match the payload, and
+/// docs/apns.md "Requests": the header is one of these nine values, must match the payload, and
 /// Herald always sends it. Each type also fixes the `apns-topic` suffix and the size limit.
 public enum PushType: String, CaseIterable, Hashable, Codable, Sendable {
     case alert
@@ -16,7 +16,7 @@ public enum PushType: String, CaseIterable, Hashable, Codable, Sendable {
     /// The value of the `apns-push-type` header.
     public var headerValue: String { rawValue }
 
-    /// What `apns-topic` appends to the bundle ID for this type (APNS.md "Request",
+    /// What `apns-topic` appends to the bundle ID for this type (docs/apns.md "Requests",
     /// `apns-topic` row). Empty for alert, background and mdm (mdm uses the certificate's UID
     /// topic, which Herald takes as given).
     public var topicSuffix: String {
@@ -31,7 +31,7 @@ public enum PushType: String, CaseIterable, Hashable, Codable, Sendable {
         }
     }
 
-    /// The largest payload APNs accepts for this type, in bytes (APNS.md "Request": at most
+    /// The largest payload APNs accepts for this type, in bytes (docs/apns.md "Requests": at most
     /// 4096 bytes, voip 5120).
     public var maximumPayloadBytes: Int {
         switch self {
@@ -41,7 +41,7 @@ public enum PushType: String, CaseIterable, Hashable, Codable, Sendable {
     }
 
     /// The priority used when a notification does not name one: background pushes must use 5
-    /// (APNS.md "Request", `apns-priority` row), everything else defaults to 10.
+    /// (docs/apns.md "Requests", `apns-priority` row), everything else defaults to 10.
     public var defaultPriority: Priority {
         switch self {
         case .background: .powerAware

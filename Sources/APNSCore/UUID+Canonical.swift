@@ -2,7 +2,7 @@ import Foundation
 
 extension UUID {
     /// The canonical lowercase form, `8-4-4-4-12` hex digits: what APNs expects in `apns-id`
-    /// (APNS.md "Request"). Foundation's `uuidString` is uppercase.
+    /// (docs/apns.md "Requests"). Foundation's `uuidString` is uppercase.
     public var canonicalString: String {
         let digits: StaticString = "0123456789abcdef"
         return Swift.withUnsafeBytes(of: uuid) { raw in

@@ -15,7 +15,7 @@ extension UUID {
     /// A name-based UUID, version 5 (RFC 4122 §4.3): SHA-1 of the name space's 16 bytes
     /// followed by the name, truncated to 16 bytes, with the version and variant bits set.
     /// The same inputs always give the same UUID, which is how a resent campaign notification
-    /// keeps its apns-id (DESIGN.md rule 2).
+    /// keeps its apns-id (docs/rules.md rule 2).
     public static func version5(namespace: UUID, name: [UInt8]) -> UUID {
         var hasher = Insecure.SHA1()
         Swift.withUnsafeBytes(of: namespace.uuid) { hasher.update(bufferPointer: $0) }

@@ -4,8 +4,7 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// An APNs-compatible HTTP/2 + TLS server for development, demos, tests and benchmarks
-/// (DESIGN.md layout: `APNSSimulator`).
+/// An APNs-compatible HTTP/2 + TLS server for development, demos, tests and benchmarks.
 ///
 /// It checks requests as APNs does (``SimulatorRequestValidator``), answers 200 with an
 /// `apns-id` or APNs's error, and follows a ``SimulatorFaultScript``. Clients trust

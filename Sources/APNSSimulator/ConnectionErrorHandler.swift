@@ -15,7 +15,7 @@ final class ConnectionErrorHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // The type only: some HTTP/2 errors carry header values, which may be secret (DESIGN.md rule 9).
+        // The type only: some HTTP/2 errors carry header values, which may be secret (docs/rules.md rule 9).
         logger.debug("simulator connection error", metadata: ["error": "\(type(of: error))"])
         if !(error is any NIOHTTP2Error) {
             context.close(promise: nil)

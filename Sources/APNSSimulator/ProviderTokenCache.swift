@@ -1,7 +1,7 @@
 import APNSCore
 
 /// The last provider token a connection verified. Clients reuse one token for up to an hour
-/// (APNS.md "Authentication"), so one signature check per token and connection is enough;
+/// (docs/apns.md "Provider tokens"), so one signature check per token and connection is enough;
 /// age and team are still checked on every request.
 struct ProviderTokenCache {
     private var jwt: String?

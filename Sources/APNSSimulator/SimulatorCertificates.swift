@@ -6,7 +6,7 @@ import SwiftASN1
 import X509
 
 /// The simulator's TLS material: a server certificate chain, its key, and the CA a client
-/// must trust to talk to it (APNS.md "Connection": every endpoint is overridable; tests point
+/// must trust to talk to it (docs/apns.md "The connection": every endpoint is overridable; tests point
 /// at a local simulator with its own CA).
 public struct SimulatorCertificates: Sendable {
     /// The CA certificate clients add to their trust roots, PEM.
@@ -122,7 +122,7 @@ public struct SimulatorCertificates: Sendable {
     }
 
     /// A server TLS configuration presenting this chain: TLS 1.2 or later, ALPN `h2` only
-    /// (APNS.md "Connection").
+    /// (docs/apns.md "The connection").
     public func makeServerTLSConfiguration() throws -> TLSConfiguration {
         let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificateChainPEM.utf8))
         let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)

@@ -33,7 +33,7 @@ public struct SimulatorConfiguration: Sendable {
     public var deviceTopics: [String: String]
     /// SETTINGS_MAX_CONCURRENT_STREAMS once a connection has sent a valid provider token.
     public var maxConcurrentStreams: Int
-    /// SETTINGS_MAX_CONCURRENT_STREAMS until then: APNS.md "Connection", APNs allows one
+    /// SETTINGS_MAX_CONCURRENT_STREAMS until then: docs/apns.md "The connection", APNs allows one
     /// stream until the first request with a valid provider token.
     public var initialStreamsBeforeAuth: Int
     /// Append one JSON line per accepted notification to this file; `nil` (the default)

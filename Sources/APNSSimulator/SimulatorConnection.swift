@@ -40,7 +40,7 @@ final class SimulatorConnection {
         let connection = SimulatorConnection(number: number, engine: engine, channel: channel, silencer: silencer)
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
 
-        // APNS.md "Connection": one stream until a valid provider token arrives.
+        // docs/apns.md "The connection": one stream until a valid provider token arrives.
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: engine.configuration.initialMaxConcurrentStreams),
@@ -122,7 +122,7 @@ final class SimulatorConnection {
     }
 
     /// Judges a request with this connection's token cache; the first valid provider token
-    /// lifts the stream limit with a new SETTINGS frame (APNS.md "Connection").
+    /// lifts the stream limit with a new SETTINGS frame (docs/apns.md "The connection").
     func validate(headers: [(String, String)], body: [UInt8], now: Date) -> SimulatorVerdict {
         let verdict = engine.validator.validate(headers: headers, body: body, now: now, tokenCache: &tokenCache)
         if verdict.providerToken != nil, let limit = state.providerTokenAccepted() {
@@ -133,7 +133,7 @@ final class SimulatorConnection {
         return verdict
     }
 
-    /// GOAWAY with APNs's JSON data (APNS.md "Connection": `{"reason": "..."}`); streams above
+    /// GOAWAY with APNs's JSON data (docs/apns.md "The connection": `{"reason": "..."}`); streams above
     /// `lastStreamID` are ignored by the HTTP/2 handler from now on.
     private func sendGoAway(lastStreamID: Int) {
         let data = ByteBuffer(bytes: SimulatorJSON.errorBody(reason: APNSReason.shutdown.rawValue))

@@ -1,7 +1,7 @@
 /// The per-connection script as a value whose events return what to do; the connection
-/// performs the I/O, so the rules are tested without a network (STYLE.md, state machines).
+/// performs the I/O, so the rules are tested without a network (docs/rules.md, "Modules").
 ///
-/// - Stream limit (APNS.md "Connection"): one stream until the first request with a valid
+/// - Stream limit (docs/apns.md "The connection"): one stream until the first request with a valid
 ///   provider token, then the configured MAX_CONCURRENT_STREAMS, announced once.
 /// - GOAWAY: when the Nth request arrives its stream becomes the last-stream-id; once every
 ///   stream up to it has closed, the connection closes.
@@ -17,7 +17,7 @@ struct SimulatorConnectionState {
         /// Stop sending anything at all.
         case goSilent
         /// The stream is above the GOAWAY's last-stream-id: not processed, never answered;
-        /// the client retries it elsewhere (APNS.md "Connection").
+        /// the client retries it elsewhere (docs/apns.md "The connection").
         case ignore
     }
 

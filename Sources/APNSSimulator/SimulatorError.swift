@@ -1,5 +1,5 @@
 /// Why the simulator could not start or stop cleanly. Messages name the setting or file at
-/// fault, never a key or a token (DESIGN.md rule 9).
+/// fault, never a key or a token (docs/rules.md rule 9).
 public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case invalidConfiguration(String)

@@ -4,7 +4,7 @@ import Foundation
 /// A scripted failure the simulator answers an otherwise valid request with.
 public enum SimulatorFault: Hashable, Sendable {
     /// 410 Unregistered, with `timestamp`: when "APNs" last confirmed the token invalid
-    /// (APNS.md "Response", 410 row).
+    /// (docs/apns.md "Responses", 410 row).
     case unregistered(timestamp: Date)
     /// 400 BadDeviceToken.
     case badDeviceToken
@@ -15,7 +15,7 @@ public enum SimulatorFault: Hashable, Sendable {
     /// 503 ServiceUnavailable.
     case serviceUnavailable
 
-    /// The HTTP status APNs answers with (APNS.md "Response" table).
+    /// The HTTP status APNs answers with (docs/apns.md "Responses" table).
     public var status: Int {
         switch self {
         case .unregistered: 410
@@ -37,7 +37,7 @@ public enum SimulatorFault: Hashable, Sendable {
         }
     }
 
-    /// The error body's `timestamp`; only 410 carries one (APNS.md "Response").
+    /// The error body's `timestamp`; only 410 carries one (docs/apns.md "Responses").
     public var timestamp: Date? {
         if case .unregistered(let timestamp) = self { return timestamp }
         return nil

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the simulator does wrong on purpose, to exercise a client's fault handling
-/// (DESIGN.md "Testing": 410/429/5xx/GOAWAY/slow responses/connection drops).
+/// (410, 429, 5xx, GOAWAY, slow responses, dropped and silent connections).
 ///
 /// Token faults and fractions apply only to requests that passed every check, in this order:
 /// ``unregistered``, ``badDeviceTokens``, then one roll against the fractions

@@ -27,7 +27,7 @@ enum SimulatorJSON {
         out.append(UInt8(ascii: ":"))
     }
 
-    /// `{"reason":"..."}`, plus `"timestamp":<ms>` when given (APNS.md "Response").
+    /// `{"reason":"..."}`, plus `"timestamp":<ms>` when given (docs/apns.md "Responses").
     static func errorBody(reason: String, timestampMilliseconds: Int64? = nil) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(64)

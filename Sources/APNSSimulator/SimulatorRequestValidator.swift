@@ -5,7 +5,7 @@ import Foundation
 /// Checks one request as APNs does and says what APNs would answer, without any I/O, so
 /// every rule is tested without a socket.
 ///
-/// The checks run in this order; the first failure is the answer (APNS.md "Request",
+/// The checks run in this order; the first failure is the answer (docs/apns.md "Requests",
 /// "Authentication", "Response"):
 /// 1. a header read twice: 400 DuplicateHeaders
 /// 2. `:method` POST: 405 MethodNotAllowed
@@ -108,7 +108,7 @@ public struct SimulatorRequestValidator: Sendable {
         guard let pushType = headers.pushType.flatMap({ PushType(rawValue: $0) }) else {
             return reject(400, .invalidPushType)
         }
-        // APNS.md "Request", apns-topic row: the push type's suffix (APNSCore's rule).
+        // docs/apns.md "Requests", apns-topic row: the push type's suffix (APNSCore's rule).
         do {
             try APNSNotification.validateTopic(topic, for: pushType)
         } catch {
@@ -120,7 +120,7 @@ public struct SimulatorRequestValidator: Sendable {
             return reject(400, .deviceTokenNotForTopic)
         }
 
-        // APNS.md "Request", apns-priority row: 10 when omitted; background must not use 10.
+        // docs/apns.md "Requests", apns-priority row: 10 when omitted; background must not use 10.
         let priority: Priority
         if let value = headers.priority {
             guard let parsed = Int(value).flatMap({ Priority(rawValue: $0) }) else { return reject(400, .badPriority) }
@@ -130,7 +130,7 @@ public struct SimulatorRequestValidator: Sendable {
         }
         if pushType == .background, priority == .immediate { return reject(400, .badPriority) }
 
-        // APNS.md "Request", apns-id row: a canonical lowercase UUID.
+        // docs/apns.md "Requests", apns-id row: a canonical lowercase UUID.
         if headers.apnsID != nil, requestAPNSID == nil { return reject(400, .badMessageID) }
 
         var expiration: Int64?
@@ -168,7 +168,7 @@ public struct SimulatorRequestValidator: Sendable {
         var reason: APNSReason
     }
 
-    /// `/3/device/<hex>` → the token as lowercase hex (APNS.md "Request"; tokens are variable
+    /// `/3/device/<hex>` → the token as lowercase hex (docs/apns.md "Requests"; tokens are variable
     /// length, checked only against Herald's bounds).
     static func deviceToken(inPath path: String?) -> Result<String, Refusal> {
         let prefix = "/3/device"
@@ -182,7 +182,7 @@ public struct SimulatorRequestValidator: Sendable {
         return .success(token.hex)
     }
 
-    /// APNS.md "Authentication": `bearer <jwt>`, ES256 with a known key, at most an hour old.
+    /// docs/apns.md "Provider tokens": `bearer <jwt>`, ES256 with a known key, at most an hour old.
     private func authenticate(
         _ authorization: String?,
         now: Date,
@@ -222,7 +222,7 @@ public struct SimulatorRequestValidator: Sendable {
         return .success(token)
     }
 
-    /// APNS.md "Request", apns-expiration row: whole UNIX seconds, 0 the earliest.
+    /// docs/apns.md "Requests", apns-expiration row: whole UNIX seconds, 0 the earliest.
     static func unixSeconds(_ value: String) -> Int64? {
         guard !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
             return nil
@@ -230,7 +230,7 @@ public struct SimulatorRequestValidator: Sendable {
         return Int64(value)
     }
 
-    /// APNS.md "Request" and "Payload": non-empty, within the push type's limit, a JSON object
+    /// docs/apns.md "Requests" and "Payload": non-empty, within the push type's limit, a JSON object
     /// with an `aps` dictionary. APNs documents no reason for malformed JSON; the simulator
     /// answers 400 "BadPayload", which clients keep as an unknown 400 reason.
     static func checkPayload(_ body: [UInt8], for pushType: PushType) -> Refusal? {
@@ -245,6 +245,6 @@ public struct SimulatorRequestValidator: Sendable {
 
 extension APNSReason {
     /// The simulator's answer to a body that is not a JSON object with an `aps` dictionary.
-    /// Not in APNS.md's table: APNs documents no reason for it.
+    /// Not in docs/apns.md's table: APNs documents no reason for it.
     public static let badPayload = APNSReason(rawValue: "BadPayload")
 }

@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
 
-/// What the simulator sends back for one request (APNS.md "Response"): `:status` and
+/// What the simulator sends back for one request (docs/apns.md "Responses"): `:status` and
 /// `apns-id`; errors add a JSON body `{"reason": ...}`, with `timestamp` on 410 only.
 struct SimulatorResponse: Hashable, Sendable {
     var status: Int

@@ -25,7 +25,7 @@ public struct SimulatorStats: Hashable, Sendable {
     /// GOAWAY frames sent by ``SimulatorFaultScript/goAwayAfterRequests``.
     public var goAwaysSent = 0
     /// Requests whose `:path` or `authorization` arrived with HPACK incremental indexing (or
-    /// from the dynamic table): APNS.md "Request", HPACK, says both must be literal without
+    /// from the dynamic table): docs/apns.md "Requests", HPACK, says both must be literal without
     /// indexing. A correct client keeps this at 0.
     public var pathOrAuthorizationIndexed = 0
 

@@ -5,7 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 
 /// One HTTP/2 stream: collects a request (HEADERS, then DATA until END_STREAM), has it
-/// judged, and answers as APNs does (APNS.md "Response"): 200 is HEADERS only (`:status`,
+/// judged, and answers as APNs does (docs/apns.md "Responses"): 200 is HEADERS only (`:status`,
 /// `apns-id`); an error adds `content-type: application/json` and a DATA frame with
 /// `{"reason": ...}`.
 final class SimulatorStreamHandler: ChannelInboundHandler {
@@ -61,7 +61,7 @@ final class SimulatorStreamHandler: ChannelInboundHandler {
     }
 
     /// The request's headers: flattened for the validator, and checked for the HPACK rule
-    /// (APNS.md "Request", HPACK: `:path` and `authorization` literal without indexing). A
+    /// (docs/apns.md "Requests", HPACK: `:path` and `authorization` literal without indexing). A
     /// header decoded as literal with incremental indexing, or from the dynamic table, comes
     /// out `.indexable`.
     private func start(_ block: HPACKHeaders, context: ChannelHandlerContext) {

@@ -50,7 +50,7 @@ public struct SimulatorVerdict: Hashable, Sendable {
     }
 
     /// The `apns-id` to answer with: the request's if it was canonical, else a new one
-    /// (APNS.md "Request", apns-id row: APNs echoes it or makes one).
+    /// (docs/apns.md "Requests", apns-id row: APNs echoes it or makes one).
     public var apnsID: UUID
     /// The outcome.
     public var outcome: Outcome

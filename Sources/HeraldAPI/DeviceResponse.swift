@@ -4,7 +4,7 @@ import HeraldCore
 import Hummingbird
 
 /// A device as the API shows it. The token appears only as its last 8 hex digits
-/// (DESIGN.md rule 9): the caller who registered it knows the rest.
+/// (docs/rules.md rule 9): the caller who registered it knows the rest.
 struct DeviceResponse: ResponseEncodable {
     var id: Int64
     var tokenSuffix: String

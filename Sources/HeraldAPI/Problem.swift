@@ -116,8 +116,8 @@ extension Problem {
             field: "id")
     }
 
-    /// The campaign's state does not allow the request (DESIGN.md: the lifecycle is a state
-    /// machine; anything else is 409).
+    /// The campaign's state does not allow the request (the lifecycle is a state machine,
+    /// `CampaignStateMachine`; anything it refuses is 409).
     static func invalidTransition(_ detail: String) -> Problem {
         Problem(status: .conflict, slug: "invalid-transition", title: "Not allowed in this state", detail: detail, field: "state")
     }

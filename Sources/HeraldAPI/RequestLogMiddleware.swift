@@ -2,7 +2,7 @@ import Hummingbird
 import Logging
 
 /// Logs one line per request with the route template (`/v1/apps/{bundleID}/devices/{token}`),
-/// never the concrete path: paths carry device tokens (DESIGN.md rule 9).
+/// never the concrete path: paths carry device tokens (docs/rules.md rule 9).
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now

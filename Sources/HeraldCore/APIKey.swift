@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an API key may do (DESIGN.md "Users").
+/// What an API key may do (docs/rules.md, "Who does what").
 public enum APIKeyRole: String, Codable, CaseIterable, Sendable {
     /// An app backend: its own app's devices and notifications only.
     case app

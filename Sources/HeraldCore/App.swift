@@ -77,7 +77,7 @@ public struct NewApp: Sendable {
         self.apnsCAPEM = apnsCAPEM
     }
 
-    /// Team and key IDs are 10 uppercase alphanumerics (APNS.md "Authentication").
+    /// Team and key IDs are 10 uppercase alphanumerics (docs/apns.md "Provider tokens").
     private static func isAppleIdentifier(_ text: String) -> Bool {
         text.utf8.count == 10
             && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) }

@@ -1,5 +1,5 @@
 /// The user's notification authorization, as the app reads it from
-/// `UNUserNotificationCenter.notificationSettings()` (APNS.md "Authorization settings").
+/// `UNUserNotificationCenter.notificationSettings()` (docs/apns.md "Authorization settings").
 public struct AuthorizationSettings: Codable, Equatable, Sendable {
     public enum Status: String, Codable, CaseIterable, Sendable {
         case notDetermined

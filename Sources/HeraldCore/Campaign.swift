@@ -96,7 +96,7 @@ public struct Campaign: Sendable, Equatable {
     }
 
     /// The apns-id of this campaign's notification to a device: UUIDv5 of the campaign's public
-    /// ID and the device ID in decimal. A resend after a crash carries the same ID (DESIGN.md rule 2).
+    /// ID and the device ID in decimal. A resend after a crash carries the same ID (docs/rules.md rule 2).
     public func apnsID(forDevice deviceID: Int64) -> UUID {
         UUID.version5(namespace: publicID, name: String(deviceID))
     }

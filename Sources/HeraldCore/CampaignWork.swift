@@ -1,6 +1,6 @@
 import Foundation
 
-/// The engine's side of campaigns (DESIGN.md rule 2): starting due campaigns, claiming chunks
+/// The engine's side of campaigns (docs/rules.md rule 2): starting due campaigns, claiming chunks
 /// under a lease, streaming their devices and recording each batch. Every write checks the
 /// lease token and throws ``CampaignWorkError/leaseLost`` (writing nothing) when another
 /// worker has taken the chunk over since.

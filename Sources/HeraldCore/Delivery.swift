@@ -7,7 +7,7 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case accepted
     /// APNs refused it (`status` and its reason), or Herald could not build it (no status).
     case failed(status: Int?, reason: String)
-    /// Not sent on purpose, e.g. alerts not allowed (DESIGN.md rule 6).
+    /// Not sent on purpose, e.g. alerts not allowed (docs/rules.md rule 6).
     case skipped(reason: String)
     /// APNs asked to slow down (429) and the device was left for later.
     case deferred
@@ -89,7 +89,7 @@ public struct DeliveryRecord: Sendable, Hashable {
     }
 }
 
-/// A token invalidation from an APNs answer (DESIGN.md rule 1). With `unregisteredAt` (a 410's
+/// A token invalidation from an APNs answer (docs/rules.md rule 1). With `unregisteredAt` (a 410's
 /// timestamp T) the device is invalidated only if it has not registered since T; without, it
 /// is invalidated whatever (BadDeviceToken, DeviceTokenNotForTopic).
 public struct DeviceInvalidation: Sendable, Hashable {

@@ -69,7 +69,7 @@ public struct DirectSendResult: Sendable, Equatable {
     /// The apns-id sent; nil when nothing was sent.
     public var apnsID: UUID?
     public var language: LanguageTag?
-    /// This answer invalidated the device (DESIGN.md rule 1).
+    /// This answer invalidated the device (docs/rules.md rule 1).
     public var invalidated: Bool
 
     public init(
@@ -94,7 +94,7 @@ public protocol DirectSending: Sendable {
 /// Stores a direct send's outcomes and applies its invalidations, in one transaction.
 public protocol DirectSendLedger: Sendable {
     /// Records `results` (all of one app) and applies `invalidations` by the rule of
-    /// DESIGN.md rule 1; returns the IDs of the devices this invalidated.
+    /// docs/rules.md rule 1; returns the IDs of the devices this invalidated.
     func record(
         _ results: [DirectSendResult], invalidations: [DeviceInvalidation], appID: Int64,
         ledger: DirectSendRequest.Ledger, actor: String

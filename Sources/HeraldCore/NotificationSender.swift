@@ -1,6 +1,6 @@
 import APNSCore
 
-/// The one final result of handing a notification to a sender (DESIGN.md rule 4 is the
+/// The one final result of handing a notification to a sender (docs/rules.md rule 4 is the
 /// sender's business; this is what is left once it is done).
 public enum SendResult: Sendable, Equatable {
     /// APNs answered, finally: 200, or an error retrying would not change.
@@ -39,7 +39,7 @@ public protocol NotificationSender: Sendable {
 }
 
 /// Where the engine finds the sender of an app and environment (the composition root
-/// keeps one connection pool per app credentials and environment, DESIGN.md rule 3).
+/// keeps one connection pool per app credentials and environment, docs/rules.md rule 3).
 public protocol SenderDirectory: Sendable {
     /// Throws ``SendFailure`` when the app has no usable credentials.
     func sender(appID: Int64, environment: APNSEnvironment) async throws -> any NotificationSender

@@ -6,7 +6,7 @@ import Logging
 import Metrics
 import Synchronization
 
-/// Works one claimed chunk to its end (DESIGN.md rule 2): reads its devices by keyset,
+/// Works one claimed chunk to its end (docs/rules.md rule 2): reads its devices by keyset,
 /// renders, notes how far the batch goes, sends, and records the answers with the cursor in
 /// one transaction, reading and rendering the next batch while the current one is in flight.
 /// Stops early, giving the chunk back, when the campaign stops running or the instance

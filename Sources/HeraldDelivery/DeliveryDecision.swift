@@ -4,7 +4,7 @@ import HeraldCore
 import HeraldTemplates
 
 /// Turns what happened to one device into its ledger row and, for token errors, its
-/// invalidation (DESIGN.md rule 1). Pure, so the rules are unit-tested.
+/// invalidation (docs/rules.md rule 1). Pure, so the rules are unit-tested.
 enum DeliveryDecision {
     /// The row of a device that was not sent: the renderer skipped it or could not build it.
     static func record(deviceID: Int64, notRendered outcome: RenderOutcome) -> DeliveryRecord {

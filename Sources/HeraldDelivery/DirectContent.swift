@@ -56,7 +56,7 @@ struct DirectContent {
     }
 
     /// The body `recipient` gets. Authorization shapes a payload as it shapes a rendered
-    /// template (DESIGN.md rule 6): no alert push where alerts are off, no sound or badge where
+    /// template (docs/rules.md rule 6): no alert push where alerts are off, no sound or badge where
     /// they are off.
     func body(for recipient: Recipient) -> Body {
         switch source {

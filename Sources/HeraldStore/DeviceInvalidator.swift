@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// Applies APNs's token verdicts to the registry, inside the caller's transaction.
 enum DeviceInvalidator {
-    /// DESIGN.md rule 1 in one statement: with APNs's 410 timestamp T the device is
+    /// docs/rules.md rule 1 in one statement: with APNs's 410 timestamp T the device is
     /// invalidated only where `registered_at <= T` (a later registration wins, with no
     /// read-then-write race); other token errors invalidate unconditionally. Devices already
     /// invalid are left as they are. Returns the IDs of the devices this invalidated.

@@ -4,7 +4,7 @@ import HeraldCore
 import Logging
 import PostgresNIO
 
-/// The engine's campaign work in PostgreSQL (DESIGN.md rule 2): due campaigns and chunks are
+/// The engine's campaign work in PostgreSQL (docs/rules.md rule 2): due campaigns and chunks are
 /// claimed with `FOR UPDATE SKIP LOCKED`, so any number of instances share them without
 /// taking one twice; every write names the chunk and the lease token it holds, and changes
 /// nothing once the token has moved on (another worker claimed the chunk).

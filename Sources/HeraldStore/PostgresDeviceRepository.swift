@@ -142,7 +142,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
     }
 
     /// A registration replaces what the device said before, moves `registered_at` to now and
-    /// clears an earlier invalidation (DESIGN.md rule 1: a later registration revives a token).
+    /// clears an earlier invalidation (docs/rules.md rule 1: a later registration revives a token).
     static let upsertAssignments = """
         environment = EXCLUDED.environment, languages = EXCLUDED.languages,
         authorization_status = EXCLUDED.authorization_status, alert_enabled = EXCLUDED.alert_enabled,

@@ -1,6 +1,6 @@
 /// An Apple format string (`%@`, `%1$@`, `%%`, `%d`…) compiled once into literal text and
 /// argument references, and rendered the way iOS fills `loc-args` into a `Localizable.strings`
-/// value (APNS.md "Localization").
+/// value (docs/apns.md "Localization").
 ///
 /// Supported: `%@` (the next argument), `%n$@` (argument n, 1-based, any order), `%%` (a percent
 /// sign), and the integer conversions apps use in their strings (`%d %i %u %ld %lld %lu %llu`,

@@ -1,7 +1,7 @@
 import HeraldCore
 
 /// Picks the language a device gets, the way Apple platforms pick a bundle localization
-/// (DESIGN.md rule 7): for each of the user's preferred languages in order, an exact match;
+/// (docs/rules.md rule 7): for each of the user's preferred languages in order, an exact match;
 /// else the same language in the same script (inferred where the tag does not say: `zh-TW` is
 /// `zh-Hant`, `zh-CN` is `zh-Hans`, `sr-Latn` is not `sr`), preferring the same region, then its
 /// regional parents (`es-MX` → `es-419`, `en-AU` → `en-GB`, `pt-AO` → `pt-PT`), then the bare

@@ -1,7 +1,7 @@
 import APNSCore
 
 /// Shortens server-rendered text until the encoded payload fits its push type's limit
-/// (DESIGN.md rule 5): the body first (the title when there is no body), cut at a grapheme
+/// (docs/rules.md rule 5): the body first (the title when there is no body), cut at a grapheme
 /// cluster boundary (a Swift `Character`, so an emoji sequence is never split) with "…"
 /// appended, measured in bytes of the encoded JSON, escapes included.
 public enum PayloadFitting {

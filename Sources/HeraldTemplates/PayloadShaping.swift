@@ -1,7 +1,7 @@
 import APNSCore
 import HeraldCore
 
-/// Adjusts what a payload asks for to what the user allows (DESIGN.md rule 6, APNS.md
+/// Adjusts what a payload asks for to what the user allows (docs/rules.md rule 6, docs/apns.md
 /// "Authorization settings"). Applied last, after defaults and overrides, so no setting can
 /// bring back what the user turned off. Whether an alert push is sent at all is the
 /// renderer's decision (``SkipReason/notAuthorized``).

@@ -1,6 +1,6 @@
 import APNSCore
 
-/// How the text reaches the device (APNS.md "Localization").
+/// How the text reaches the device (docs/apns.md "Localization").
 public enum LocalizationMode: String, Codable, CaseIterable, Sendable {
     /// Herald sends finished text in the negotiated language.
     case server

@@ -42,7 +42,7 @@ public struct RenderedNotification: Sendable, Equatable {
 
 /// Why a device gets no notification although nothing is wrong with the template.
 public enum SkipReason: Sendable, Equatable, Hashable, CustomStringConvertible {
-    /// An alert push to a device whose user does not allow alerts (DESIGN.md rule 6).
+    /// An alert push to a device whose user does not allow alerts (docs/rules.md rule 6).
     case notAuthorized
     /// An argument expression had no value for this device and no fallback; holds its source,
     /// e.g. `vars.storeName`.

@@ -233,7 +233,7 @@ struct CampaignsCommand: AsyncParsableCommand {
                 lines.append("  failed \(reason): \(count)")
                 continue
             }
-            // DESIGN.md rule 1: a 410 invalidates only a device not registered again since APNs's timestamp.
+            // docs/rules.md rule 1: a 410 invalidates only a device not registered again since APNs's timestamp.
             lines.append(
                 "  failed Unregistered (410): \(count); invalidated \(c.invalidated), "
                     + "kept \(max(count - c.invalidated, 0)) (registered again after APNs's timestamp)")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite struct APNSResponseTests {
-    /// APNS.md "Response" table, status by status.
+    /// docs/apns.md "Responses" table, status by status.
     static let documentedReasons: [(String, Int)] = [
         ("BadCollapseId", 400), ("BadDeviceToken", 400), ("BadExpirationDate", 400), ("BadMessageId", 400),
         ("BadPriority", 400), ("BadTopic", 400), ("DeviceTokenNotForTopic", 400), ("DuplicateHeaders", 400),

@@ -4,7 +4,7 @@ import Crypto
 import Foundation
 import Testing
 
-/// One header change and the refusal APNs answers it with (APNS.md "Response").
+/// One header change and the refusal APNs answers it with (docs/apns.md "Responses").
 struct RefusalCase: Sendable, CustomTestStringConvertible {
     var name: String
     var changes: [String: String?]

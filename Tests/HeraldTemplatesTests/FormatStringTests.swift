@@ -7,7 +7,7 @@ import Testing
     }
 
     @Test func fillsSequentialArgumentsInOrderAsIOSDoes() throws {
-        // APNS.md "Localization": the GAME_PLAY_REQUEST_FORMAT example.
+        // docs/apns.md "Localization": the GAME_PLAY_REQUEST_FORMAT example.
         let format = try FormatString(parsing: "%@ and %@ have invited you to play Monopoly")
         #expect(format.argumentCount == 2)
         #expect(format.usedPositions == [1, 2])

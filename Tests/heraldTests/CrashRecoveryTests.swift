@@ -6,7 +6,7 @@ import Testing
 
 @testable import herald
 
-/// DESIGN.md rule 2 against the real binary: `kill -9` of a `herald serve` in mid-campaign,
+/// docs/rules.md rule 2 against the real binary: `kill -9` of a `herald serve` in mid-campaign,
 /// then a new one: the campaign completes, every device has exactly one outcome row, and
 /// the only devices APNs saw twice are those of the batches in flight, with the same apns-id.
 @Suite struct CrashRecoveryTests {
