@@ -62,6 +62,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     )
     .addRoutes(to: v1.group("campaigns"))
     EventController(directory: directory, events: dependencies.events).addRoutes(to: v1.group("apps/:bundleID/events"))
+    AppController(directory: directory, apps: dependencies.apps).addRoutes(to: v1.group("apps/:bundleID"))
     NotificationController(directory: directory, sender: dependencies.sender)
         .addRoutes(to: v1.group("apps/:bundleID/notifications"))
     return router

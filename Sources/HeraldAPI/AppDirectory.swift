@@ -2,7 +2,8 @@ import HeraldCore
 import Synchronization
 
 /// Finds apps by bundle ID or ID for every request, remembering them: apps are added rarely
-/// and never renamed, so one query per app per process is enough.
+/// and never renamed, so one query per app per process is enough for who an app is. What can
+/// change (its settings) is read again with ``current(_:)`` where it matters.
 final class AppDirectory: Sendable {
     private let apps: any AppRepository
     private let byBundleID = Mutex<[String: App]>([:])
@@ -30,6 +31,14 @@ final class AppDirectory: Sendable {
         guard let app = try await apps.find(id: id) else { return nil }
         remember(app)
         return app
+    }
+
+    /// The app as stored now: its settings (default zone, quiet hours, frequency caps) may have
+    /// changed since it was remembered (`herald apps set` in another process).
+    func current(_ app: App) async throws -> App {
+        guard let fresh = try await apps.find(id: app.id) else { throw Problem.unknownApp() }
+        remember(fresh)
+        return fresh
     }
 
     private func remember(_ app: App) {

@@ -107,8 +107,9 @@ struct CampaignController {
         try context.requirePrincipal().requireCampaignAccess()
         let object = try await Self.body(request, context: context)
         try JSONFields.refuseUnknown(object, known: ["app", "audience"])
-        let app = try await directory.require(
-            bundleID: try JSONFields.requiredString(object["app"], field: "app"), field: "app")
+        let app = try await directory.current(
+            try await directory.require(
+                bundleID: try JSONFields.requiredString(object["app"], field: "app"), field: "app"))
         let audience = try CampaignInput.audience(object["audience"], field: "audience") ?? AudienceFilter()
         try JSONFields.check(audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) },
             what: "audience")

@@ -20,7 +20,11 @@ struct NotificationController {
         let app = try await directory.require(bundleID: bundleID)
         let object = try await CampaignController.body(request, context: context)
         let requestID = UUID()
-        let sendRequest = try NotificationInput.request(object, app: app, requestID: requestID, actor: principal.keyPrefix)
+        var sendRequest = try NotificationInput.request(object, app: app, requestID: requestID, actor: principal.keyPrefix)
+        if sendRequest.respectQuietHours || sendRequest.respectFrequencyCaps {
+            // Its quiet hours and caps as they are now.
+            sendRequest.app = try await directory.current(app)
+        }
         return DirectSendResponse(requestID: requestID, results: try await sender.send(sendRequest))
     }
 }

@@ -1,6 +1,64 @@
 extension OpenAPIDocument {
     /// Events and campaign reports, continuing `paths`.
     static let experimentPaths = #"""
+      /v1/apps/{bundleID}:
+        parameters:
+          - $ref: '#/components/parameters/bundleID'
+        get:
+          operationId: showApp
+          summary: An app and the settings campaigns obey (never its signing key)
+          description: Any key that may read the app's devices (admin, marketing, the app's own).
+          tags: [admin]
+          responses:
+            '200':
+              description: The app.
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/App'
+            '401':
+              $ref: '#/components/responses/Unauthorized'
+            '403':
+              $ref: '#/components/responses/Forbidden'
+            '404':
+              $ref: '#/components/responses/UnknownApp'
+            '500':
+              $ref: '#/components/responses/InternalError'
+        patch:
+          operationId: editAppSettings
+          summary: Set the app's default time zone, quiet hours and frequency caps (admin)
+          description: >-
+            Fields left out stay; `null` clears one (devices without a zone are then read in UTC;
+            no quiet hours; no caps). Audited. A campaign takes the settings as they are when it
+            starts.
+          tags: [admin]
+          requestBody:
+            required: true
+            content:
+              application/json:
+                schema:
+                  $ref: '#/components/schemas/AppSettings'
+          responses:
+            '200':
+              description: The app after the change.
+              content:
+                application/json:
+                  schema:
+                    $ref: '#/components/schemas/App'
+            '400':
+              $ref: '#/components/responses/InvalidRequest'
+            '401':
+              $ref: '#/components/responses/Unauthorized'
+            '403':
+              $ref: '#/components/responses/Forbidden'
+            '404':
+              $ref: '#/components/responses/UnknownApp'
+            '413':
+              $ref: '#/components/responses/PayloadTooLarge'
+            '422':
+              $ref: '#/components/responses/InvalidField'
+            '500':
+              $ref: '#/components/responses/InternalError'
       /v1/apps/{bundleID}/events:
         parameters:
           - $ref: '#/components/parameters/bundleID'
@@ -90,6 +148,51 @@ extension OpenAPIDocument {
 
     /// The event and report schemas, continuing `components.schemas`.
     static let experimentSchemas = #"""
+        App:
+          type: object
+          required: [bundleID, teamID, keyID, defaultEnvironment, frequencyCaps, createdAt]
+          properties:
+            bundleID:
+              type: string
+            teamID:
+              type: string
+            keyID:
+              type: string
+            defaultEnvironment:
+              type: string
+              enum: [sandbox, production]
+            defaultTimeZone:
+              type: string
+              description: The zone of devices that registered none; absent means UTC.
+            quietHours:
+              type: string
+              description: HH:MM-HH:MM in each device's own zone; absent means none.
+            frequencyCaps:
+              type: array
+              items:
+                type: string
+                description: N/Xd or N/Xh, at most N campaign notifications per device in any X days or hours.
+            createdAt:
+              type: string
+              format: date-time
+        AppSettings:
+          type: object
+          additionalProperties: false
+          properties:
+            defaultTimeZone:
+              type: [string, 'null']
+              description: An IANA zone name, e.g. Europe/Berlin.
+            quietHours:
+              type: [string, 'null']
+              pattern: '^[0-9]{2}:[0-9]{2}-[0-9]{2}:[0-9]{2}$'
+              description: Its two ends differ; it may cross midnight (21:00-08:00).
+            frequencyCaps:
+              type: [array, 'null']
+              maxItems: 5
+              items:
+                type: string
+                pattern: '^[0-9]+/[0-9]+[dh]$'
+                description: 1 to 1000 notifications in 1 hour to 90 days.
         EventBatch:
           type: object
           required: [events]

@@ -63,12 +63,18 @@ import Testing
             let places = try await h.store.client.query("SELECT count(*) FROM frequency_sends").collect().first!.decode(Int64.self)
             #expect(places == Int64(2 * (Self.devices - 10)))
 
-            // The estimate tells how many a campaign now would skip.
+            // The estimate tells how many a campaign now would skip, by the caps as they are now.
             try await h.withAPI { api in
                 let estimate = try await api.request(
                     .post, "/v1/campaigns/estimate", key: api.marketingKey, body: #"{"app": "\#(EngineHarness.bundleID)"}"#)
                 #expect(estimate.json["devices"] as? Int == Self.devices)
                 #expect(estimate.json["overFrequencyCap"] as? Int == Self.devices - 10, "\(estimate.body)")
+                _ = try await h.store.apps.updateSettings(
+                    appID: h.app.id, settings: AppSettings(defaultTimeZone: nil, quietHours: nil, frequencyCaps: [caps[0]]),
+                    actor: "test")
+                let relaxed = try await api.request(
+                    .post, "/v1/campaigns/estimate", key: api.marketingKey, body: #"{"app": "\#(EngineHarness.bundleID)"}"#)
+                #expect(relaxed.json["overFrequencyCap"] as? Int == 0, "3 a week leaves room: \(relaxed.body)")
             }
         }
     }

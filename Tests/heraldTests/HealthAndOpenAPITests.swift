@@ -44,7 +44,8 @@ import Testing
             "PATCH /v1/campaigns/{id}", "POST /v1/campaigns/{id}/schedule", "POST /v1/campaigns/{id}/pause",
             "POST /v1/campaigns/{id}/resume", "POST /v1/campaigns/{id}/cancel", "POST /v1/campaigns/{id}/test",
             "GET /v1/campaigns/{id}/deliveries", "POST /v1/apps/{bundleID}/notifications",
-            "GET /v1/campaigns/{id}/report", "POST /v1/apps/{bundleID}/events",
+            "GET /v1/campaigns/{id}/report", "POST /v1/apps/{bundleID}/events", "GET /v1/apps/{bundleID}",
+            "PATCH /v1/apps/{bundleID}",
         ]
         #expect(documented == routed)
     }
