@@ -57,6 +57,10 @@ public protocol CampaignWorkQueue: Sendable {
     /// already `deferred`: each becomes its new outcome (a `deferred` one with its next
     /// `retryAt`, or final without) and the counters move with it.
     func recordRetries(_ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation]) async throws
+    /// Calls `wake` whenever another process signals new work (a campaign scheduled, started or
+    /// resumed), until `duration` has passed or the wait fails; the caller listens again. The
+    /// engine still polls: this only makes it start sooner.
+    func listenForWork(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws
     /// Marks the chunk done.
     func completeChunk(_ lease: ChunkLease) async throws
     /// Gives the chunk up before its lease expires (pause, cancel, shutdown), so another

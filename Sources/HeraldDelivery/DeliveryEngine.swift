@@ -16,6 +16,8 @@ public final class DeliveryEngine: Service {
     private let senders: any SenderDirectory
     private let plans: CampaignPlans
     private let draining = Signal()
+    /// Grows whenever there may be new work; a waiting loop wakes when it changes.
+    private let generation = Mutex<UInt64>(0)
     private let logger: Logger
 
     public init(
@@ -35,11 +37,16 @@ public final class DeliveryEngine: Service {
     public func run() async throws {
         logger.info("delivery engine started with \(configuration.workers) workers")
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.schedule() }
-                for _ in 0..<max(configuration.workers, 1) {
-                    group.addTask { await self.claimAndSend() }
+            await withTaskGroup(of: Void.self) { outer in
+                outer.addTask { await self.listen() }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.schedule() }
+                    for _ in 0..<max(configuration.workers, 1) {
+                        group.addTask { await self.claimAndSend() }
+                    }
                 }
+                // The scheduler and the workers have stopped: so does listening.
+                outer.cancelAll()
             }
         } onGracefulShutdown: {
             self.draining.set()
@@ -65,12 +72,13 @@ public final class DeliveryEngine: Service {
                         before: configuration.clock().addingTimeInterval(-Double(FrequencyCap.maximumWindow)))
                     if removed > 0 { logger.info("deleted \(removed) frequency-cap places past every window") }
                 }
-                for campaign in try await work.startDueCampaigns(
+                let started = try await work.startDueCampaigns(
                     limit: 8, actor: configuration.owner, now: configuration.clock())
-                {
+                for campaign in started {
                     logger.info(
                         "campaign \(campaign.publicID) started: \(campaign.counters.audienceSize) devices")
                 }
+                if !started.isEmpty { wake() }
                 for campaign in try await work.finishDoneCampaigns(actor: configuration.owner) {
                     logger.info("campaign \(campaign.publicID) completed")
                 }
@@ -142,11 +150,31 @@ public final class DeliveryEngine: Service {
         }
     }
 
-    /// Waits one poll interval, or less once draining starts.
+    /// Listens for other processes' signals of new work, again and again; a failure is logged
+    /// and the poll carries on meanwhile.
+    private func listen() async {
+        while !stopping {
+            do {
+                try await work.listenForWork(for: .seconds(300)) { [weak self] in self?.wake() }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("listening for work: \(error); polling meanwhile")
+                await pause()
+            }
+        }
+    }
+
+    private func wake() {
+        generation.withLock { $0 &+= 1 }
+    }
+
+    /// Waits one poll interval, or less once draining starts or new work is signalled.
     private func pause() async {
         let step = Duration.milliseconds(50)
         var waited = Duration.zero
-        while waited < configuration.pollInterval, !stopping {
+        let seen = generation.withLock { $0 }
+        while waited < configuration.pollInterval, !stopping, generation.withLock({ $0 }) == seen {
             try? await Task.sleep(for: min(step, configuration.pollInterval - waited))
             waited += step
         }

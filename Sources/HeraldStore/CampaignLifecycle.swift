@@ -52,6 +52,11 @@ enum CampaignLifecycle {
                 failure_reason = coalesce(\(failureReason), failure_reason)
             WHERE id = \(id)
             """, logger: logger)
+        if machine.state == .scheduled || machine.state == .running {
+            // Work for the engines (a campaign due, chunks to claim): wake them when this commits
+            // instead of at their next poll.
+            try await connection.query("SELECT pg_notify(\(WorkSignal.channel), '')", logger: logger)
+        }
         var details: [String: PayloadValue] = [
             "campaignID": .int(Int(id)), "from": .string(from.rawValue), "to": .string(machine.state.rawValue),
         ]

@@ -1,0 +1,33 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import HeraldTestSupport
+import Testing
+
+@testable import herald
+
+/// Scheduling a campaign notifies the engines through PostgreSQL (LISTEN/NOTIFY): with a poll
+/// of a minute, a campaign scheduled while the engines wait still starts at once.
+@Suite(.serialized) struct WakeUpTests {
+    @Test func schedulingWakesWaitingEnginesWithoutTheirPoll() async throws {
+        try await EngineHarness.with(adjust: { $0.enginePollMilliseconds = 60_000 }) { h in
+            try await h.register(0..<50) { _ in
+                try DeviceRegistration(
+                    environment: .production, languages: ["en"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: nil, attributes: ["firstName": "Ana", "cartItemCount": 2])
+            }
+            let draft = try await h.store.campaigns.create(
+                CampaignDraft(appID: h.app.id, name: "Wake", templateName: "cart-reminder"), actor: "test")
+            try await h.withEngines(owners: ["engine-1", "engine-2"]) {
+                // Both engines have polled once, found nothing and wait a minute for the next poll.
+                try await Task.sleep(for: .seconds(2))
+                _ = try await h.store.campaigns.transition(id: draft.id, event: .schedule, actor: "test")
+                try await h.waitFor("the campaign to complete long before the next poll", timeout: .seconds(30)) {
+                    try await h.campaign(draft.id).state == .completed
+                }
+            }
+            #expect(try await h.campaign(draft.id).counters.accepted == 50)
+        }
+    }
+}
