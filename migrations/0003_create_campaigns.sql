@@ -57,7 +57,7 @@ CREATE TABLE campaign_chunks (
     bucket_to        integer NOT NULL CHECK (bucket_to BETWEEN bucket_from AND 255),
     -- The last device ID whose outcome is stored; advanced in the batch's transaction.
     cursor           bigint NOT NULL DEFAULT 0,
-    -- How far the batch being sent goes (docs/rules.md rule 2): after a crash, only devices in
+    -- How far the batch being sent goes (DESIGN.md rule 2): after a crash, only devices in
     -- (cursor, in_flight_to] can have been sent without a stored outcome.
     in_flight_to     bigint,
     state            text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done')),

@@ -1,0 +1,31 @@
+import Foundation
+import HeraldStore
+import HeraldTestSupport
+import Testing
+
+/// Migrations that have shipped are never edited: a database that applied one refuses to start
+/// when its file changes (its checksum is recorded). This pins each shipped file's SHA-256, so an
+/// edit fails here first; a change to the schema is a new migration. A new migration is added
+/// to the list when it ships.
+@Suite struct ShippedMigrationsTests {
+    static let shipped: [(String, String)] = [
+        ("0001_create_registry.sql", "d86aaaaff4bf342ba607c2d621b0a47dd10af7d7d6a7318798ba465b44644978"),
+        ("0002_create_templates.sql", "f1ba9ee6073a3b8cea27407f084569fae3d111055fe0709b59abc729a2021756"),
+        ("0003_create_campaigns.sql", "a85641f8110ec3ac4671f14de735d635a404fe82ef1e7f6f8ec22aca564bce07"),
+        ("0004_create_notifications.sql", "c60aa5b92eb64e55487420e80aa79b45e2ab4735ac07a499f46ba5d6a6756f7d"),
+        ("0005_index_chunk_reads.sql", "b4bb769d994f5b53b6eb1db09922e52a6c4f9c1600a06a7781fcd94098b772ab"),
+        ("0006_add_variants_and_events.sql", "4e0accc10ea28ed6231359bbe7051926109628fba86743892c9d88e2ecd2adfd"),
+        ("0007_add_local_time_and_quiet_hours.sql", "a0ec0d43f9b61e869a9893318a4b15853a9a9898b3d7a94b5a746d3f3fd25560"),
+        ("0008_add_frequency_caps.sql", "ad1ac9326ca015b9c6695f6ac7d8d820f3e870c8bf1b7a35f8487f3f64889fc5"),
+        ("0009_add_campaign_rate_slots.sql", "8b294ac9b67525cf5f9b96f3b7c4ba997b2aaf09c1d224eb293d3ea04e4a1da1"),
+        ("0010_add_deferred_retries.sql", "57df172f3c95c4d24bd8c61fa31a89dc0ed874505d5378958ced49d5112b7078"),
+    ]
+
+    @Test func shippedMigrationsAreUnchanged() throws {
+        let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+        let byName = Dictionary(uniqueKeysWithValues: migrations.map { ($0.name, $0.checksum) })
+        for (name, checksum) in Self.shipped {
+            #expect(byName[name] == checksum, "\(name) was edited after it shipped; add a new migration instead")
+        }
+    }
+}
