@@ -9,7 +9,7 @@ import Testing
 /// docs/rules.md rule 2 against the real binary: `kill -9` of a `herald serve` in mid-campaign,
 /// then a new one: the campaign completes, every device has exactly one outcome row, and
 /// the only devices APNs saw twice are those of the batches in flight, with the same apns-id.
-@Suite struct CrashRecoveryTests {
+@Suite(.serialized) struct CrashRecoveryTests {
     static let devices = 6_000
     static let batchSize = 200
     static let workers = 4
