@@ -50,24 +50,25 @@ struct AppController {
         try JSONFields.check(settings.validate(), what: "app")
         guard let updated = try await apps.updateSettings(appID: app.id, settings: settings, actor: principal.keyPrefix)
         else { throw Problem.unknownApp() }
-        return AppResponse(try await directory.current(updated))
+        directory.replace(updated)
+        return AppResponse(updated)
     }
 
     /// `["3/7d", "1/1d"]`, or null for none.
     static func caps(_ value: PayloadValue) throws -> [FrequencyCap] {
         if value == .null { return [] }
-        guard case .array(let items) = value, items.count <= AppSettings.maximumCaps else {
-            throw Problem.invalidField(
-                "frequencyCaps", "must be an array of at most \(AppSettings.maximumCaps) caps such as \"3/7d\"")
+        guard case .array(let items) = value else {
+            throw Problem.invalidField("frequencyCaps", "must be an array of caps such as \"3/7d\"")
         }
-        return try items.enumerated().map { index, item in
+        let texts = try items.enumerated().map { index, item in
             guard case .string(let text) = item else {
                 throw Problem.invalidField("frequencyCaps[\(index)]", "must be a string N/Xd or N/Xh, e.g. 3/7d")
             }
-            switch FrequencyCap.parse(text) {
-            case .success(let cap): return cap
-            case .failure(let error): throw Problem.invalidField("frequencyCaps[\(index)]", error.reason)
-            }
+            return text
+        }
+        switch FrequencyCap.parse(list: texts) {
+        case .success(let caps): return caps
+        case .failure(let error): throw Problem.invalidField(error.field, error.reason)
         }
     }
 }

@@ -41,6 +41,11 @@ final class AppDirectory: Sendable {
         return fresh
     }
 
+    /// Remembers an app as it was just stored.
+    func replace(_ app: App) {
+        remember(app)
+    }
+
     private func remember(_ app: App) {
         byBundleID.withLock { $0[app.bundleID] = app }
         byID.withLock { $0[app.id] = app }

@@ -7,7 +7,7 @@ enum OpenAPIDocument {
     static let yaml =
         [
             header, paths, templatePaths, campaignPaths, experimentPaths, components, schemas, templateSchemas,
-            campaignSchemas, experimentSchemas,
+            campaignSchemas, audienceSchemas, notificationSchemas, experimentSchemas,
         ]
         .joined(separator: "\n") + "\n"
 

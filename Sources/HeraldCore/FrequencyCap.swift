@@ -31,6 +31,23 @@ public struct FrequencyCap: Codable, Sendable, Hashable {
         return .success(cap)
     }
 
+    /// Several caps as `N/Xd` or `N/Xh` each, at most ``AppSettings/maximumCaps``; the error
+    /// names the cap (`frequencyCaps[1]`).
+    public static func parse(list texts: [String]) -> Result<[FrequencyCap], ValidationError> {
+        guard texts.count <= AppSettings.maximumCaps else {
+            return .failure(ValidationError(field: "frequencyCaps", reason: "at most \(AppSettings.maximumCaps) caps"))
+        }
+        var caps = [FrequencyCap]()
+        for (index, text) in texts.enumerated() {
+            switch parse(text) {
+            case .success(let cap): caps.append(cap)
+            case .failure(let error):
+                return .failure(ValidationError(field: "frequencyCaps[\(index)]", reason: "\(text): \(error.reason)"))
+            }
+        }
+        return .success(caps)
+    }
+
     public var description: String {
         window % 86_400 == 0 ? "\(limit)/\(window / 86_400)d" : "\(limit)/\(window / 3600)h"
     }

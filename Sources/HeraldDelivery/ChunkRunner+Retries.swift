@@ -25,17 +25,9 @@ extension ChunkRunner {
             let due = try await work.retryableDevices(lease, now: configuration.clock(), limit: batchSize)
             if due.isEmpty {
                 guard let next = try await work.nextRetry(lease) else { return .completed }
-                do {
-                    guard try await work.holdChunk(lease, until: next) else { return .leaseLost }
-                } catch CampaignWorkError.leaseLost {
-                    return .leaseLost
-                }
-                return .held(until: next)
+                return try await hold(until: next)
             }
-            if let quiet = quietHoursNow() {
-                guard try await work.holdChunk(lease, until: quiet.end) else { return .leaseLost }
-                return .held(until: quiet.end)
-            }
+            if let quietEnd = quietHoursEnd() { return try await hold(until: quietEnd) }
             var batch: PreparedBatch
             do {
                 batch = try await build(
@@ -64,6 +56,11 @@ extension ChunkRunner {
             try await releasePlaces(sent: batch, answers: answers)
             if let reason = answers.credentialsRejected { return try await failCampaign(reason) }
         }
+    }
+
+    /// Gives the chunk back until `moment` (its next retry, the end of its quiet hours).
+    func hold(until moment: Date) async throws -> Ending {
+        try await work.holdChunk(lease, until: moment) ? .held(until: moment) : .leaseLost
     }
 
     /// Takes the batch's places under the campaign's frequency caps; a device over a cap is

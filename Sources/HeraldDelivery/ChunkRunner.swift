@@ -81,18 +81,13 @@ struct ChunkRunner {
         while var current = next {
             if lost.isSet { return .leaseLost }
             if draining.isSet { return .released }
-            if let quiet = quietHoursNow() {
+            if let quietEnd = quietHoursEnd() {
                 // The zone's clocks are inside the app's quiet hours: give the chunk back until
                 // they end, or record this batch skipped.
                 if plan.campaign.quietHoursMode == .skip {
                     current.skipAll(reason: "quietHours")
                 } else {
-                    do {
-                        guard try await work.holdChunk(lease, until: quiet.end) else { return .leaseLost }
-                    } catch CampaignWorkError.leaseLost {
-                        return .leaseLost
-                    }
-                    return .held(until: quiet.end)
+                    return try await hold(until: quietEnd)
                 }
             }
             // Places under the app's frequency caps, then the batch's slot under the rate limit.
@@ -141,13 +136,13 @@ struct ChunkRunner {
     }
 
     /// When the chunk's zone is inside the campaign's quiet hours now: when they end.
-    func quietHoursNow() -> (end: Date, Void)? {
+    func quietHoursEnd() -> Date? {
         guard let quiet = plan.campaign.quietHours, plan.campaign.quietHoursMode != .ignore,
             let name = lease.timeZone, let zone = TimeZone(identifier: name)
         else { return nil }
         let now = configuration.clock()
         guard quiet.contains(now, in: zone) else { return nil }
-        return (quiet.end(after: now, in: zone), ())
+        return quiet.end(after: now, in: zone)
     }
 
     /// Reads and renders the devices after `cursor`; nil when the chunk has no more.

@@ -62,10 +62,11 @@ public final class DeliveryEngine: Service {
     private var stopping: Bool { draining.isSet || Task.isCancelled }
 
     private func schedule() async {
-        var pruned: ContinuousClock.Instant?
+        // Not at start-up: an instance starting (or restarting in a loop) does not scan the table.
+        var pruned = ContinuousClock.now
         while !stopping {
             do {
-                if pruned.map({ ContinuousClock.now - $0 > .seconds(3600) }) ?? true {
+                if ContinuousClock.now - pruned > .seconds(3600) {
                     // Frequency-cap places older than any cap's window count for nothing.
                     pruned = .now
                     let removed = try await work.pruneFrequencySends(

@@ -97,15 +97,7 @@ struct AppsCommand: AsyncParsableCommand {
             if frequencyCap == ["none"] {
                 caps = []
             } else if !frequencyCap.isEmpty {
-                caps = try frequencyCap.map { text in
-                    switch FrequencyCap.parse(text) {
-                    case .success(let cap): return cap
-                    case .failure(let error): throw CLIError("--frequency-cap \(text): \(error.reason)")
-                    }
-                }
-                if let caps, caps.count > AppSettings.maximumCaps {
-                    throw CLIError("--frequency-cap: at most \(AppSettings.maximumCaps) caps")
-                }
+                caps = try CLIError.frequencyCaps(frequencyCap)
             }
             var quiet: QuietHours??
             if let quietHours {

@@ -45,12 +45,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         }
         guard (0...50).contains(holdout) else { throw CLIError("--holdout: a percent from 0 to 50") }
         guard events >= 0 else { throw CLIError("--events must not be negative") }
-        let caps = try frequencyCap.map { text in
-            switch FrequencyCap.parse(text) {
-            case .success(let cap): return cap
-            case .failure(let error): throw CLIError("--frequency-cap \(text): \(error.reason)")
-            }
-        }
+        let caps = try CLIError.frequencyCaps(frequencyCap)
         let documents: [TemplateDocument]
         do {
             documents = try TemplateLoader.load(directory: URL(fileURLWithPath: templates))

@@ -1,3 +1,4 @@
+import HeraldCore
 import Foundation
 /// A one-line reason for the CLI to print before exiting non-zero.
 struct CLIError: Error, CustomStringConvertible {
@@ -5,6 +6,15 @@ struct CLIError: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
+    }
+
+    /// `--frequency-cap` values, or the one-line reason the first bad one is refused.
+    static func frequencyCaps(_ texts: [String]) throws -> [FrequencyCap] {
+        switch FrequencyCap.parse(list: texts) {
+        case .success(let caps): return caps
+        case .failure(let error) where error.field == "frequencyCaps": throw CLIError("--frequency-cap: \(error.reason)")
+        case .failure(let error): throw CLIError("--frequency-cap \(error.reason)")
+        }
     }
 }
 
