@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -130,6 +131,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The marketing console: server-rendered pages, users and sessions, CSRF, SVG charts.
+        .target(
+            name: "HeraldConsole",
+            dependencies: [
+                "HeraldCore",
+                "HeraldTemplates",
+                "APNSCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The executable: CLI, configuration and the composition root.
         .executableTarget(
             name: "herald",
@@ -142,6 +160,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldTemplates",
                 "HeraldAPI",
+                "HeraldConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -229,9 +248,14 @@ let package = Package(
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
+            name: "HeraldConsoleTests",
+            dependencies: ["HeraldConsole", "HeraldCore", "APNSCore"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
             name: "heraldTests",
             dependencies: [
-                "herald", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldTemplates", "HeraldDelivery", "APNSCore",
+                "herald", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldConsole", "HeraldTemplates", "HeraldDelivery", "APNSCore",
                 "APNSClient", "APNSSimulator", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,16 +1,20 @@
 import Foundation
 import HeraldCore
 import Hummingbird
+import NIOCore
 
 /// The request context of every Herald route: Hummingbird's core storage plus the caller,
 /// once `APIKeyMiddleware` has checked the key.
-public struct HeraldRequestContext: RequestContext {
+public struct HeraldRequestContext: RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var principal: Principal?
+    /// The peer of the connection (the console throttles sign-in by it).
+    public let remoteAddress: SocketAddress?
 
     public init(source: Source) {
         coreContext = .init(source: source)
         principal = nil
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// JSON bodies are small: a registration carries at most 4 KiB of attributes, a template a

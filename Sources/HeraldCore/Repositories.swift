@@ -61,6 +61,8 @@ public protocol DeviceRepository: Sendable {
     /// Removes a token; `false` when it was not registered.
     func delete(appID: Int64, token: DeviceToken) async throws -> Bool
     func list(appID: Int64, query: DeviceListQuery) async throws -> DevicePage
+    /// Devices whose token ends with `suffix` (4 bytes or more), newest first, at most `limit`.
+    func find(appID: Int64, tokenSuffix suffix: [UInt8], limit: Int) async throws -> [Device]
     /// Registers many tokens in one statement. Tokens must be distinct within the batch.
     func importBatch(appID: Int64, items: [DeviceImportItem]) async throws -> DeviceImportCounts
 }

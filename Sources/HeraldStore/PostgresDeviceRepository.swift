@@ -100,6 +100,24 @@ public struct PostgresDeviceRepository: DeviceRepository {
         }
     }
 
+    public func find(appID: Int64, tokenSuffix suffix: [UInt8], limit: Int) async throws -> [Device] {
+        try await DatabaseMetrics.measure("devices.findSuffix") {
+            guard suffix.count >= 4 else { return [] }
+            // The first condition is devices_token_tail_idx's expression; the second checks the rest.
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: DeviceRow.columns) FROM devices
+                WHERE app_id = \(appID)
+                  AND substring(token FROM length(token) - 3 FOR 4) = \(ByteBuffer(bytes: suffix.suffix(4)))
+                  AND length(token) >= \(suffix.count)::int
+                  AND substring(token FROM length(token) - \(suffix.count - 1)::int) = \(ByteBuffer(bytes: suffix))
+                ORDER BY id DESC
+                LIMIT \(limit)
+                """, logger: logger)
+            return try await rows.collect().map(DeviceRow.decode)
+        }
+    }
+
     public func importBatch(appID: Int64, items: [DeviceImportItem]) async throws -> DeviceImportCounts {
         try await DatabaseMetrics.measure("devices.importBatch") {
             guard !items.isEmpty else { return DeviceImportCounts() }

@@ -1,6 +1,7 @@
 import APNSClient
 import Foundation
 import HeraldAPI
+import HeraldConsole
 import HeraldCore
 import HeraldDelivery
 import HeraldStore
@@ -24,6 +25,17 @@ func buildApplication(
             apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, templates: store.templates,
             campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, metricsText: metricsText,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
+    if configuration.consoleEnabled {
+        addConsoleRoutes(
+            to: router,
+            ConsoleDependencies(
+                apps: store.apps, devices: store.devices, pruner: store.pruner, templates: store.templates,
+                campaigns: store.campaigns, events: store.events, sender: directSender, users: store.users,
+                sessions: store.sessions, settings: configuration.consoleSettings,
+                classifyError: { error in
+                    DatabaseProblems.classify(error).map { ConsoleFailure(status: Int($0.status.code), message: $0.detail) }
+                }))
+    }
     var app = Application(
         router: router,
         // A connection that sends nothing, not even a whole request header, for the idle timeout

@@ -1,4 +1,5 @@
 import HeraldAPI
+import HeraldConsole
 import HeraldStore
 import Configuration
 import Foundation
@@ -59,6 +60,16 @@ struct HeraldConfiguration: Sendable {
     var engineDeferredAttempts = 3
     /// `HERALD_ENGINE_DEFERRED_RETRY_SECONDS`: the wait before a deferred device's second try; it doubles after.
     var engineDeferredRetrySeconds = 120
+    /// `HERALD_CONSOLE_ENABLED`: whether `herald serve` serves the marketing console under `/console`.
+    var consoleEnabled = true
+    /// `HERALD_CONSOLE_SECURE_COOKIES`: mark the console's cookies Secure (set it when HTTPS is in front).
+    var consoleSecureCookies = false
+    /// `HERALD_CONSOLE_SESSION_IDLE_MINUTES`: a console session ends after this long without a request.
+    var consoleSessionIdleMinutes = 720
+    /// `HERALD_CONSOLE_SESSION_MAX_HOURS`: and this long after sign-in, whatever happens.
+    var consoleSessionMaxHours = 168
+    /// `HERALD_CONSOLE_LOGIN_ATTEMPTS_PER_MINUTE`: sign-in attempts one client address may make per minute.
+    var consoleLoginAttemptsPerMinute = 10
     /// `HERALD_APNS_SHARDS`: sender shards per app and environment.
     var apnsShards = 2
     /// `HERALD_APNS_CONNECTIONS_PER_SHARD`: HTTP/2 connections of each shard.
@@ -120,6 +131,14 @@ struct HeraldConfiguration: Sendable {
             }
             configuration.engineEnabled = flag
         }
+        configuration.consoleEnabled = try flag(reader, "herald.console.enabled", configuration.consoleEnabled)
+        configuration.consoleSecureCookies = try flag(reader, "herald.console.secure_cookies", configuration.consoleSecureCookies)
+        configuration.consoleSessionIdleMinutes = try positive(
+            reader, "herald.console.session_idle_minutes", configuration.consoleSessionIdleMinutes)
+        configuration.consoleSessionMaxHours = try positive(
+            reader, "herald.console.session_max_hours", configuration.consoleSessionMaxHours)
+        configuration.consoleLoginAttemptsPerMinute = try positive(
+            reader, "herald.console.login_attempts_per_minute", configuration.consoleLoginAttemptsPerMinute)
         configuration.engineWorkers = try positive(reader, "herald.engine.workers", configuration.engineWorkers)
         configuration.engineBatchSize = try positive(reader, "herald.engine.batch_size", configuration.engineBatchSize)
         configuration.engineLeaseSeconds = try positive(reader, "herald.engine.lease_seconds", configuration.engineLeaseSeconds)
@@ -154,11 +173,25 @@ struct HeraldConfiguration: Sendable {
         return value
     }
 
+    /// How the console keeps sessions and throttles sign-in, from these settings.
+    var consoleSettings: ConsoleSettings {
+        ConsoleSettings(
+            idleTimeout: TimeInterval(consoleSessionIdleMinutes * 60), absoluteTimeout: TimeInterval(consoleSessionMaxHours * 3600),
+            secureCookies: consoleSecureCookies, attemptsPerMinute: consoleLoginAttemptsPerMinute)
+    }
+
     /// What the API allows one client (`APILimits`), from these settings.
     var apiLimits: APILimits {
         APILimits(
             importMaximumBytes: importMaximumBytes, importMaximumDuration: .seconds(importMaximumSeconds),
             requestsPerSecondPerKey: apiRateLimit, burstPerKey: apiRateBurst)
+    }
+
+    private static func flag(_ reader: ConfigReader, _ key: String, _ fallback: Bool) throws -> Bool {
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+        let name = key.uppercased().replacingOccurrences(of: ".", with: "_")
+        guard let value = Bool(text.lowercased()) else { throw ConfigurationError.invalid(name, "must be true or false") }
+        return value
     }
 
     private static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws -> Int {

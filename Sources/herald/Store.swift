@@ -15,6 +15,8 @@ struct Store: Sendable {
     let campaignWork: PostgresCampaignWork
     let events: PostgresEventRepository
     let directSends: PostgresDirectSendLedger
+    let users: PostgresConsoleUserRepository
+    let sessions: PostgresConsoleSessionRepository
     let migrator: MigrationRunner
     let readiness: PostgresReadinessCheck
 
@@ -37,6 +39,8 @@ struct Store: Sendable {
         campaignWork = PostgresCampaignWork(client: client, logger: logger)
         events = PostgresEventRepository(client: client, logger: logger)
         directSends = PostgresDirectSendLedger(client: client, logger: logger)
+        users = PostgresConsoleUserRepository(client: client, logger: logger)
+        sessions = PostgresConsoleSessionRepository(client: client, logger: logger)
         migrator = MigrationRunner(client: client, migrations: migrations, logger: logger)
         readiness = PostgresReadinessCheck(client: client, migrations: migrations, logger: logger)
     }

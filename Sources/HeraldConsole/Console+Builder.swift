@@ -1,0 +1,99 @@
+import APNSCore
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldTemplates
+import Hummingbird
+
+extension Console {
+    func builderPage(_ request: Request) async throws -> Response {
+        let session = try await auth.require(request, role: .marketing)
+        var form = FormData()
+        if let app = request.uri.queryParameters["app"] { form.set("app", String(app)) }
+        return try await builder(CampaignForm(form), session: session, preview: nil)
+    }
+
+    /// The builder's buttons: `preview` shows the payloads and keeps editing, `save` stores a
+    /// draft, `schedule` stores it and schedules it at once.
+    func builderSubmit(_ request: Request) async throws -> Response {
+        let (session, form) = try await auth.requireForm(request, role: .marketing)
+        var campaignForm = CampaignForm(form)
+        let apps = try await dependencies.apps.list()
+        let draft = campaignForm.draft { bundleID in apps.first { $0.bundleID == bundleID }?.id }
+        let intent = form["intent"] ?? "save"
+        if intent == "preview" {
+            return try await builder(campaignForm, session: session, preview: try await preview(campaignForm))
+        }
+        guard let draft else { return try await builder(campaignForm, session: session, preview: nil, status: .unprocessableContent) }
+        let campaign: Campaign
+        do {
+            campaign = try await dependencies.campaigns.create(draft, actor: session.user.actor)
+        } catch let error as ValidationError {
+            campaignForm.fail(error.field, error.reason)
+            return try await builder(campaignForm, session: session, preview: nil, status: .unprocessableContent)
+        }
+        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        if intent == "schedule" {
+            do {
+                _ = try await dependencies.campaigns.transition(id: campaign.id, event: .schedule, actor: session.user.actor)
+            } catch let error as ValidationError {
+                throw ConsoleError(
+                    status: .unprocessableContent, title: "Saved as a draft, not scheduled",
+                    message: "\(error.field): \(error.reason). The draft is at \(path).")
+            }
+        }
+        return Response.redirect(to: path, type: .normal)
+    }
+
+    /// The builder's live count of matching devices, as a fragment for its script.
+    func estimate(_ request: Request) async throws -> Response {
+        let (_, form) = try await auth.requireScript(request, role: .marketing)
+        var campaignForm = CampaignForm(form)
+        let audience = campaignForm.audience()
+        guard let bundleID = form["app"], let app = try await dependencies.apps.find(bundleID: bundleID) else {
+            return ConsolePage.response("<span class=\"muted\">Choose an app to see how many devices match.</span>")
+        }
+        let problems = campaignForm.errors.map { ValidationError(field: $0.field, reason: $0.reason) }
+            + audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) }
+        if let first = problems.first {
+            return ConsolePage.response("<span class=\"error\">\(first.field): \(first.reason)</span>")
+        }
+        let devices = try await dependencies.campaigns.estimate(appID: app.id, filter: audience)
+        let overCap = app.frequencyCaps.isEmpty
+            ? 0 : try await dependencies.campaigns.estimateOverCap(appID: app.id, filter: audience, caps: app.frequencyCaps)
+        return ConsolePage.response(
+            """
+            <b id="estimate-count">\(ConsoleFormat.count(devices))</b> devices match now\(overCap > 0 ? ", \(ConsoleFormat.count(overCap)) of them over the app's frequency caps" : "").
+            """)
+    }
+
+    func builder(
+        _ form: CampaignForm, session: ConsoleSession, preview: HTML?, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let apps = try await dependencies.apps.list()
+        let templates = try await dependencies.templates.list()
+        let view = BuilderView(form: form, apps: apps, templates: templates, session: session)
+        let body: HTML = """
+            <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
+            <h1>New campaign</h1>
+            \(form.errors.isEmpty ? .empty : "<div class=\"notice bad\" role=\"alert\" id=\"form-errors\"><b>Fix \(form.errors.count == 1 ? "this" : "these") first:</b> \(form.errors.map { "\($0.field): \($0.reason)" }.joined(separator: "; "))</div>" as HTML)
+            \(view.render(preview: preview))
+            """
+        return ConsolePage.render(title: "New campaign", session: session, section: .campaigns, body: body, status: status)
+    }
+
+    /// The builder's preview: the chosen template's latest version with the form's variables,
+    /// push options and mode, for the languages asked (or the audience's, or the template's).
+    func preview(_ form: CampaignForm) async throws -> HTML {
+        guard let name = form.form["templateName"] else { return "<p class=\"error\">Choose a template to preview.</p>" }
+        guard let record = try await dependencies.templates.latest(name: name) else {
+            return "<p class=\"error\">No template \(name).</p>"
+        }
+        var scratch = form
+        let asked = form.list("previewLanguages") ?? form.list("audience.languages") ?? Array(record.languages.prefix(3))
+        return try PayloadPreview(
+            record: record, variables: scratch.object("variables") ?? [:], pushOptions: scratch.pushOptions(prefix: "pushOptions"),
+            localization: form.form["localization"] == "client" ? .client : .server
+        ).render(languages: asked)
+    }
+}

@@ -1,0 +1,190 @@
+import APNSCore
+import Foundation
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+
+extension Console {
+    func campaignPage(_ request: Request, id: String) async throws -> Response {
+        let session = try await auth.require(request, role: .viewer)
+        let campaign = try await campaign(id)
+        return try await detail(campaign, session: session, testResults: nil)
+    }
+
+    /// The live part of the campaign page alone; the page's script swaps it in every two
+    /// seconds until `X-Herald-Final` says nothing more will change.
+    func campaignLive(_ request: Request, id: String) async throws -> Response {
+        let session = try await auth.require(request, role: .viewer)
+        let campaign = try await campaign(id)
+        let app = try await dependencies.apps.find(id: campaign.appID)
+        var response = ConsolePage.response(try await live(campaign, session: session, app: app))
+        if let final = HTTPField.Name("X-Herald-Final") { response.headers[final] = campaign.state.isFinished ? "true" : "false" }
+        return response
+    }
+
+    func testSend(_ request: Request, id: String) async throws -> Response {
+        let (session, form) = try await auth.requireForm(request, role: .marketing)
+        let campaign = try await campaign(id)
+        guard let app = try await dependencies.apps.find(id: campaign.appID) else { throw ConsoleError.notFound("app") }
+        var errors = [String]()
+        var tokens = [DeviceToken]()
+        let lines = form.raw("tokens").split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "," || $0 == " " })
+        for (index, line) in lines.enumerated() {
+            guard let token = try? DeviceToken(hex: line) else {
+                errors.append("Token \(index + 1) is not a device token (an even number of hex digits).")
+                continue
+            }
+            tokens.append(token)
+        }
+        if tokens.isEmpty && errors.isEmpty { errors.append("List at least one device token.") }
+        if tokens.count > 20 { errors.append("At most 20 tokens per test send.") }
+        var environment: APNSEnvironment?
+        if let text = form["environment"] {
+            guard let chosen = APNSEnvironment(rawValue: text) else { throw ConsoleError.badRequest("No environment \(text).") }
+            environment = chosen
+        }
+        let index = campaign.messages.firstIndex { $0.name == form["variant"] } ?? 0
+        guard errors.isEmpty else {
+            return try await detail(campaign, session: session, testResults: .refused(errors), status: .unprocessableContent)
+        }
+        let message = campaign.message(index)
+        let results = try await dependencies.sender.send(
+            DirectSendRequest(
+                app: app, audience: .tokens(tokens),
+                content: .template(
+                    name: message.templateName, version: message.templateVersion, localization: campaign.localization,
+                    variables: message.variables),
+                pushOptions: message.pushOptions, environment: environment, ledger: .campaignTest(campaignID: campaign.id),
+                actor: session.user.actor))
+        return try await detail(campaign, session: session, testResults: .sent(results))
+    }
+
+    enum TestResults {
+        case refused([String])
+        case sent([DirectSendResult])
+    }
+
+    func detail(
+        _ campaign: Campaign, session: ConsoleSession, testResults: TestResults?, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let app = try await dependencies.apps.find(id: campaign.appID)
+        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        let live = try await live(campaign, session: session, app: app)
+        let body: HTML = """
+            <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
+            <h1>\(campaign.name) <span id="live-status"></span></h1>
+            <div id="live" data-live-url="\(path)/live" data-final="\(campaign.state.isFinished ? "true" : "false")">\(live)</div>
+            \(session.user.role >= .marketing ? testForm(campaign, app: app, session: session, path: path, results: testResults) : .empty)
+            """
+        return ConsolePage.render(title: campaign.name, session: session, section: .campaigns, body: body, status: status)
+    }
+
+    /// Everything on the campaign page that can change: its summary, state, actions and figures.
+    func live(_ campaign: Campaign, session: ConsoleSession, app: App?) async throws -> HTML {
+        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        let report = campaign.variants.isEmpty && campaign.holdoutBasisPoints == 0
+            ? nil
+            : CampaignReport(campaign: campaign, events: try await dependencies.events.totals(campaignID: campaign.id))
+        let counters = campaign.counters
+        return """
+            <div class="card grid2" id="summary"><div>
+            <p><b>App</b> \(app?.bundleID ?? "?")</p>
+            <p><b>Template</b> <a href="/console/templates/\(campaign.templateName)">\(campaign.templateName)</a>\(campaign.templateVersion.map { " v\($0)" } ?? " (latest until scheduled)")
+             · \(campaign.localization == .server ? "server-side text" : "loc-key for the app")</p>
+            <p><b>Schedule</b> \(Self.schedule(campaign))</p>
+            <p><b>Rate limit</b> \(campaign.rateLimit.map { "\(ConsoleFormat.count($0)) per second" } ?? "none")</p>
+            </div><div>
+            <p><b>Audience</b> <code>\(Self.audienceText(campaign.audience))</code></p>
+            \(campaign.holdoutBasisPoints > 0 ? "<p><b>Holdout</b> \(String(format: "%.2f", Double(campaign.holdoutBasisPoints) / 100)) %</p>" as HTML : .empty)
+            <p><b>Created</b> \(ConsoleFormat.time(campaign.createdAt)) · <b>Started</b> \(ConsoleFormat.time(campaign.startedAt))
+             · <b>Finished</b> \(ConsoleFormat.time(campaign.finishedAt))</p>
+            \(campaign.notes.map { "<p><b>Notes</b> \($0)</p>" as HTML })
+            </div></div>
+            <div class="card"><p><span class="badge \(campaign.state.rawValue)" id="state">\(campaign.state.rawValue)</span>
+            \(campaign.failureReason.map { " <span class=\"error\">\($0)</span>" as HTML })</p>
+            \(session.user.role >= .marketing ? actions(campaign, session: session, path: path) : .empty)
+            \(CampaignFigures.progress(counters))
+            \(CampaignFigures.figures(counters))
+            \(CampaignFigures.outcomeChart(counters))
+            <p><a href="\(path)/deliveries">Delivery ledger</a></p></div>
+            \(CampaignFigures.failures(counters, ledger: path + "/deliveries"))
+            \(CampaignFigures.variants(campaign, report: report))
+            \(CampaignFigures.zones(counters))
+            """
+    }
+
+    func actions(_ campaign: Campaign, session: ConsoleSession, path: String) -> HTML {
+        let machine = CampaignStateMachine(state: campaign.state)
+        var buttons = HTML.empty
+        if machine.allows(.schedule) { buttons += ConsolePage.button("Schedule", action: "\(path)/schedule", session: session) }
+        if machine.allows(.pause) { buttons += ConsolePage.button("Pause", action: "\(path)/pause", session: session, style: "secondary") }
+        if machine.allows(.resume) { buttons += ConsolePage.button("Resume", action: "\(path)/resume", session: session) }
+        if machine.allows(.cancel) {
+            buttons += ConsolePage.button(
+                "Cancel campaign", action: "\(path)/cancel", session: session, style: "danger",
+                confirm: "Cancel this campaign? Devices not reached yet will not get it.")
+        }
+        return buttons.text.isEmpty ? .empty : "<div class=\"actions\">\(buttons)</div>"
+    }
+
+    func testForm(
+        _ campaign: Campaign, app: App?, session: ConsoleSession, path: String, results: TestResults?
+    ) -> HTML {
+        let variants = campaign.messages.count > 1
+            ? """
+            <label for="t-variant">Variant</label><select id="t-variant" name="variant">\(campaign.messages.html { "<option>\($0.name)</option>" })</select>
+            """ as HTML : .empty
+        let environments = APNSEnvironment.allCases.html { environment in
+            "<option\(environment == app?.defaultEnvironment ? " selected" as HTML : .empty)>\(environment.rawValue)</option>"
+        }
+        var outcome = HTML.empty
+        switch results {
+        case .refused(let errors)?:
+            outcome = "<div class=\"notice bad\" role=\"alert\">\(errors.html { "<p>\($0)</p>" })</div>"
+        case .sent(let results)?:
+            outcome = """
+                <div class="scroll"><table id="test-results"><thead><tr><th>Token</th><th>Outcome</th><th>Reason</th><th>Language</th></tr></thead><tbody>
+                \(results.html { result in
+                    "<tr><td><code>\(ConsoleFormat.tokenSuffix(result.token.hex))</code></td><td><span class=\"badge \(result.outcome.kind.rawValue)\">\(result.outcome.kind.rawValue)</span></td><td>\(result.outcome.reason ?? "")</td><td>\(result.language?.value ?? "")</td></tr>"
+                })</tbody></table></div>
+                """
+        case nil:
+            break
+        }
+        return """
+            <div class="card" id="test-send"><h2>Test send</h2>
+            <p class="hint">Sends this campaign's notification now to the tokens listed, registered or not. Test sends are kept apart: they never count in the campaign's figures.</p>
+            \(outcome)
+            <form method="post" action="\(path)/test">\(ConsolePage.csrfField(session))
+            <label for="t-tokens">Device tokens (one per line, at most 20)</label><textarea id="t-tokens" name="tokens" required></textarea>
+            <label for="t-environment">Environment</label><select id="t-environment" name="environment">\(environments)</select>
+            \(variants)
+            <p class="actions"><button type="submit">Send test</button></p></form></div>
+            """
+    }
+
+    static func schedule(_ campaign: Campaign) -> String {
+        var text: String
+        if let local = campaign.localDelivery {
+            text = "\(local.date) at \(local.time) in each device's time zone (late zones: \(local.latePolicy.rawValue))"
+        } else if let sendAt = campaign.sendAt {
+            text = ConsoleFormat.time(sendAt)
+        } else {
+            text = "as soon as it is scheduled"
+        }
+        switch campaign.quietHoursMode {
+        case .hold: text += "; held through the app's quiet hours"
+        case .skip: text += "; skips devices in quiet hours"
+        case .ignore: break
+        }
+        return text
+    }
+
+    static func audienceText(_ audience: AudienceFilter) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let text = (try? encoder.encode(audience)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return text == "{}" ? "every valid device" : text
+    }
+}

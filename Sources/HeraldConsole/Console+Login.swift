@@ -1,0 +1,65 @@
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+
+extension Console {
+    func loginPage(_ request: Request) async throws -> Response {
+        let next = Self.safeNext(request.uri.queryParameters["next"].map(String.init))
+        if try await auth.session(request) != nil { return Response.redirect(to: next) }
+        return loginForm(next: next, email: "", message: nil, status: .ok)
+    }
+
+    func login(_ request: Request, address: String) async throws -> Response {
+        let form = try await ConsoleAuth.form(request)
+        let next = Self.safeNext(form["next"])
+        // No session yet: the form's token must match the one doubled in the sign-in cookie.
+        guard let cookie = request.cookies[ConsoleAuth.loginCookie]?.value,
+            ConsoleAuth.same(form.raw(ConsoleAuth.csrfField), cookie)
+        else { throw ConsoleError.expiredForm }
+        let email = form.raw("email")
+        switch try await auth.signIn(email: email, password: form.raw("password"), address: address) {
+        case .signedIn(let sessionCookie):
+            var response = Response.redirect(to: next, type: .normal)
+            response.setCookie(sessionCookie)
+            response.setCookie(auth.cookie(ConsoleAuth.loginCookie, "", maxAge: 0))
+            return response
+        case .refused(let reason):
+            return loginForm(next: next, email: email, message: reason, status: .unauthorized)
+        }
+    }
+
+    func logout(_ request: Request) async throws -> Response {
+        let (_, _) = try await auth.requireForm(request, role: .viewer)
+        var response = Response.redirect(to: "/console/login", type: .normal)
+        response.setCookie(try await auth.signOut(request))
+        return response
+    }
+
+    private func loginForm(next: String, email: String, message: String?, status: HTTPResponse.Status) -> Response {
+        let token = ConsoleAuth.randomToken()
+        var response = ConsolePage.render(
+            title: "Sign in", session: nil,
+            body: """
+                <div class="card login"><h1>Sign in to Herald</h1>
+                \(message.map { "<p class=\"notice bad\" role=\"alert\">\($0)</p>" as HTML })
+                <form method="post" action="/console/login">
+                <input type="hidden" name="\(ConsoleAuth.csrfField)" value="\(token)">
+                <input type="hidden" name="next" value="\(next)">
+                <label for="email">Email</label><input type="email" id="email" name="email" value="\(email)" autocomplete="username" required autofocus>
+                <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
+                <p class="actions"><button type="submit">Sign in</button></p>
+                </form>
+                <p class="hint">Accounts are made by an admin, in the console or with <code>herald users add</code>.</p></div>
+                """, status: status)
+        response.setCookie(auth.cookie(ConsoleAuth.loginCookie, token, maxAge: 3600))
+        return response
+    }
+
+    /// Where to go after sign-in: a console path only, never another site.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/console"), !next.hasPrefix("//"), !next.contains("\\"),
+            next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return "/console/campaigns" }
+        return next
+    }
+}

@@ -1,0 +1,145 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+
+/// Who is signed in: sessions in PostgreSQL behind an HttpOnly, SameSite=Strict cookie holding
+/// 256 random bits (only their hash is stored), a CSRF token per session that every form must
+/// carry, and sign-in throttled per address and locked per account (docs/console.md).
+struct ConsoleAuth: Sendable {
+    static let sessionCookie = "herald_session"
+    /// Before sign-in there is no session: the sign-in form's token is doubled in this cookie.
+    static let loginCookie = "herald_login"
+    static let csrfField = "csrf"
+
+    let users: any ConsoleUserRepository
+    let sessions: any ConsoleSessionRepository
+    let settings: ConsoleSettings
+    let throttle: LoginThrottle
+
+    init(users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository, settings: ConsoleSettings) {
+        self.users = users
+        self.sessions = sessions
+        self.settings = settings
+        throttle = LoginThrottle(perMinute: settings.attemptsPerMinute)
+    }
+
+    /// The request's live session, if any.
+    func session(_ request: Request) async throws -> ConsoleSession? {
+        guard let token = request.cookies[Self.sessionCookie]?.value, let hash = Self.hash(token) else { return nil }
+        return try await sessions.find(
+            tokenHash: hash, now: Date(), idle: settings.idleTimeout, absoluteLimit: settings.absoluteTimeout)
+    }
+
+    /// The session of a user with at least `role`; else to sign-in (no session) or 403.
+    func require(_ request: Request, role: ConsoleRole) async throws -> ConsoleSession {
+        guard let session = try await session(request) else {
+            let back = request.method == .get ? request.uri.string : "/console"
+            throw ConsoleRedirect(location: "/console/login?next=" + FormData.encode(back))
+        }
+        guard session.user.role >= role else {
+            throw ConsoleError.forbidden("This needs the \(role.rawValue) role; you are signed in as \(session.user.role.rawValue).")
+        }
+        return session
+    }
+
+    /// A posted form of a user with at least `role`, after its CSRF token is checked.
+    func requireForm(_ request: Request, role: ConsoleRole) async throws -> (ConsoleSession, FormData) {
+        let session = try await require(request, role: role)
+        let form = try await Self.form(request)
+        guard Self.same(form.raw(Self.csrfField), session.csrfToken) else { throw ConsoleError.expiredForm }
+        return (session, form)
+    }
+
+    /// A script's POST: the token comes in the `X-CSRF-Token` header.
+    func requireScript(_ request: Request, role: ConsoleRole) async throws -> (ConsoleSession, FormData) {
+        let session = try await require(request, role: role)
+        guard let header = HTTPField.Name("X-CSRF-Token"), Self.same(request.headers[header] ?? "", session.csrfToken) else {
+            throw ConsoleError.expiredForm
+        }
+        return (session, try await Self.form(request))
+    }
+
+    enum SignIn {
+        case signedIn(cookie: Cookie)
+        case refused(String)
+    }
+
+    /// Checks the password and opens a session. The answer never says whether the email exists.
+    func signIn(email: String, password: String, address: String) async throws -> SignIn {
+        let refused = SignIn.refused("Wrong email or password.")
+        guard throttle.allow(address) else {
+            return .refused("Too many sign-in attempts from your address; wait a minute and try again.")
+        }
+        guard let normalized = try? ConsoleUserRules.normalizedEmail(email), password.utf8.count <= 1024,
+            let credentials = try await users.credentials(email: normalized)
+        else {
+            _ = try await Passwords.verifyDecoy(password)
+            return refused
+        }
+        let now = Date()
+        if let lockedUntil = credentials.lockedUntil, lockedUntil > now {
+            return .refused("Too many failed sign-ins to this account; try again after \(ConsoleFormat.time(lockedUntil)).")
+        }
+        guard try await Passwords.verify(password, hash: credentials.passwordHash) else {
+            _ = try await users.recordFailedLogin(userID: credentials.user.id, now: now, threshold: settings.lockoutThreshold)
+            return refused
+        }
+        guard credentials.user.disabledAt == nil else { return .refused("This account is disabled; ask an admin.") }
+        try await users.recordLogin(userID: credentials.user.id, now: now)
+        let token = Self.randomToken()
+        try await sessions.create(
+            tokenHash: Self.hash(token) ?? [], userID: credentials.user.id, csrfToken: Self.randomToken(),
+            expiresAt: now.addingTimeInterval(min(settings.idleTimeout, settings.absoluteTimeout)))
+        return .signedIn(cookie: cookie(Self.sessionCookie, token, maxAge: Int(settings.absoluteTimeout)))
+    }
+
+    func signOut(_ request: Request) async throws -> Cookie {
+        if let token = request.cookies[Self.sessionCookie]?.value, let hash = Self.hash(token) {
+            try await sessions.delete(tokenHash: hash)
+        }
+        return cookie(Self.sessionCookie, "", maxAge: 0)
+    }
+
+    func cookie(_ name: String, _ value: String, maxAge: Int) -> Cookie {
+        Cookie(
+            name: name, value: value, maxAge: maxAge, path: "/console", secure: settings.secureCookies, httpOnly: true,
+            sameSite: .strict)
+    }
+
+    // MARK: - Helpers
+
+    static func form(_ request: Request) async throws -> FormData {
+        let body = try await request.body.collect(upTo: 256 * 1024)
+        let text = String(decoding: body.readableBytesView, as: UTF8.self)
+        do {
+            return try FormData(encoded: Substring(text))
+        } catch let error as ValidationError {
+            throw ConsoleError.badRequest("The form could not be read: \(error.field) \(error.reason).")
+        }
+    }
+
+    /// 256 random bits as 64 hex digits.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    /// The stored form of a cookie token; nil for a value that is not one of ours.
+    static func hash(_ token: String) -> [UInt8]? {
+        guard token.utf8.count == 64, token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return nil }
+        return Array(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// Compares in time independent of where the strings differ.
+    static func same(_ lhs: String, _ rhs: String) -> Bool {
+        let a = Array(lhs.utf8)
+        let b = Array(rhs.utf8)
+        guard a.count == b.count, !a.isEmpty else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+}

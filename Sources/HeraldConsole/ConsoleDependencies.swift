@@ -1,0 +1,76 @@
+import Foundation
+import HeraldCore
+
+/// How the console behaves, from Herald's configuration (README, "Configuration").
+public struct ConsoleSettings: Sendable {
+    /// A session ends after this long without a request.
+    public var idleTimeout: TimeInterval
+    /// And this long after sign-in, whatever happens.
+    public var absoluteTimeout: TimeInterval
+    /// Mark cookies `Secure`: set it when the console is reached over HTTPS (a proxy in front).
+    public var secureCookies: Bool
+    /// Failed sign-ins to one account before it is locked (for a minute, doubling after).
+    public var lockoutThreshold: Int
+    /// Sign-in attempts from one client address per minute.
+    public var attemptsPerMinute: Int
+    /// bcrypt's cost for new password hashes (each step doubles the work).
+    public var bcryptCost: UInt8
+
+    public init(
+        idleTimeout: TimeInterval = 12 * 3600, absoluteTimeout: TimeInterval = 7 * 86_400, secureCookies: Bool = false,
+        lockoutThreshold: Int = 5, attemptsPerMinute: Int = 10, bcryptCost: UInt8 = Passwords.defaultCost
+    ) {
+        self.idleTimeout = idleTimeout
+        self.absoluteTimeout = absoluteTimeout
+        self.secureCookies = secureCookies
+        self.lockoutThreshold = lockoutThreshold
+        self.attemptsPerMinute = attemptsPerMinute
+        self.bcryptCost = bcryptCost
+    }
+}
+
+/// What the console needs from the rest of Herald, each as the protocol it uses.
+public struct ConsoleDependencies: Sendable {
+    public var apps: any AppRepository
+    public var devices: any DeviceRepository
+    public var pruner: any DevicePruner
+    public var templates: any TemplateRepository
+    public var campaigns: any CampaignRepository
+    public var events: any EventRepository
+    public var sender: any DirectSending
+    public var users: any ConsoleUserRepository
+    public var sessions: any ConsoleSessionRepository
+    public var settings: ConsoleSettings
+    /// Pages for errors of layers the console does not know (the database's outages are 503).
+    public var classifyError: @Sendable (any Error) -> ConsoleFailure?
+
+    public init(
+        apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner,
+        templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
+        sender: any DirectSending, users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
+        settings: ConsoleSettings = ConsoleSettings(), classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
+    ) {
+        self.classifyError = classifyError
+        self.apps = apps
+        self.devices = devices
+        self.pruner = pruner
+        self.templates = templates
+        self.campaigns = campaigns
+        self.events = events
+        self.sender = sender
+        self.users = users
+        self.sessions = sessions
+        self.settings = settings
+    }
+}
+
+/// How a failure of another layer shows in the console: an HTTP status and one safe line.
+public struct ConsoleFailure: Sendable {
+    public var status: Int
+    public var message: String
+
+    public init(status: Int, message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,75 @@
+/// The console's stylesheet: system fonts, one column on a phone, tables that scroll sideways
+/// rather than squeeze.
+enum ConsoleStylesheet {
+    static let text = #"""
+:root { --ink: #1d2430; --muted: #5d6778; --line: #d9dee7; --back: #f5f7fa; --card: #fff;
+  --accent: #2456c7; --good: #1b7f4b; --bad: #b3261e; --warn: #9a6200; --pale: #eef2f8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--back); }
+a { color: var(--accent); }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.25rem; padding: .6rem 1.25rem;
+  background: var(--ink); color: #fff; }
+header.top a { color: #fff; text-decoration: none; }
+.brand { font-weight: 700; letter-spacing: .02em; }
+header nav { display: flex; gap: 1rem; flex-wrap: wrap; }
+header nav a { opacity: .8; } header nav a[aria-current="page"] { opacity: 1; border-bottom: 2px solid #fff; }
+form.who { margin-left: auto; display: flex; gap: .6rem; align-items: center; font-size: .9em; opacity: .9; }
+main { max-width: 1180px; margin: 0 auto; padding: 1.25rem; }
+h1 { font-size: 1.45rem; margin: .2rem 0 1rem; } h2 { font-size: 1.1rem; margin: 1.5rem 0 .6rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.1rem; margin-bottom: 1rem; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; background: var(--card); }
+th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-weight: 600; color: var(--muted); font-size: .85em; text-transform: uppercase; letter-spacing: .03em; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
+pre { background: var(--pale); padding: .6rem; border-radius: 6px; white-space: pre-wrap; word-break: break-all; margin: .3rem 0; }
+.badge { display: inline-block; padding: .05rem .5rem; border-radius: 99px; font-size: .8em; font-weight: 600; background: var(--pale); }
+.badge.running, .badge.completed, .badge.accepted { background: #dff3e7; color: var(--good); }
+.badge.failed, .badge.cancelled { background: #fbe3e1; color: var(--bad); }
+.badge.paused, .badge.scheduled, .badge.skipped, .badge.deferred { background: #fdf0d5; color: var(--warn); }
+progress { width: 100%; height: .8rem; accent-color: var(--good); }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: .6rem; margin: .8rem 0; }
+.figures div { background: var(--pale); border-radius: 6px; padding: .5rem .7rem; }
+.figures b { display: block; font-size: 1.25rem; font-variant-numeric: tabular-nums; }
+.figures span { color: var(--muted); font-size: .85em; }
+form.inline { display: inline; }
+button, .button { font: inherit; padding: .45rem .95rem; border-radius: 6px; border: 1px solid var(--accent);
+  background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+button.secondary, .button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: #fff; color: var(--bad); border-color: var(--bad); }
+button.link { background: none; border: none; color: inherit; text-decoration: underline; padding: 0; }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: .8rem 0; }
+label { display: block; font-weight: 600; margin: .7rem 0 .2rem; }
+label.check { display: inline-flex; gap: .35rem; font-weight: 400; margin-right: 1rem; }
+input[type=text], input[type=email], input[type=password], input[type=number], input[type=date], input[type=time],
+input[type=datetime-local], select, textarea { font: inherit; width: 100%; max-width: 36rem; padding: .4rem .5rem;
+  border: 1px solid var(--line); border-radius: 6px; background: #fff; }
+textarea { min-height: 4.5rem; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .9em; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 1rem 0; padding: .4rem 1rem 1rem; background: var(--card); }
+legend { font-weight: 700; padding: 0 .3rem; }
+.hint { color: var(--muted); font-size: .85em; margin: .15rem 0; }
+.error { color: var(--bad); font-size: .9em; margin: .2rem 0; font-weight: 600; }
+.notice { border-left: 4px solid var(--accent); background: #e8effc; padding: .6rem .9rem; border-radius: 4px; margin: 0 0 1rem; }
+.notice.bad { border-color: var(--bad); background: #fbe3e1; }
+.filters { display: flex; flex-wrap: wrap; gap: .6rem; align-items: end; margin-bottom: 1rem; }
+.filters label { margin: 0; } .filters select, .filters input { width: auto; }
+.grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 1rem; }
+.live { color: var(--good); font-size: .85em; } .live.lost { color: var(--bad); }
+.muted { color: var(--muted); }
+.bytes.over { color: var(--bad); font-weight: 700; }
+svg.chart { width: 100%; height: auto; display: block; margin: .6rem 0; }
+svg.chart text { font: 11px system-ui, sans-serif; fill: var(--muted); }
+pre.diff { max-height: 28rem; overflow: auto; white-space: pre; word-break: normal; }
+pre.diff ins { background: #dff3e7; text-decoration: none; display: block; }
+pre.diff del { background: #fbe3e1; text-decoration: none; display: block; }
+pre.diff .same { color: var(--muted); display: block; }
+details summary { cursor: pointer; font-weight: 600; margin: .4rem 0; }
+.login { max-width: 380px; margin: 3rem auto; }
+.pager { margin: .8rem 0; display: flex; gap: 1rem; }
+@media (max-width: 640px) {
+  main { padding: .8rem; } form.who { margin-left: 0; width: 100%; }
+  th, td { padding: .35rem .4rem; } .hide-narrow { display: none; }
+}
+"""#
+}

@@ -1,0 +1,58 @@
+import APNSCore
+import HeraldCore
+import HeraldTemplates
+
+/// What devices of chosen languages would get from a template version: in each language the
+/// exact payload in both modes with its size against APNs's limit, and what a device that
+/// turned off badges and sounds gets in the campaign's mode.
+struct PayloadPreview {
+    let record: TemplateVersionRecord
+    let variables: [String: PayloadValue]
+    let pushOptions: PushOptions
+    let localization: Campaign.LocalizationMode
+
+    static let maximumLanguages = 10
+
+    func render(languages asked: [String]) throws -> HTML {
+        let template = try CompiledTemplate(try record.templateDocument())
+        var languages = [LanguageTag]()
+        var problems = [String]()
+        for text in asked.prefix(Self.maximumLanguages) {
+            if let tag = LanguageTag(text) { languages.append(tag) } else { problems.append("\(text) is not a language tag") }
+        }
+        let full = AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true)
+        let quiet = AuthorizationSettings(status: .authorized, alert: true, badge: false, sound: false)
+        func render(_ tag: LanguageTag, mode: Campaign.LocalizationMode, authorization: AuthorizationSettings) -> HTML {
+            let recipient = Recipient(languages: [tag], authorization: authorization, userID: nil, attributes: [:])
+            let options = RenderOptions(localization: mode, variables: variables, pushOptions: pushOptions)
+            switch template.render(for: recipient, options: options) {
+            case .payload(let notification):
+                let limit = notification.pushType.maximumPayloadBytes
+                let bytes = notification.encoded.count
+                return """
+                    <pre>\(String(decoding: notification.encoded, as: UTF8.self))</pre>
+                    <p class="bytes\(bytes > limit ? " over" : "")">\(bytes) of \(limit) bytes\(notification.shortened ? " (text shortened to fit)" : "")</p>
+                    """
+            case .skipped(let reason):
+                return "<p class=\"muted\">Not sent: \(reason.description)</p>"
+            case .failed(let error):
+                return "<p class=\"error\">Cannot render: \(error.description)</p>"
+            }
+        }
+        let cards = languages.html { tag in
+            """
+            <div class="card preview" data-language="\(tag.value)"><h3>\(tag.value) → \(template.language(for: [tag]).value)</h3>
+            <div class="grid2"><div><b>Server-side text</b>\(render(tag, mode: .server, authorization: full))</div>
+            <div><b>loc-key for the app</b>\(render(tag, mode: .client, authorization: full))</div></div>
+            <p><b>A device that turned off badges and sounds</b> (\(localization == .server ? "server-side text" : "loc-key"))</p>
+            \(render(tag, mode: localization, authorization: quiet))
+            </div>
+            """
+        }
+        return """
+            <h2 id="preview">Preview of \(record.name) v\(record.version)</h2>
+            \(problems.isEmpty ? .empty : "<p class=\"error\">\(problems.joined(separator: "; "))</p>" as HTML)
+            \(cards)
+            """
+    }
+}
