@@ -94,7 +94,7 @@ struct ConsoleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.page(error)
         } catch let error as ValidationError {
             return Self.page(.badRequest("\(error.field): \(error.reason)"))
-        } catch let error as HTTPError {
+        } catch let error as any HTTPResponseError {
             let message = error.status == .contentTooLarge ? "The form is too large." : "The request could not be handled."
             return Self.page(ConsoleError(status: error.status, title: error.status.reasonPhrase, message: message))
         } catch {

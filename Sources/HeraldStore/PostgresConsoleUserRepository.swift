@@ -25,7 +25,7 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
                     let rows = try await connection.query(
                         """
                         WITH u AS (
-                            INSERT INTO users (email, role, password_hash) VALUES (\(email), \(role.rawValue), \(passwordHash))
+                            INSERT INTO users (email, role, password_hash) VALUES (lower(\(email)), \(role.rawValue), \(passwordHash))
                             RETURNING *
                         )
                         SELECT \(unescaped: Self.columns) FROM u

@@ -1,0 +1,222 @@
+import Foundation
+import HeraldConsole
+import HeraldCore
+import Hummingbird
+import Testing
+
+@testable import herald
+
+@Suite struct ConsoleTests {
+    @Test func signInOpensASessionAndSignOutEndsIt() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "Ana@Example.com", role: .marketing)
+            var browser = ConsoleBrowser(harness)
+            let anonymous = try await browser.get("/console/campaigns")
+            #expect(anonymous.status == .seeOther)
+            #expect(anonymous.headers[.location] == "/console/login?next=%2Fconsole%2Fcampaigns")
+
+            let signedIn = try await browser.signIn("ana@example.com")
+            #expect(signedIn.status == .seeOther)
+            #expect(signedIn.headers[.location] == "/console/campaigns")
+            let cookie = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("herald_session=") })
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/console"))
+            let page = try await browser.get("/console/campaigns")
+            #expect(page.status == .ok)
+            #expect(page.body.contains("ana@example.com · marketing"))
+            #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+
+            #expect(try await browser.post("/console/logout").status == .seeOther)
+            #expect(try await browser.get("/console/campaigns").status == .seeOther)
+            let rows = try await harness.store.client.query("SELECT count(*) FROM sessions").collect()
+            #expect(try rows.first!.decode(Int.self) == 0)
+        }
+    }
+
+    @Test func wrongPasswordsLockTheAccountAndNeverSayWhichPartWasWrong() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .admin)
+            var browser = ConsoleBrowser(harness)
+            let unknown = try await browser.signIn("nobody@example.com")
+            #expect(unknown.status == .unauthorized)
+            #expect(unknown.body.contains("Wrong email or password."))
+            for _ in 0..<5 {
+                let wrong = try await browser.signIn("ana@example.com", password: "not the password")
+                #expect(wrong.status == .unauthorized)
+                #expect(wrong.body.contains("Wrong email or password."))
+            }
+            let locked = try await browser.signIn("ana@example.com")
+            #expect(locked.status == .unauthorized)
+            #expect(locked.body.contains("Too many failed sign-ins"))
+        }
+    }
+
+    @Test func signInIsThrottledPerAddress() async throws {
+        try await APIHarness.with(adjust: { $0.consoleLoginAttemptsPerMinute = 3 }) { harness in
+            var browser = ConsoleBrowser(harness)
+            for _ in 0..<3 {
+                let refused = try await browser.signIn("x@example.com")
+                #expect(refused.body.contains("Wrong email or password."))
+            }
+            let throttled = try await browser.signIn("x@example.com")
+            #expect(throttled.body.contains("Too many sign-in attempts"))
+        }
+    }
+
+    @Test func disablingAUserOrResettingTheirPasswordEndsTheirSessions() async throws {
+        try await APIHarness.with { harness in
+            let user = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .viewer)
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("ana@example.com")
+            #expect(try await browser.get("/console/campaigns").status == .ok)
+            #expect(try await harness.store.users.setDisabled(userID: user.id, disabled: true, actor: "test"))
+            #expect(try await browser.get("/console/campaigns").status == .seeOther)
+            #expect(try await browser.signIn("ana@example.com").body.contains("disabled"))
+
+            #expect(try await harness.store.users.setDisabled(userID: user.id, disabled: false, actor: "test"))
+            _ = try await browser.signIn("ana@example.com")
+            #expect(try await browser.get("/console/campaigns").status == .ok)
+            #expect(try await harness.store.users.setPassword(userID: user.id, passwordHash: "x", actor: "test"))
+            #expect(try await browser.get("/console/campaigns").status == .seeOther)
+        }
+    }
+
+    @Test func sessionsExpireWhenIdleAndAtTheirLimit() async throws {
+        try await APIHarness.with { harness in
+            let user = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .viewer)
+            let sessions = harness.store.sessions
+            let now = Date()
+            try await sessions.create(tokenHash: Array(repeating: 1, count: 32), userID: user.id, csrfToken: "t", expiresAt: now.addingTimeInterval(3600))
+            #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: now, idle: 3600, absoluteLimit: 86_400) != nil)
+            // Used again within the hour: its expiry moved on.
+            let later = now.addingTimeInterval(3000)
+            #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: later, idle: 3600, absoluteLimit: 86_400) != nil)
+            #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: later.addingTimeInterval(3500), idle: 3600, absoluteLimit: 86_400) != nil)
+            // Idle past its expiry, or past the absolute limit whatever its use: gone.
+            #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: later.addingTimeInterval(3500 + 3700), idle: 3600, absoluteLimit: 86_400) == nil)
+            try await sessions.create(tokenHash: Array(repeating: 2, count: 32), userID: user.id, csrfToken: "t", expiresAt: now.addingTimeInterval(86_400 * 30))
+            #expect(try await sessions.find(tokenHash: Array(repeating: 2, count: 32), now: now.addingTimeInterval(86_401), idle: 86_400 * 30, absoluteLimit: 86_400) == nil)
+            #expect(try await sessions.deleteExpired(now: now.addingTimeInterval(86_400 * 31)) == 2)
+        }
+    }
+
+    @Test func formsWithoutTheSessionsTokenAreRefusedAndChangeNothing() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
+            let campaign = try await harness.store.campaigns.create(
+                CampaignDraft(appID: harness.app.id, name: "Draft", templateName: "welcome"), actor: "test")
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("ana@example.com")
+            _ = try await browser.get("/console/campaigns")
+            let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())/cancel"
+            let missing = try await browser.post(path, csrf: false)
+            #expect(missing.status == .forbidden)
+            #expect(missing.body.contains("Form expired"))
+            let forged = try await browser.post(path, [("csrf", String(repeating: "0", count: 64))], csrf: false)
+            #expect(forged.status == .forbidden)
+            #expect(try await harness.store.campaigns.get(id: campaign.id)?.state == .draft)
+            #expect(try await browser.post(path).status == .seeOther)
+            #expect(try await harness.store.campaigns.get(id: campaign.id)?.state == .cancelled)
+            let audit = try await harness.store.client.query("SELECT actor FROM audit_log WHERE action = 'campaign.cancel'").collect()
+            #expect(try audit.first?.decode(String.self) == "user:ana@example.com")
+        }
+    }
+
+    @Test func aViewerReadsButCannotChangeCampaigns() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "vic@example.com", role: .viewer)
+            let campaign = try await harness.store.campaigns.create(
+                CampaignDraft(appID: harness.app.id, name: "Draft", templateName: "welcome"), actor: "test")
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("vic@example.com")
+            let page = try await browser.get("/console/campaigns/\(campaign.publicID.uuidString.lowercased())")
+            #expect(page.status == .ok)
+            #expect(!page.body.contains("/schedule\"") && !page.body.contains("id=\"test-send\""))
+            #expect(try await browser.post("/console/campaigns/\(campaign.publicID.uuidString.lowercased())/schedule").status == .forbidden)
+            #expect(try await browser.get("/console/campaigns/new").status == .forbidden)
+            #expect(try await browser.get("/console/users").status == .forbidden)
+            #expect(try await harness.store.campaigns.get(id: campaign.id)?.state == .draft)
+        }
+    }
+
+    @Test func userDataIsShownAsTextEverywhere() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
+            let hostile = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>"
+            let campaign = try await harness.store.campaigns.create(
+                CampaignDraft(appID: harness.app.id, name: hostile, notes: hostile, templateName: "welcome"), actor: "test")
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("ana@example.com")
+            for path in ["/console/campaigns", "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"] {
+                let page = try await browser.get(path)
+                #expect(page.status == .ok)
+                #expect(!page.body.contains("<script>alert") && !page.body.contains("<img src=x"))
+                #expect(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"))
+            }
+        }
+    }
+
+    @Test func strangeInputGetsAPageNeverA500() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .admin)
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("ana@example.com")
+            _ = try await browser.get("/console/campaigns")
+            let csrf = browser.csrf
+            let cases: [(String, String?, HTTPResponse.Status)] = [
+                ("/console/campaigns?state=exploded", nil, .badRequest),
+                ("/console/campaigns?cursor=-1", nil, .badRequest),
+                ("/console/campaigns?app=%00", nil, .badRequest),
+                ("/console/campaigns/not-a-uuid", nil, .notFound),
+                ("/console/campaigns/\(UUID().uuidString)/deliveries", nil, .notFound),
+                ("/console/templates/nope", nil, .notFound),
+                ("/console/devices?q=%00%01", nil, .ok),
+                ("/console/devices?q=\(String(repeating: "ab", count: 300))", nil, .ok),
+                ("/console/campaigns/new", "csrf=\(csrf)&name=%ZZ", .badRequest),
+                ("/console/campaigns/new", "csrf=\(csrf)&name=%FF%FE", .badRequest),
+                ("/console/campaigns/new", "csrf=\(csrf)&app=\(APIHarness.bundleID)&name=a%00b&templateName=welcome&sendAt=2999-13-45T99%3A99&schedule=at", .unprocessableContent),
+                ("/console/campaigns/new", "csrf=\(csrf)&app=\(APIHarness.bundleID)&name=x&templateName=welcome&schedule=local&delivery.date=2999-01-01&delivery.time=25%3A00", .unprocessableContent),
+                ("/console/devices/prune", "csrf=\(csrf)&invalidatedDays=99999999999999999999", .badRequest),
+                ("/console/users", "csrf=\(csrf)&intent=add&email=%3Cscript%3E&role=admin", .unprocessableContent),
+                ("/console/users", "csrf=\(csrf)&intent=explode", .badRequest),
+            ]
+            for (path, body, status) in cases {
+                let reply = body == nil ? try await browser.get(path) : try await browser.postRaw(path, body: body!)
+                #expect(reply.status == status, "\(path) \(body ?? "")")
+                #expect(reply.headers[.contentType]?.hasPrefix("text/html") == true, "\(path)")
+            }
+            let huge = try await browser.postRaw("/console/campaigns/new", body: "csrf=\(csrf)&notes=" + String(repeating: "a", count: 300_000))
+            #expect(huge.status == .contentTooLarge)
+            let count = try await harness.store.client.query("SELECT count(*) FROM campaigns").collect()
+            #expect(try count.first!.decode(Int.self) == 0)
+        }
+    }
+
+    @Test func theBuilderNamesEachErrorBesideItsFieldAndStoresNothing() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("ana@example.com")
+            _ = try await browser.get("/console/campaigns/new")
+            let reply = try await browser.post(
+                "/console/campaigns/new",
+                [("app", APIHarness.bundleID), ("name", ""), ("templateName", "welcome"), ("audience.languages", "en, !!"),
+                 ("pushOptions.collapseID", String(repeating: "c", count: 65)), ("rateLimit", "0"), ("intent", "save")])
+            #expect(reply.status == .unprocessableContent)
+            for field in ["name", "audience-languages", "pushOptions-collapseID", "rateLimit"] {
+                #expect(reply.body.contains("id=\"f-\(field)-error\""), "\(field)")
+            }
+            #expect(reply.body.contains("value=\"en, !!\""))
+            let saved = try await browser.post(
+                "/console/campaigns/new",
+                [("app", APIHarness.bundleID), ("name", "Spring"), ("templateName", "welcome"), ("audience.languages", "en, de"),
+                 ("variants[0].name", "A"), ("variants[1].name", "B"), ("variants[1].weight", "3"), ("holdoutPercent", "5"),
+                 ("intent", "save")])
+            #expect(saved.status == .seeOther)
+            let page = try await harness.store.campaigns.list(CampaignListQuery())
+            let campaign = try #require(page.campaigns.first)
+            #expect(campaign.name == "Spring" && campaign.audience.languages == ["en", "de"])
+            #expect(campaign.variants.map(\.weight) == [1, 3] && campaign.holdoutBasisPoints == 500)
+            #expect(saved.headers[.location] == "/console/campaigns/\(campaign.publicID.uuidString.lowercased())")
+        }
+    }
+}
