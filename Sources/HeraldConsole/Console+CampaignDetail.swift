@@ -86,6 +86,7 @@ extension Console {
             ? nil
             : CampaignReport(campaign: campaign, events: try await dependencies.events.totals(campaignID: campaign.id))
         let counters = campaign.counters
+        let timeline = campaign.state == .draft ? CampaignTimeline() : try await dependencies.campaigns.timeline(campaignID: campaign.id)
         return """
             <div class="card grid2" id="summary"><div>
             <p><b>App</b> \(app?.bundleID ?? "?")</p>
@@ -107,6 +108,7 @@ extension Console {
             \(CampaignFigures.figures(counters))
             \(CampaignFigures.outcomeChart(counters))
             <p><a href="\(path)/deliveries">Delivery ledger</a></p></div>
+            \(timeline.minutes.isEmpty && timeline.languages.isEmpty ? .empty : "<div class=\"card\">\(CampaignCharts.sendsPerMinute(timeline.minutes))\(CampaignCharts.outcomesByLanguage(timeline.languages))</div>" as HTML)
             \(CampaignFigures.failures(counters, ledger: path + "/deliveries"))
             \(CampaignFigures.variants(campaign, report: report))
             \(CampaignFigures.zones(counters))

@@ -21,6 +21,8 @@ public protocol CampaignRepository: Sendable {
     func estimate(appID: Int64, filter: AudienceFilter) async throws -> Int
     /// Of those, how many a campaign starting now would skip for the app's frequency caps.
     func estimateOverCap(appID: Int64, filter: AudienceFilter, caps: [FrequencyCap]) async throws -> Int
+    /// Outcomes by language and sends by minute, summed over the campaign's chunks.
+    func timeline(campaignID: Int64) async throws -> CampaignTimeline
     /// The campaign's ledger, by device ID.
     func deliveries(campaignID: Int64, query: DeliveryListQuery) async throws -> DeliveryPage
 }

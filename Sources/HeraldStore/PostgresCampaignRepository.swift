@@ -220,6 +220,40 @@ public struct PostgresCampaignRepository: CampaignRepository {
         }
     }
 
+    public func timeline(campaignID: Int64) async throws -> CampaignTimeline {
+        try await DatabaseMetrics.measure("campaigns.timeline") {
+            var timeline = CampaignTimeline()
+            let languages = try await client.query(
+                """
+                SELECT language, sum(accepted)::bigint, sum(failed)::bigint, sum(skipped)::bigint, sum(deferred)::bigint,
+                       sum(unsent)::bigint
+                FROM campaign_chunk_languages
+                WHERE app_id = (SELECT app_id FROM campaigns WHERE id = \(campaignID)) AND campaign_id = \(campaignID)
+                GROUP BY language
+                ORDER BY sum(accepted + failed + skipped + deferred + unsent) DESC, language
+                """, logger: logger)
+            for try await (language, accepted, failed, skipped, deferred, unsent) in languages.decode(
+                (String, Int64, Int64, Int64, Int64, Int64).self)
+            {
+                timeline.languages.append(
+                    CampaignTimeline.Language(
+                        language: language, accepted: Int(accepted), failed: Int(failed), skipped: Int(skipped),
+                        deferred: Int(deferred), unsent: Int(unsent)))
+            }
+            let minutes = try await client.query(
+                """
+                SELECT minute, sum(accepted)::bigint, sum(failed)::bigint
+                FROM campaign_chunk_minutes
+                WHERE app_id = (SELECT app_id FROM campaigns WHERE id = \(campaignID)) AND campaign_id = \(campaignID)
+                GROUP BY minute ORDER BY minute
+                """, logger: logger)
+            for try await (minute, accepted, failed) in minutes.decode((Date, Int64, Int64).self) {
+                timeline.minutes.append(CampaignTimeline.Minute(minute: minute, accepted: Int(accepted), failed: Int(failed)))
+            }
+            return timeline
+        }
+    }
+
     /// Accepted notifications by the language they were rendered in and skipped devices by
     /// reason, most first: what marketing asks after a campaign.
     public func breakdown(campaignID: Int64) async throws -> CampaignBreakdown {

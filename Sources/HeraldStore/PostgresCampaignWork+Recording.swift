@@ -57,7 +57,7 @@ extension PostgresCampaignWork {
                        NULLIF(retry_at, 'epoch')
                 FROM input
                 ON CONFLICT DO NOTHING
-                RETURNING outcome, reason, variant
+                RETURNING outcome, reason, variant, language
             ), by_variant AS (
                 INSERT INTO campaign_chunk_variants AS v (app_id, campaign_id, chunk, variant, accepted, failed, skipped,
                                                            deferred, unsent)
@@ -70,6 +70,26 @@ extension PostgresCampaignWork {
                 SET accepted = v.accepted + excluded.accepted, failed = v.failed + excluded.failed,
                     skipped = v.skipped + excluded.skipped, deferred = v.deferred + excluded.deferred,
                     unsent = v.unsent + excluded.unsent
+            ), by_language AS (
+                INSERT INTO campaign_chunk_languages AS l (app_id, campaign_id, chunk, language, accepted, failed, skipped,
+                                                            deferred, unsent)
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), coalesce(language, ''),
+                       count(*) FILTER (WHERE outcome = 'accepted'), count(*) FILTER (WHERE outcome = 'failed'),
+                       count(*) FILTER (WHERE outcome = 'skipped'), count(*) FILTER (WHERE outcome = 'deferred'),
+                       count(*) FILTER (WHERE outcome = 'unsent')
+                FROM inserted WHERE outcome <> 'heldOut' GROUP BY 4
+                ON CONFLICT (app_id, campaign_id, chunk, language) DO UPDATE
+                SET accepted = l.accepted + excluded.accepted, failed = l.failed + excluded.failed,
+                    skipped = l.skipped + excluded.skipped, deferred = l.deferred + excluded.deferred,
+                    unsent = l.unsent + excluded.unsent
+            ), by_minute AS (
+                INSERT INTO campaign_chunk_minutes AS m (app_id, campaign_id, chunk, minute, accepted, failed)
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), date_trunc('minute', now()),
+                       count(*) FILTER (WHERE outcome = 'accepted'), count(*) FILTER (WHERE outcome = 'failed')
+                FROM inserted WHERE outcome IN ('accepted', 'failed')
+                HAVING count(*) > 0
+                ON CONFLICT (app_id, campaign_id, chunk, minute) DO UPDATE
+                SET accepted = m.accepted + excluded.accepted, failed = m.failed + excluded.failed
             ), counted AS (
                 SELECT count(*) AS total,
                        count(*) FILTER (WHERE outcome = 'accepted') AS accepted,
