@@ -7,16 +7,22 @@ struct BuilderView {
     let apps: [App]
     let templates: [TemplateSummary]
     let session: ConsoleSession
+    /// Where the form posts: the new campaign's path, or the draft's edit path.
+    var action = "/console/campaigns/new"
+    /// Editing a draft: its app cannot change.
+    var editing = false
 
     var values: FormData { form.form }
 
     func render(preview: HTML?) -> HTML {
         let schedule = values["schedule"] ?? "now"
         return """
-            <form method="post" action="/console/campaigns/new" id="builder" data-estimate-url="/console/campaigns/estimate" novalidate>
+            <form method="post" action="\(action)" id="builder" data-estimate-url="/console/campaigns/estimate" novalidate>
             \(ConsolePage.csrfField(session))
             <fieldset><legend>Message</legend>
-            \(field("app", "App", select("app", [("", "Choose an app")] + apps.map { ($0.bundleID, $0.bundleID) })))
+            \(editing
+                ? field("app", "App", "<input type=\"text\" id=\"f-app\" name=\"app\" value=\"\(values.raw("app"))\" readonly>", hint: "A draft keeps its app.")
+                : field("app", "App", select("app", [("", "Choose an app")] + apps.map { ($0.bundleID, $0.bundleID) })))
             \(field("name", "Name", text("name", placeholder: "Spring sale")))
             \(field("templateName", "Template", select("templateName", [("", "Choose a template")] + templates.map { ($0.name, "\($0.name) (v\($0.latestVersion): \($0.languages.joined(separator: ", ")))") }),
                 hint: "Scheduling pins the template's latest version."))

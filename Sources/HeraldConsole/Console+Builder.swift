@@ -32,17 +32,7 @@ extension Console {
             campaignForm.fail(error.field, error.reason)
             return try await builder(campaignForm, session: session, preview: nil, status: .unprocessableContent)
         }
-        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
-        if intent == "schedule" {
-            do {
-                _ = try await dependencies.campaigns.transition(id: campaign.id, event: .schedule, actor: session.user.actor)
-            } catch let error as ValidationError {
-                throw ConsoleError(
-                    status: .unprocessableContent, title: "Saved as a draft, not scheduled",
-                    message: "\(error.field): \(error.reason). The draft is at \(path).")
-            }
-        }
-        return Response.redirect(to: path, type: .normal)
+        return try await afterSaving(campaign, intent: intent, session: session)
     }
 
     /// The builder's live count of matching devices, as a fragment for its script.
@@ -67,19 +57,82 @@ extension Console {
             """)
     }
 
+    /// A draft's builder, filled from the stored campaign.
+    func editPage(_ request: Request, id: String) async throws -> Response {
+        let session = try await auth.require(request, role: .marketing)
+        let campaign = try await editableDraft(id)
+        let bundleID = try await dependencies.apps.find(id: campaign.appID)?.bundleID ?? ""
+        return try await builder(
+            CampaignForm(CampaignForm.values(of: campaign, bundleID: bundleID)), session: session, preview: nil, editing: campaign)
+    }
+
+    /// Saves the draft with every field as the form has it (what the form cannot show is
+    /// kept), or previews it, or saves and schedules it.
+    func editSubmit(_ request: Request, id: String) async throws -> Response {
+        let (session, form) = try await auth.requireForm(request, role: .marketing)
+        let campaign = try await editableDraft(id)
+        var campaignForm = CampaignForm(form)
+        let draft = campaignForm.draft { _ in campaign.appID }
+        let intent = form["intent"] ?? "save"
+        if intent == "preview" {
+            return try await builder(campaignForm, session: session, preview: try await preview(campaignForm), editing: campaign)
+        }
+        guard let draft else {
+            return try await builder(campaignForm, session: session, preview: nil, editing: campaign, status: .unprocessableContent)
+        }
+        let patch = CampaignForm.patch(replacingWith: CampaignForm.keepingHiddenSettings(of: campaign, in: draft))
+        do {
+            _ = try await dependencies.campaigns.updateDraft(id: campaign.id, patch: patch, actor: session.user.actor)
+        } catch let error as ValidationError {
+            campaignForm.fail(error.field, error.reason)
+            return try await builder(campaignForm, session: session, preview: nil, editing: campaign, status: .unprocessableContent)
+        } catch let error as CampaignError {
+            throw ConsoleError(status: .conflict, title: "Not a draft any more", message: error.description)
+        }
+        return try await afterSaving(campaign, intent: intent, session: session)
+    }
+
+    private func editableDraft(_ id: String) async throws -> Campaign {
+        let campaign = try await campaign(id)
+        guard campaign.state == .draft else {
+            throw ConsoleError(
+                status: .conflict, title: "Not a draft",
+                message: "Only drafts can be edited; this campaign is \(campaign.state.rawValue).")
+        }
+        return campaign
+    }
+
+    /// To the campaign's page, scheduling it first when asked.
+    func afterSaving(_ campaign: Campaign, intent: String, session: ConsoleSession) async throws -> Response {
+        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        if intent == "schedule" {
+            do {
+                _ = try await dependencies.campaigns.transition(id: campaign.id, event: .schedule, actor: session.user.actor)
+            } catch let error as ValidationError {
+                throw ConsoleError(
+                    status: .unprocessableContent, title: "Saved as a draft, not scheduled",
+                    message: "\(error.field): \(error.reason). The draft is at \(path).")
+            }
+        }
+        return Response.redirect(to: path, type: .normal)
+    }
+
     func builder(
-        _ form: CampaignForm, session: ConsoleSession, preview: HTML?, status: HTTPResponse.Status = .ok
+        _ form: CampaignForm, session: ConsoleSession, preview: HTML?, editing: Campaign? = nil,
+        status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let apps = try await dependencies.apps.list()
         let templates = try await dependencies.templates.list()
-        let view = BuilderView(form: form, apps: apps, templates: templates, session: session)
+        let action = editing.map { "/console/campaigns/\($0.publicID.uuidString.lowercased())/edit" } ?? "/console/campaigns/new"
+        let view = BuilderView(form: form, apps: apps, templates: templates, session: session, action: action, editing: editing != nil)
+        let title = editing.map { "Edit \($0.name)" } ?? "New campaign"
         let body: HTML = """
             <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
-            <h1>New campaign</h1>
+            <h1>\(title)</h1>
             \(form.errors.isEmpty ? .empty : "<div class=\"notice bad\" role=\"alert\" id=\"form-errors\"><b>Fix \(form.errors.count == 1 ? "this" : "these") first:</b> \(form.errors.map { "\($0.field): \($0.reason)" }.joined(separator: "; "))</div>" as HTML)
             \(view.render(preview: preview))
             """
-        return ConsolePage.render(title: "New campaign", session: session, section: .campaigns, body: body, status: status)
+        return ConsolePage.render(title: title, session: session, section: .campaigns, body: body, status: status)
     }
 
     /// The builder's preview: the chosen template's latest version with the form's variables,

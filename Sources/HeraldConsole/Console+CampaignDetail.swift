@@ -18,7 +18,7 @@ extension Console {
         let campaign = try await campaign(id)
         let app = try await dependencies.apps.find(id: campaign.appID)
         var response = ConsolePage.response(try await live(campaign, session: session, app: app))
-        if let final = HTTPField.Name("X-Herald-Final") { response.headers[final] = campaign.state.isFinished ? "true" : "false" }
+        if let final = HTTPField.Name("X-Herald-Final") { response.headers[final] = Self.isSettled(campaign) ? "true" : "false" }
         return response
     }
 
@@ -59,6 +59,12 @@ extension Console {
         return try await detail(campaign, session: session, testResults: .sent(results))
     }
 
+    /// Nothing on the page changes by itself: a draft (until someone schedules it) or a
+    /// finished campaign. Its page does not refresh.
+    static func isSettled(_ campaign: Campaign) -> Bool {
+        campaign.state == .draft || campaign.state.isFinished
+    }
+
     enum TestResults {
         case refused([String])
         case sent([DirectSendResult])
@@ -73,7 +79,7 @@ extension Console {
         let body: HTML = """
             <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
             <h1>\(campaign.name) <span id="live-status"></span></h1>
-            <div id="live" data-live-url="\(path)/live" data-final="\(campaign.state.isFinished ? "true" : "false")">\(live)</div>
+            <div id="live" data-live-url="\(path)/live" data-final="\(Self.isSettled(campaign) ? "true" : "false")">\(live)</div>
             \(session.user.role >= .marketing ? testForm(campaign, app: app, session: session, path: path, results: testResults) : .empty)
             """
         return ConsolePage.render(title: campaign.name, session: session, section: .campaigns, body: body, status: status)
@@ -118,6 +124,7 @@ extension Console {
     func actions(_ campaign: Campaign, session: ConsoleSession, path: String) -> HTML {
         let machine = CampaignStateMachine(state: campaign.state)
         var buttons = HTML.empty
+        if machine.allows(.edit) { buttons += "<a class=\"button secondary\" href=\"\(path)/edit\">Edit draft</a>" }
         if machine.allows(.schedule) { buttons += ConsolePage.button("Schedule", action: "\(path)/schedule", session: session) }
         if machine.allows(.pause) { buttons += ConsolePage.button("Pause", action: "\(path)/pause", session: session, style: "secondary") }
         if machine.allows(.resume) { buttons += ConsolePage.button("Resume", action: "\(path)/resume", session: session) }

@@ -88,6 +88,8 @@ struct ConsoleAuth: Sendable {
         }
         guard credentials.user.disabledAt == nil else { return .refused("This account is disabled; ask an admin.") }
         try await users.recordLogin(userID: credentials.user.id, now: now)
+        // Sign-ins are rare enough to sweep expired sessions as they happen.
+        _ = try await sessions.deleteExpired(now: now)
         let token = Self.randomToken()
         try await sessions.create(
             tokenHash: Self.hash(token) ?? [], userID: credentials.user.id, csrfToken: Self.randomToken(),

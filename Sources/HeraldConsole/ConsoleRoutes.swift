@@ -40,6 +40,12 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
     group.get("campaigns/:id") { request, context in
         try await console.campaignPage(request, id: try context.parameters.require("id"))
     }
+    group.get("campaigns/:id/edit") { request, context in
+        try await console.editPage(request, id: try context.parameters.require("id"))
+    }
+    group.post("campaigns/:id/edit") { request, context in
+        try await console.editSubmit(request, id: try context.parameters.require("id"))
+    }
     group.get("campaigns/:id/live") { request, context in
         try await console.campaignLive(request, id: try context.parameters.require("id"))
     }

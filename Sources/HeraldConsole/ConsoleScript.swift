@@ -13,6 +13,7 @@ enum ConsoleScript {
     var url = section.getAttribute("data-live-url");
     var every = parseInt(section.getAttribute("data-live-every") || "2000", 10);
     var status = document.getElementById("live-status");
+    var last = section.innerHTML;
     function tick() {
       if (section.getAttribute("data-final") === "true") { return; }
       fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } })
@@ -20,7 +21,11 @@ enum ConsoleScript {
           if (!response.ok) { throw new Error("HTTP " + response.status); }
           var final = response.headers.get("X-Herald-Final") === "true";
           return response.text().then(function (html) {
-            section.innerHTML = html;
+            // Unchanged figures leave the page alone: no flicker, no lost focus or selection.
+            if (html !== last) {
+              section.innerHTML = html;
+              last = html;
+            }
             section.setAttribute("data-final", final ? "true" : "false");
             if (status) { status.textContent = final ? "" : "Live"; status.className = "live"; }
           });

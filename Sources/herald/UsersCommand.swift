@@ -69,9 +69,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "The user's email.") var email: String
 
         func run() async throws {
-            try await UsersCommand.change(email: email, options: options) { store, user in
-                try await store.users.setDisabled(userID: user.id, disabled: true, actor: cliActor)
-            }
+            try await UsersCommand.setDisabled(true, email: email, options: options)
             print("Disabled \(try UsersCommand.email(email)); their sessions have ended.")
         }
     }
@@ -83,10 +81,14 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "The user's email.") var email: String
 
         func run() async throws {
-            try await UsersCommand.change(email: email, options: options) { store, user in
-                try await store.users.setDisabled(userID: user.id, disabled: false, actor: cliActor)
-            }
+            try await UsersCommand.setDisabled(false, email: email, options: options)
             print("Enabled \(try UsersCommand.email(email)).")
+        }
+    }
+
+    static func setDisabled(_ disabled: Bool, email: String, options: CommonOptions) async throws {
+        try await change(email: email, options: options) { store, user in
+            try await store.users.setDisabled(userID: user.id, disabled: disabled, actor: cliActor)
         }
     }
 

@@ -152,11 +152,17 @@ import Testing
         try await SimulatorHarness.with { h in
             let client = try h.client { $0.shards = 2; $0.maximumInFlightPerShard = 32 }
             _ = await sendAll(client, count: 2_000, width: 64) { SimulatorHarness.alert($0) }
-            let before = residentMegabytes()
-            let results = await sendAll(client, count: 100_000, width: 64) { SimulatorHarness.alert($0) }
-            let after = residentMegabytes()
-            #expect(results.allSatisfy { $0.response?.status == 200 })
-            #expect(after - before < 64, "resident memory grew from \(before) MB to \(after) MB")
+            // Resident memory is the whole test process's, and other suites run beside this one:
+            // a leak grows it in every round, another suite's allocations in one at most.
+            var growth = [Int]()
+            for _ in 0..<2 {
+                let before = residentMegabytes()
+                let results = await sendAll(client, count: 100_000, width: 64) { SimulatorHarness.alert($0) }
+                growth.append(residentMegabytes() - before)
+                #expect(results.allSatisfy { $0.response?.status == 200 })
+                if growth.last! < 64 { break }
+            }
+            #expect(growth.last! < 64, "resident memory grew by \(growth) MB in rounds of 100,000 sends")
             await client.shutdown()
         }
     }

@@ -19,6 +19,8 @@ import Testing
         ("0008_add_frequency_caps.sql", "ad1ac9326ca015b9c6695f6ac7d8d820f3e870c8bf1b7a35f8487f3f64889fc5"),
         ("0009_add_campaign_rate_slots.sql", "8b294ac9b67525cf5f9b96f3b7c4ba997b2aaf09c1d224eb293d3ea04e4a1da1"),
         ("0010_add_deferred_retries.sql", "57df172f3c95c4d24bd8c61fa31a89dc0ed874505d5378958ced49d5112b7078"),
+        ("0011_create_console_users.sql", "e6856634e36ef3f74f05ba7f5521deccf7f588e2a0f006b5008ead05bf39d752"),
+        ("0012_add_campaign_timelines.sql", "2311f357d1232aaa41cffec3734dae5af9d9e543fb8302865624df5fb58070dd"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

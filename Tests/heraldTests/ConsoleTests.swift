@@ -219,4 +219,35 @@ import Testing
             #expect(saved.headers[.location] == "/console/campaigns/\(campaign.publicID.uuidString.lowercased())")
         }
     }
+
+    @Test func aDraftIsEditedInTheBuilderAndOnlyADraft() async throws {
+        try await APIHarness.with { harness in
+            _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
+            let campaign = try await harness.store.campaigns.create(
+                CampaignDraft(
+                    appID: harness.app.id, name: "Draft", templateName: "welcome",
+                    pushOptions: PushOptions(expiration: Date(timeIntervalSince1970: 1_900_000_000)), rateLimit: 50),
+                actor: "test")
+            let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())/edit"
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("ana@example.com")
+            let page = try await browser.get(path)
+            #expect(page.status == .ok)
+            #expect(page.body.contains("value=\"Draft\"") && page.body.contains("value=\"50\""))
+            let saved = try await browser.post(
+                path, [("app", APIHarness.bundleID), ("name", "Renamed"), ("templateName", "welcome"), ("rateLimit", ""), ("intent", "save")])
+            #expect(saved.status == .seeOther)
+            let edited = try #require(try await harness.store.campaigns.get(id: campaign.id))
+            #expect(edited.name == "Renamed" && edited.rateLimit == nil)
+            #expect(edited.pushOptions.expiration == Date(timeIntervalSince1970: 1_900_000_000))
+            let audit = try await harness.store.client.query("SELECT actor FROM audit_log WHERE action = 'campaign.edit'").collect()
+            #expect(try audit.first?.decode(String.self) == "user:ana@example.com")
+
+            _ = try await harness.store.campaigns.transition(id: campaign.id, event: .cancel, actor: "test")
+            #expect(try await browser.get(path).status == .conflict)
+            let refused = try await browser.post(path, [("app", APIHarness.bundleID), ("name", "Again"), ("templateName", "welcome")])
+            #expect(refused.status == .conflict)
+            #expect(try await harness.store.campaigns.get(id: campaign.id)?.name == "Renamed")
+        }
+    }
 }
