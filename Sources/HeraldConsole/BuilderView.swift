@@ -78,7 +78,10 @@ struct BuilderView {
             \(field("attributionWindowHours", "Attribution window (hours)", input("attributionWindowHours", type: "number"), hint: "Default 24."))
             </div></fieldset>
             <fieldset><legend>Preview</legend>
+            <div class="grid2">
             \(field("previewLanguages", "Languages to preview", text("previewLanguages", placeholder: "en, de"), hint: "Empty: the audience's languages, or the template's first three."))
+            \(field("previewAttributes", "A sample device's attributes", text("previewAttributes", placeholder: "{\"firstName\": \"Mia\"}"), hint: "JSON, for templates that use attributes.NAME."))
+            </div>
             <p class="actions"><button type="submit" name="intent" value="preview" class="secondary">Preview payloads</button></p>
             \(preview)
             </fieldset>

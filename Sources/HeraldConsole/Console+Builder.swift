@@ -144,9 +144,11 @@ extension Console {
         }
         var scratch = form
         let asked = form.list("previewLanguages") ?? form.list("audience.languages") ?? Array(record.languages.prefix(3))
+        let attributes = scratch.object("previewAttributes")
+        if let problem = scratch.error("previewAttributes") { return "<p class=\"error\">Sample attributes \(problem).</p>" }
         return try PayloadPreview(
             record: record, variables: scratch.object("variables") ?? [:], pushOptions: scratch.pushOptions(prefix: "pushOptions"),
-            localization: form.form["localization"] == "client" ? .client : .server
+            localization: form.form["localization"] == "client" ? .client : .server, attributes: attributes ?? [:]
         ).render(languages: asked)
     }
 }

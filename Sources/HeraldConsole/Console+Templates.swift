@@ -68,10 +68,18 @@ extension Console {
             else { throw ConsoleError.badRequest("Variables must be a JSON object.") }
             variables = object
         }
+        let attributesText = query["attributes"].map(String.init) ?? ""
+        var attributes = [String: PayloadValue]()
+        if !attributesText.isEmpty {
+            guard let value = try? JSONDecoder().decode(PayloadValue.self, from: Data(attributesText.utf8)), case .object(let object) = value
+            else { throw ConsoleError.badRequest("Attributes must be a JSON object.") }
+            attributes = object
+        }
         let localization: Campaign.LocalizationMode = query["mode"] == "client" ? .client : .server
         let asked = languages.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        preview = try PayloadPreview(record: shown, variables: variables, pushOptions: PushOptions(), localization: localization)
-            .render(languages: asked)
+        preview = try PayloadPreview(
+            record: shown, variables: variables, pushOptions: PushOptions(), localization: localization, attributes: attributes
+        ).render(languages: asked)
         let body: HTML = """
             <p class="muted"><a href="/console/templates">Templates</a> ›</p><h1>\(name)</h1>
             <h2>Versions</h2><div class="scroll"><table id="versions"><thead><tr><th class="num">Version</th><th>Languages</th><th>Saved by</th>
@@ -87,6 +95,7 @@ extension Console {
             <div><label for="p-version">Version</label><select id="p-version" name="version">\(options(shown.version))</select></div>
             <div><label for="p-languages">Languages</label><input type="text" id="p-languages" name="languages" value="\(languages)"></div>
             <div><label for="p-variables">Variables (JSON)</label><input type="text" id="p-variables" name="variables" value="\(variablesText)" placeholder="{\"percentOff\": 30}"></div>
+            <div><label for="p-attributes">Attributes (JSON)</label><input type="text" id="p-attributes" name="attributes" value="\(attributesText)" placeholder="{\"firstName\": \"Mia\"}"></div>
             <div><label for="p-mode">Mode for quiet devices</label><select id="p-mode" name="mode"><option value="server">server-side text</option><option value="client"\(localization == .client ? " selected" as HTML : .empty)>loc-key</option></select></div>
             <button type="submit" class="secondary">Preview</button></form>
             \(preview)

@@ -10,6 +10,8 @@ struct PayloadPreview {
     let variables: [String: PayloadValue]
     let pushOptions: PushOptions
     let localization: Campaign.LocalizationMode
+    /// A sample device's attributes, for templates that read `attributes.NAME`.
+    var attributes: [String: PayloadValue] = [:]
 
     static let maximumLanguages = 10
 
@@ -23,7 +25,7 @@ struct PayloadPreview {
         let full = AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true)
         let quiet = AuthorizationSettings(status: .authorized, alert: true, badge: false, sound: false)
         func render(_ tag: LanguageTag, mode: Campaign.LocalizationMode, authorization: AuthorizationSettings) -> HTML {
-            let recipient = Recipient(languages: [tag], authorization: authorization, userID: nil, attributes: [:])
+            let recipient = Recipient(languages: [tag], authorization: authorization, userID: nil, attributes: attributes)
             let options = RenderOptions(localization: mode, variables: variables, pushOptions: pushOptions)
             switch template.render(for: recipient, options: options) {
             case .payload(let notification):
