@@ -71,6 +71,14 @@ extension Console {
         }
         let rows = all.html { user in
             let csrf = ConsolePage.csrfField(session)
+            if user.id == session.user.id {
+                return """
+                    <tr><td>\(user.email)</td><td>\(user.role.rawValue)</td>
+                    <td class="hide-narrow">\(ConsoleFormat.time(user.lastLoginAt))</td><td>active (you)</td>
+                    <td><form class="inline" method="post" action="/console/users">\(csrf)<input type="hidden" name="user" value="\(user.id)">
+                    <button type="submit" name="intent" value="reset" class="secondary">Reset my password</button></form></td></tr>
+                    """
+            }
             return """
                 <tr><td>\(user.email)</td><td><form class="inline" method="post" action="/console/users">\(csrf)
                 <input type="hidden" name="user" value="\(user.id)"><select name="role" aria-label="role">\(roles(user.role))</select>

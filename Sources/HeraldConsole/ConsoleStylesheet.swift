@@ -34,6 +34,7 @@ progress { width: 100%; height: .8rem; accent-color: var(--good); }
 .figures b { display: block; font-size: 1.25rem; font-variant-numeric: tabular-nums; }
 .figures span { color: var(--muted); font-size: .85em; }
 form.inline { display: inline; }
+form.inline select { width: auto; }
 button, .button { font: inherit; padding: .45rem .95rem; border-radius: 6px; border: 1px solid var(--accent);
   background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--accent); }

@@ -17,7 +17,7 @@ public struct PostgresConsoleSessionRepository: ConsoleSessionRepository {
 
     public func create(tokenHash: [UInt8], userID: Int64, csrfToken: String, expiresAt: Date) async throws {
         try await DatabaseMetrics.measure("sessions.create") {
-            try await client.query(
+            _ = try await client.query(
                 """
                 INSERT INTO sessions (token_hash, user_id, csrf_token, expires_at)
                 VALUES (\(ByteBuffer(bytes: tokenHash)), \(userID), \(csrfToken), \(expiresAt))
@@ -61,7 +61,7 @@ public struct PostgresConsoleSessionRepository: ConsoleSessionRepository {
 
     public func delete(tokenHash: [UInt8]) async throws {
         try await DatabaseMetrics.measure("sessions.delete") {
-            try await client.query("DELETE FROM sessions WHERE token_hash = \(ByteBuffer(bytes: tokenHash))", logger: logger)
+            _ = try await client.query("DELETE FROM sessions WHERE token_hash = \(ByteBuffer(bytes: tokenHash))", logger: logger)
         }
     }
 

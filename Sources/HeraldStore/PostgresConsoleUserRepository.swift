@@ -93,7 +93,7 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
 
     public func recordLogin(userID: Int64, now: Date) async throws {
         try await DatabaseMetrics.measure("users.login") {
-            try await client.query(
+            _ = try await client.query(
                 "UPDATE users SET failed_logins = 0, locked_until = NULL, last_login_at = \(now) WHERE id = \(userID)",
                 logger: logger)
         }
@@ -108,7 +108,7 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
                 WHERE id = \(userID) RETURNING id
                 """, logger: logger)
         } after: { connection in
-            if disabled { try await connection.query("DELETE FROM sessions WHERE user_id = \(userID)", logger: logger) }
+            if disabled { _ = try await connection.query("DELETE FROM sessions WHERE user_id = \(userID)", logger: logger) }
         }
     }
 
@@ -121,7 +121,7 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
                 WHERE id = \(userID) RETURNING id
                 """, logger: logger)
         } after: { connection in
-            try await connection.query("DELETE FROM sessions WHERE user_id = \(userID)", logger: logger)
+            _ = try await connection.query("DELETE FROM sessions WHERE user_id = \(userID)", logger: logger)
         }
     }
 
