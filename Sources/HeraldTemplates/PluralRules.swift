@@ -1,0 +1,105 @@
+import HeraldCore
+
+/// A CLDR plural category: which form of a counted phrase a language uses for a number.
+public enum PluralCategory: String, CaseIterable, Sendable, Hashable {
+    case zero, one, two, few, many, other
+}
+
+/// The operands CLDR's plural rules read from a number as it is written ("1.50" is not "1.5"):
+/// https://unicode.org/reports/tr35/tr35-numbers.html#Operands
+public struct PluralOperands: Sendable, Equatable {
+    /// The absolute value.
+    public var n: Double
+    /// The integer digits.
+    public var i: Int
+    /// How many fraction digits are written, and the same without trailing zeros.
+    public var v: Int
+    public var w: Int
+    /// The written fraction digits as a number, and the same without trailing zeros.
+    public var f: Int
+    public var t: Int
+    /// The exponent of a compact number (`1.2c6` is 1,200,000 with `e` = 6).
+    public var e: Int
+
+    public init(_ value: Int) {
+        let magnitude = value.magnitude > UInt(Int.max) ? Int.max : Int(value.magnitude)
+        self.init(n: Double(magnitude), i: magnitude, v: 0, w: 0, f: 0, t: 0, e: 0)
+    }
+
+    init(n: Double, i: Int, v: Int, w: Int, f: Int, t: Int, e: Int) {
+        self.n = n
+        self.i = i
+        self.v = v
+        self.w = w
+        self.f = f
+        self.t = t
+        self.e = e
+    }
+
+    /// A decimal as written: `3`, `-1.50`, and CLDR's compact `1.1c6` (or `1.1e6`). Nil for
+    /// anything else, or more than 18 digits.
+    public init?(_ text: String) {
+        var body = Substring(text)
+        if body.first == "-" || body.first == "+" { body = body.dropFirst() }
+        var exponent = 0
+        if let marker = body.firstIndex(where: { $0 == "c" || $0 == "e" }) {
+            guard let parsed = Int(body[body.index(after: marker)...]), (0...15).contains(parsed) else { return nil }
+            exponent = parsed
+            body = body[..<marker]
+        }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        var integer = String(parts[0])
+        var fraction = parts.count > 1 ? String(parts[1]) : ""
+        guard !integer.isEmpty, (integer + fraction).allSatisfy(\.isASCIIDigit), parts.count == 1 || !fraction.isEmpty else {
+            return nil
+        }
+        // A compact exponent moves the point right; the digits it passes become integer digits.
+        let moved = min(exponent, fraction.count)
+        integer += fraction.prefix(moved) + String(repeating: "0", count: exponent - moved)
+        fraction.removeFirst(moved)
+        guard integer.count + fraction.count <= 18, let i = Int(integer) else { return nil }
+        let trimmed = String(fraction.reversed().drop(while: { $0 == "0" }).reversed())
+        self.init(
+            n: Double("\(i).\(fraction.isEmpty ? "0" : fraction)") ?? Double(i), i: i, v: fraction.count, w: trimmed.count,
+            f: Int(fraction) ?? 0, t: Int(trimmed) ?? 0, e: exponent)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}
+
+/// CLDR's cardinal plural rules for every language in its data (``cldrVersion``), parsed once
+/// from the generated table `PluralRules+CLDR.swift`.
+public enum PluralRules {
+    /// The category `language` uses for `operands`: its exact tag's rules (`pt-PT`) if CLDR has
+    /// them, else its primary language's (`pt`); `other` for a language CLDR does not know.
+    public static func category(for language: LanguageTag, _ operands: PluralOperands) -> PluralCategory {
+        guard let rules = rules(for: language) else { return .other }
+        for (category, condition) in rules where condition.matches(operands) { return category }
+        return .other
+    }
+
+    /// The categories `language` distinguishes, `other` last.
+    public static func categories(for language: LanguageTag) -> [PluralCategory] {
+        (rules(for: language)?.map(\.category) ?? []) + [.other]
+    }
+
+    static func rules(for language: LanguageTag) -> [(category: PluralCategory, condition: PluralCondition)]? {
+        table[language.value] ?? table[language.language]
+    }
+
+    /// Language tag → its rules in CLDR's order.
+    static let table: [String: [(category: PluralCategory, condition: PluralCondition)]] = {
+        var table = [String: [(category: PluralCategory, condition: PluralCondition)]]()
+        for line in cardinalSource.split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 2)
+            // The generator writes only well-formed lines; a broken one is a bug caught by the tests.
+            guard fields.count == 3, let category = PluralCategory(rawValue: String(fields[1])),
+                let condition = PluralCondition(String(fields[2]))
+            else { preconditionFailure("PluralRules+CLDR.swift: malformed line \(line)") }
+            table[String(fields[0]), default: []].append((category, condition))
+        }
+        return table
+    }()
+}
