@@ -8,7 +8,7 @@
 /// - paused: resume → running, cancel → cancelled, fail → failed
 /// - completed, cancelled, failed: nothing
 ///
-/// Decisions the issue leaves open:
+/// Decisions of Herald's own:
 /// - a draft can be cancelled: there is no delete, and a cancelled draft keeps its history;
 /// - a scheduled campaign can fail (e.g. its audience cannot be frozen), and a paused one too
 ///   (a batch in flight when it paused may find the app's credentials rejected);

@@ -150,6 +150,13 @@ public enum PostgresErrors {
 /// Store faults that are not the caller's doing.
 enum StoreError: Error, CustomStringConvertible {
     case missingRow
+    /// A column held a value no Herald version writes (an edit behind Herald's back).
+    case unknownValue(column: String, value: String)
 
-    var description: String { "the database returned no row where one was expected" }
+    var description: String {
+        switch self {
+        case .missingRow: "the database returned no row where one was expected"
+        case .unknownValue(let column, let value): "\(column) holds \"\(value)\", which this Herald does not know"
+        }
+    }
 }

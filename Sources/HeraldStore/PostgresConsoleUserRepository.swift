@@ -152,9 +152,12 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
 
     static func decode(_ row: PostgresRow) throws -> ConsoleUser {
         let columns = row.makeRandomAccess()
+        let role = try columns[2].decode(String.self)
+        // The table's CHECK allows only these; anything else fails loudly rather than as a viewer.
+        guard let parsed = ConsoleRole(rawValue: role) else { throw StoreError.unknownValue(column: "users.role", value: role) }
         return ConsoleUser(
             id: try columns[0].decode(Int64.self), email: try columns[1].decode(String.self),
-            role: ConsoleRole(rawValue: try columns[2].decode(String.self)) ?? .viewer,
+            role: parsed,
             createdAt: try columns[3].decode(Date.self), lastLoginAt: try columns[4].decode(Date?.self),
             disabledAt: try columns[5].decode(Date?.self))
     }
