@@ -249,7 +249,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldConsoleTests",
-            dependencies: ["HeraldConsole", "HeraldCore", "APNSCore"],
+            dependencies: [
+                "HeraldConsole", "HeraldCore", "APNSCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

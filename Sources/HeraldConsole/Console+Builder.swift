@@ -48,12 +48,14 @@ extension Console {
         if let first = problems.first {
             return ConsolePage.response("<span class=\"error\">\(first.field): \(first.reason)</span>")
         }
-        let devices = try await dependencies.campaigns.estimate(appID: app.id, filter: audience)
+        // A live figure must come back while the person types: a sample when counting is slow.
+        let estimate = try await dependencies.campaigns.estimateQuickly(appID: app.id, filter: audience, budget: 0.08)
         let overCap = app.frequencyCaps.isEmpty
             ? 0 : try await dependencies.campaigns.estimateOverCap(appID: app.id, filter: audience, caps: app.frequencyCaps)
+        let count = ConsoleFormat.count(estimate.devices)
         return ConsolePage.response(
             """
-            <b id="estimate-count">\(ConsoleFormat.count(devices))</b> devices match now\(overCap > 0 ? ", \(ConsoleFormat.count(overCap)) of them over the app's frequency caps" : "").
+            \(estimate.exact ? "" : "About ")<b id="estimate-count">\(count)</b> devices match now\(overCap > 0 ? ", \(ConsoleFormat.count(overCap)) of them over the app's frequency caps" : "")\(estimate.exact ? "." : " (from a sample; the campaign counts exactly when it starts).")
             """)
     }
 

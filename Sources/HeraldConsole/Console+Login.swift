@@ -17,7 +17,7 @@ extension Console {
             ConsoleAuth.same(form.raw(ConsoleAuth.csrfField), cookie)
         else { throw ConsoleError.expiredForm }
         let email = form.raw("email")
-        switch try await auth.signIn(email: email, password: form.raw("password"), address: address) {
+        switch try await auth.signIn(email: email, password: form.raw("password"), address: auth.clientAddress(request, peer: address)) {
         case .signedIn(let sessionCookie):
             var response = Response.redirect(to: next, type: .normal)
             response.setCookie(sessionCookie)

@@ -104,6 +104,16 @@ struct ConsoleAuth: Sendable {
         return cookie(Self.sessionCookie, "", maxAge: 0)
     }
 
+    /// Who is signing in, for throttling: the connection's peer, or behind trusted proxies the
+    /// right-most address in `X-Forwarded-For` that is not one of them (the ones to its left
+    /// are the client's own claims).
+    func clientAddress(_ request: Request, peer: String) -> String {
+        guard settings.trustedProxies.contains(peer), let header = HTTPField.Name("X-Forwarded-For") else { return peer }
+        let hops = request.headers[values: header].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return hops.reversed().first { !settings.trustedProxies.contains($0) } ?? peer
+    }
+
     func cookie(_ name: String, _ value: String, maxAge: Int) -> Cookie {
         Cookie(
             name: name, value: value, maxAge: maxAge, path: "/console", secure: settings.secureCookies, httpOnly: true,

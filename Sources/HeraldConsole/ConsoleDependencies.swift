@@ -15,11 +15,16 @@ public struct ConsoleSettings: Sendable {
     public var attemptsPerMinute: Int
     /// bcrypt's cost for new password hashes (each step doubles the work).
     public var bcryptCost: UInt8
+    /// Addresses of reverse proxies whose `X-Forwarded-For` names the client; empty: the
+    /// connection's peer is the client.
+    public var trustedProxies: Set<String>
 
     public init(
         idleTimeout: TimeInterval = 12 * 3600, absoluteTimeout: TimeInterval = 7 * 86_400, secureCookies: Bool = false,
-        lockoutThreshold: Int = 5, attemptsPerMinute: Int = 10, bcryptCost: UInt8 = Passwords.defaultCost
+        lockoutThreshold: Int = 5, attemptsPerMinute: Int = 10, bcryptCost: UInt8 = Passwords.defaultCost,
+        trustedProxies: Set<String> = []
     ) {
+        self.trustedProxies = trustedProxies
         self.idleTimeout = idleTimeout
         self.absoluteTimeout = absoluteTimeout
         self.secureCookies = secureCookies

@@ -19,6 +19,9 @@ public protocol CampaignRepository: Sendable {
     func transition(id: Int64, event: CampaignEvent, actor: String) async throws -> Campaign?
     /// How many of the app's valid devices match `filter` now.
     func estimate(appID: Int64, filter: AudienceFilter) async throws -> Int
+    /// The same count within about `budget` seconds: exact when the database counts that fast,
+    /// else scaled up from a sample of the table (for the builder's live estimate).
+    func estimateQuickly(appID: Int64, filter: AudienceFilter, budget: Double) async throws -> AudienceEstimate
     /// Of those, how many a campaign starting now would skip for the app's frequency caps.
     func estimateOverCap(appID: Int64, filter: AudienceFilter, caps: [FrequencyCap]) async throws -> Int
     /// Outcomes by language and sends by minute, summed over the campaign's chunks.
@@ -54,5 +57,17 @@ public struct CampaignPage: Sendable, Equatable {
     public init(campaigns: [Campaign], nextCursor: Int64?) {
         self.campaigns = campaigns
         self.nextCursor = nextCursor
+    }
+}
+
+/// How many devices an audience matches, and whether that is a count or an estimate.
+public struct AudienceEstimate: Sendable, Equatable {
+    public var devices: Int
+    /// False when scaled up from a sample: the campaign's own count, taken when it starts, decides.
+    public var exact: Bool
+
+    public init(devices: Int, exact: Bool) {
+        self.devices = devices
+        self.exact = exact
     }
 }

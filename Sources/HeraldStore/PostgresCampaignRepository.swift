@@ -162,6 +162,38 @@ public struct PostgresCampaignRepository: CampaignRepository {
         }
     }
 
+    public func estimateQuickly(appID: Int64, filter: AudienceFilter, budget: Double) async throws -> AudienceEstimate {
+        try await DatabaseMetrics.measure("campaigns.estimateQuickly") {
+            if let error = filter.validate().first { throw error }
+            do {
+                // The exact count, cut off by PostgreSQL itself when it would take longer.
+                let milliseconds = max(1, Int(budget * 1000))
+                let count = try await client.withTransaction(logger: logger) { connection in
+                    _ = try await connection.query("SELECT set_config('statement_timeout', \(String(milliseconds)), true)", logger: logger)
+                    var sql = SQLBuilder("SELECT count(*) FROM devices WHERE ")
+                    try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter)
+                    return try await connection.query(sql.query, logger: logger).collect().first?.decode(Int64.self) ?? 0
+                }
+                return AudienceEstimate(devices: Int(count), exact: true)
+            } catch where PostgresErrors.serverError(error)?.serverInfo?[.sqlState] == PostgresError.Code.queryCanceled.raw {
+                return try await estimateFromSample(appID: appID, filter: filter)
+            }
+        }
+    }
+
+    /// The count over a block sample of about 50,000 rows of `devices`, scaled up by the share
+    /// of the table read (the whole table when it is smaller; then the count is exact).
+    public func estimateFromSample(appID: Int64, filter: AudienceFilter) async throws -> AudienceEstimate {
+        let rows = try await client.query(
+            "SELECT greatest(reltuples, 1)::float8 FROM pg_class WHERE oid = 'devices'::regclass", logger: logger)
+        let tuples = try await rows.collect().first?.decode(Double.self) ?? 1
+        let percent = min(100, max(0.01, 5_000_000 / tuples))
+        var sql = SQLBuilder("SELECT count(*) FROM devices TABLESAMPLE SYSTEM (\(String(format: "%.4f", percent))) WHERE ")
+        try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter)
+        let sampled = try await client.query(sql.query, logger: logger).collect().first?.decode(Int64.self) ?? 0
+        return AudienceEstimate(devices: Int((Double(sampled) * 100 / percent).rounded()), exact: percent >= 100)
+    }
+
     public func estimateOverCap(appID: Int64, filter: AudienceFilter, caps: [FrequencyCap]) async throws -> Int {
         guard !caps.isEmpty else { return 0 }
         return try await DatabaseMetrics.measure("campaigns.estimateOverCap") {

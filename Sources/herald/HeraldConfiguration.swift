@@ -70,6 +70,8 @@ struct HeraldConfiguration: Sendable {
     var consoleSessionMaxHours = 168
     /// `HERALD_CONSOLE_LOGIN_ATTEMPTS_PER_MINUTE`: sign-in attempts one client address may make per minute.
     var consoleLoginAttemptsPerMinute = 10
+    /// `HERALD_CONSOLE_TRUSTED_PROXIES`: comma-separated addresses of reverse proxies whose X-Forwarded-For is believed.
+    var consoleTrustedProxies: Set<String> = []
     /// `HERALD_APNS_SHARDS`: sender shards per app and environment.
     var apnsShards = 2
     /// `HERALD_APNS_CONNECTIONS_PER_SHARD`: HTTP/2 connections of each shard.
@@ -139,6 +141,10 @@ struct HeraldConfiguration: Sendable {
             reader, "herald.console.session_max_hours", configuration.consoleSessionMaxHours)
         configuration.consoleLoginAttemptsPerMinute = try positive(
             reader, "herald.console.login_attempts_per_minute", configuration.consoleLoginAttemptsPerMinute)
+        if let text = reader.string(forKey: "herald.console.trusted_proxies") {
+            configuration.consoleTrustedProxies = Set(
+                text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
         configuration.engineWorkers = try positive(reader, "herald.engine.workers", configuration.engineWorkers)
         configuration.engineBatchSize = try positive(reader, "herald.engine.batch_size", configuration.engineBatchSize)
         configuration.engineLeaseSeconds = try positive(reader, "herald.engine.lease_seconds", configuration.engineLeaseSeconds)
@@ -177,7 +183,8 @@ struct HeraldConfiguration: Sendable {
     var consoleSettings: ConsoleSettings {
         ConsoleSettings(
             idleTimeout: TimeInterval(consoleSessionIdleMinutes * 60), absoluteTimeout: TimeInterval(consoleSessionMaxHours * 3600),
-            secureCookies: consoleSecureCookies, attemptsPerMinute: consoleLoginAttemptsPerMinute)
+            secureCookies: consoleSecureCookies, attemptsPerMinute: consoleLoginAttemptsPerMinute,
+            trustedProxies: consoleTrustedProxies)
     }
 
     /// What the API allows one client (`APILimits`), from these settings.

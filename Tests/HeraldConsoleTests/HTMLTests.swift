@@ -1,4 +1,8 @@
 import Foundation
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+import NIOCore
 import Testing
 
 @testable import HeraldConsole
@@ -79,4 +83,44 @@ import Testing
         #expect(throttle.allow("b", now: start.addingTimeInterval(30)))
         #expect(throttle.allow("a", now: start.addingTimeInterval(61)))
     }
+}
+
+@Suite struct ClientAddressTests {
+    func auth(trusting proxies: Set<String>) -> ConsoleAuth {
+        ConsoleAuth(users: NoUsers(), sessions: NoSessions(), settings: ConsoleSettings(trustedProxies: proxies))
+    }
+
+    func request(forwardedFor: String?) -> Request {
+        var headers = HTTPFields()
+        if let forwardedFor { headers[HTTPField.Name("X-Forwarded-For")!] = forwardedFor }
+        return Request(head: HTTPRequest(method: .post, scheme: "http", authority: "h", path: "/console/login", headerFields: headers), body: RequestBody(buffer: ByteBuffer()))
+    }
+
+    @Test func onlyATrustedProxyMayNameTheClient() {
+        let direct = auth(trusting: [])
+        #expect(direct.clientAddress(request(forwardedFor: "1.2.3.4"), peer: "9.9.9.9") == "9.9.9.9")
+        let proxied = auth(trusting: ["10.0.0.1", "10.0.0.2"])
+        #expect(proxied.clientAddress(request(forwardedFor: "6.6.6.6, 1.2.3.4, 10.0.0.2"), peer: "10.0.0.1") == "1.2.3.4")
+        #expect(proxied.clientAddress(request(forwardedFor: nil), peer: "10.0.0.1") == "10.0.0.1")
+        #expect(proxied.clientAddress(request(forwardedFor: "1.2.3.4"), peer: "8.8.8.8") == "8.8.8.8")
+    }
+}
+
+struct NoUsers: ConsoleUserRepository {
+    func add(email: String, role: ConsoleRole, passwordHash: String, actor: String) async throws -> ConsoleUser { fatalError() }
+    func list(after cursor: Int64?, limit: Int) async throws -> [ConsoleUser] { [] }
+    func find(email: String) async throws -> ConsoleUser? { nil }
+    func credentials(email: String) async throws -> ConsoleCredentials? { nil }
+    func recordFailedLogin(userID: Int64, now: Date, threshold: Int) async throws -> Date? { nil }
+    func recordLogin(userID: Int64, now: Date) async throws {}
+    func setDisabled(userID: Int64, disabled: Bool, actor: String) async throws -> Bool { false }
+    func setPassword(userID: Int64, passwordHash: String, actor: String) async throws -> Bool { false }
+    func setRole(userID: Int64, role: ConsoleRole, actor: String) async throws -> Bool { false }
+}
+
+struct NoSessions: ConsoleSessionRepository {
+    func create(tokenHash: [UInt8], userID: Int64, csrfToken: String, expiresAt: Date) async throws {}
+    func find(tokenHash: [UInt8], now: Date, idle: TimeInterval, absoluteLimit: TimeInterval) async throws -> ConsoleSession? { nil }
+    func delete(tokenHash: [UInt8]) async throws {}
+    func deleteExpired(now: Date) async throws -> Int { 0 }
 }

@@ -190,6 +190,13 @@ import Testing
             #expect(try await estimate(AudienceFilter(timeZones: ["Europe/Paris", "Europe/London"])) == 2)
             #expect(try await estimate(AudienceFilter(environment: .sandbox, languages: ["en"], authorization: allowing)) == 1)
             await #expect(throws: ValidationError.self) { try await estimate(AudienceFilter(languages: [])) }
+
+            // The quick estimate counts exactly within its budget, and its sampled fallback reads
+            // the whole of a small table, so it is exact too.
+            let quick = try await f.campaigns.estimateQuickly(appID: f.app.id, filter: AudienceFilter(languages: ["pt"]), budget: 5)
+            #expect(quick == AudienceEstimate(devices: 2, exact: true))
+            let sampled = try await f.campaigns.estimateFromSample(appID: f.app.id, filter: AudienceFilter(languages: ["pt"]))
+            #expect(sampled == AudienceEstimate(devices: 2, exact: true))
         }
     }
 }
