@@ -88,7 +88,8 @@ enum CampaignFigures {
             ("Unsent", counters.unsent, "#7d8797"), ("Held out", counters.heldOut, "#6b4fbb"),
             ("Pending", counters.pending, "#d9dee7"),
         ]
-        let total = max(parts.reduce(0) { $0 + $1.1 }, 1)
+        guard parts.contains(where: { $0.1 > 0 }) else { return .empty }
+        let total = parts.reduce(0) { $0 + $1.1 }
         let width = 720.0
         var x = 0.0
         var bars = HTML.empty

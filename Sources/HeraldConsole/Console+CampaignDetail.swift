@@ -110,9 +110,9 @@ extension Console {
             <div class="card"><p><span class="badge \(campaign.state.rawValue)" id="state">\(campaign.state.rawValue)</span>
             \(campaign.failureReason.map { " <span class=\"error\">\($0)</span>" as HTML })</p>
             \(session.user.role >= .marketing ? actions(campaign, session: session, path: path) : .empty)
-            \(CampaignFigures.progress(counters))
-            \(CampaignFigures.figures(counters))
-            \(CampaignFigures.outcomeChart(counters))
+            \(campaign.state == .draft
+                ? "<p class=\"muted\" id=\"draft-note\">A draft: nothing is sent until it is scheduled. Its audience is counted when it starts.</p>" as HTML
+                : CampaignFigures.progress(counters) + CampaignFigures.figures(counters) + CampaignFigures.outcomeChart(counters))
             <p><a href="\(path)/deliveries">Delivery ledger</a></p></div>
             \(timeline.minutes.isEmpty && timeline.languages.isEmpty ? .empty : "<div class=\"card\">\(CampaignCharts.sendsPerMinute(timeline.minutes))\(CampaignCharts.outcomesByLanguage(timeline.languages))</div>" as HTML)
             \(CampaignFigures.failures(counters, ledger: path + "/deliveries"))

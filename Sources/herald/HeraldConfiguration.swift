@@ -122,17 +122,9 @@ struct HeraldConfiguration: Sendable {
             configuration.logLevel = parsed
         }
         configuration.migrationsDirectory = reader.string(forKey: "herald.migrations_dir")
-        if let text = reader.string(forKey: "herald.auto_migrate") {
-            guard let flag = Bool(text.lowercased()) else { throw ConfigurationError.invalid("HERALD_AUTO_MIGRATE", "must be true or false") }
-            configuration.autoMigrate = flag
-        }
+        configuration.autoMigrate = try flag(reader, "herald.auto_migrate", configuration.autoMigrate)
         configuration.pruneBatchSize = try positive(reader, "herald.prune_batch_size", configuration.pruneBatchSize)
-        if let text = reader.string(forKey: "herald.engine.enabled") {
-            guard let flag = Bool(text.lowercased()) else {
-                throw ConfigurationError.invalid("HERALD_ENGINE_ENABLED", "must be true or false")
-            }
-            configuration.engineEnabled = flag
-        }
+        configuration.engineEnabled = try flag(reader, "herald.engine.enabled", configuration.engineEnabled)
         configuration.consoleEnabled = try flag(reader, "herald.console.enabled", configuration.consoleEnabled)
         configuration.consoleSecureCookies = try flag(reader, "herald.console.secure_cookies", configuration.consoleSecureCookies)
         configuration.consoleSessionIdleMinutes = try positive(
