@@ -179,7 +179,7 @@ struct CampaignForm {
 
     mutating func object(_ field: String) -> [String: PayloadValue]? {
         guard let text = form[field] else { return nil }
-        guard let value = try? JSONDecoder().decode(PayloadValue.self, from: Data(text.utf8)), case .object(let object) = value else {
+        guard let object = ConsoleFormat.jsonObject(text) else {
             fail(field, "must be a JSON object, e.g. {\"key\": \"value\"}")
             return nil
         }
@@ -192,8 +192,7 @@ struct CampaignForm {
             if required { fail(field, "give the time to send at (UTC)") }
             return nil
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let calendar = ConsoleFormat.utc
         let parts = text.split(whereSeparator: { $0 == "T" || $0 == " " || $0 == "-" || $0 == ":" }).map { Int($0) }
         guard parts.count >= 5, parts.count <= 6, parts.allSatisfy({ $0 != nil }), let year = parts[0], (1970...9999).contains(year),
             let date = calendar.date(

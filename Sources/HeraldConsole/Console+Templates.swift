@@ -61,23 +61,17 @@ extension Console {
         }
         let languages = query["languages"].map(String.init) ?? shown.languages.prefix(3).joined(separator: ", ")
         let variablesText = query["variables"].map(String.init) ?? ""
-        var preview: HTML = .empty
-        var variables = [String: PayloadValue]()
-        if !variablesText.isEmpty {
-            guard let value = try? JSONDecoder().decode(PayloadValue.self, from: Data(variablesText.utf8)), case .object(let object) = value
-            else { throw ConsoleError.badRequest("Variables must be a JSON object.") }
-            variables = object
-        }
         let attributesText = query["attributes"].map(String.init) ?? ""
-        var attributes = [String: PayloadValue]()
-        if !attributesText.isEmpty {
-            guard let value = try? JSONDecoder().decode(PayloadValue.self, from: Data(attributesText.utf8)), case .object(let object) = value
-            else { throw ConsoleError.badRequest("Attributes must be a JSON object.") }
-            attributes = object
+        func object(_ text: String, _ what: String) throws -> [String: PayloadValue] {
+            guard !text.isEmpty else { return [:] }
+            guard let object = ConsoleFormat.jsonObject(text) else { throw ConsoleError.badRequest("\(what) must be a JSON object.") }
+            return object
         }
+        let variables = try object(variablesText, "Variables")
+        let attributes = try object(attributesText, "Attributes")
         let localization: Campaign.LocalizationMode = query["mode"] == "client" ? .client : .server
         let asked = languages.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        preview = try PayloadPreview(
+        let preview = try PayloadPreview(
             record: shown, variables: variables, pushOptions: PushOptions(), localization: localization, attributes: attributes
         ).render(languages: asked)
         let body: HTML = """

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 /// How the console writes numbers, times and token digests.
@@ -20,17 +21,29 @@ enum ConsoleFormat {
         return String(format: "%.1f %%", value)
     }
 
-    /// `2026-11-24 14:05:09 UTC`.
-    static func time(_ date: Date) -> String {
+    /// The Gregorian calendar in UTC, made once: pages format a time per row.
+    static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return calendar
+    }()
+
+    /// `2026-11-24 14:05:09 UTC`.
+    static func time(_ date: Date) -> String {
+        let parts = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         return String(
             format: "%04d-%02d-%02d %02d:%02d:%02d UTC", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
             parts.minute ?? 0, parts.second ?? 0)
     }
 
     static func time(_ date: Date?) -> String { date.map { time($0) } ?? "–" }
+
+    /// A JSON object typed into a field; nil for anything else.
+    static func jsonObject(_ text: String) -> [String: PayloadValue]? {
+        guard let value = try? JSONDecoder().decode(PayloadValue.self, from: Data(text.utf8)), case .object(let object) = value
+        else { return nil }
+        return object
+    }
 
     /// A token as the console shows it: never in full, only its last 8 hex digits.
     static func tokenSuffix(_ hex: String) -> String { "…" + String(hex.suffix(8)) }
