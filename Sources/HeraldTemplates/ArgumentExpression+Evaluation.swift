@@ -1,35 +1,48 @@
 import APNSCore
 import HeraldCore
 
-/// The values argument expressions read while one notification is rendered.
+/// The values argument expressions read while one notification is rendered, and the language
+/// they are formatted for.
 struct ArgumentContext {
     let recipient: Recipient
     let variables: [String: PayloadValue]
-    let language: LanguageTag
+    let formatting: TextFormatting
+
+    var language: LanguageTag { formatting.language }
 }
 
 extension ArgumentExpression {
-    /// The text of the first term that has a value, or nil when none has.
+    /// The text of the first term that has a value (formatted by the expression's format, if
+    /// any, for `language`), or nil when none has.
     public func evaluate(for recipient: Recipient, variables: [String: PayloadValue], language: LanguageTag) -> String? {
-        evaluate(in: ArgumentContext(recipient: recipient, variables: variables, language: language))
+        evaluate(in: ArgumentContext(recipient: recipient, variables: variables, formatting: TextFormatting(language: language)))
     }
 
     func evaluate(in context: ArgumentContext) -> String? {
         for term in terms {
-            switch term {
-            case .attribute(let name):
-                if let value = context.recipient.attributes[name], let text = Self.text(of: value) { return text }
-            case .variable(let name):
-                if let value = context.variables[name], let text = Self.text(of: value) { return text }
-            case .userID:
-                if let userID = context.recipient.userID, !userID.isEmpty { return userID }
-            case .deviceLanguage:
-                return context.language.value
-            case .literal(let text):
-                return text
+            guard let text = Self.text(of: term, in: context) else { continue }
+            guard let filter else { return text }
+            if let formatted = filter.apply(to: text, locale: context.formatting.locale, timeZone: context.recipient.timeZone) {
+                return formatted
             }
         }
         return nil
+    }
+
+    private static func text(of term: Term, in context: ArgumentContext) -> String? {
+        switch term {
+        case .attribute(let name):
+            return context.recipient.attributes[name].flatMap(text(of:))
+        case .variable(let name):
+            return context.variables[name].flatMap(text(of:))
+        case .userID:
+            guard let userID = context.recipient.userID, !userID.isEmpty else { return nil }
+            return userID
+        case .deviceLanguage:
+            return context.language.value
+        case .literal(let text):
+            return text
+        }
     }
 
     /// A value as argument text: strings as they are, integers without decimals (also a double

@@ -8,7 +8,8 @@
 /// variables of the campaign or API call), `user.id` (the external user ID) and
 /// `device.language` (the negotiated language tag). `??` falls back to the next term when a
 /// value is missing: absent, null, empty text, an array or an object. A quoted literal always
-/// has a value, so it can only come last.
+/// has a value, so it can only come last. A format may follow, after `|`
+/// (``ArgumentFilter``): `vars.total | currency(EUR)`, `vars.endsAt | date(medium)`.
 public struct ArgumentExpression: Sendable, Equatable, CustomStringConvertible {
     public enum Term: Sendable, Equatable {
         case attribute(String)
@@ -20,6 +21,8 @@ public struct ArgumentExpression: Sendable, Equatable, CustomStringConvertible {
 
     /// The terms tried in order.
     public let terms: [Term]
+    /// How the value is formatted for the reader, when the expression says.
+    public let filter: ArgumentFilter?
     /// The expression as written, without surrounding whitespace; names a missing argument.
     public let source: String
 
@@ -27,7 +30,7 @@ public struct ArgumentExpression: Sendable, Equatable, CustomStringConvertible {
 
     public init(parsing source: String) throws(ArgumentExpressionError) {
         var parser = ArgumentExpressionParser(source)
-        terms = try parser.parse()
+        (terms, filter) = try parser.parse()
         var trimmed = Substring(source).drop { $0.isWhitespace }
         while trimmed.last?.isWhitespace == true {
             trimmed.removeLast()
@@ -58,7 +61,7 @@ struct ArgumentExpressionParser {
         scalars = Array(source.unicodeScalars)
     }
 
-    mutating func parse() throws(ArgumentExpressionError) -> [ArgumentExpression.Term] {
+    mutating func parse() throws(ArgumentExpressionError) -> ([ArgumentExpression.Term], ArgumentFilter?) {
         var terms = [ArgumentExpression.Term]()
         while true {
             skipSpaces()
@@ -70,12 +73,53 @@ struct ArgumentExpressionParser {
             }
             terms.append(try term())
             skipSpaces()
-            guard index < scalars.count else { return terms }
+            guard index < scalars.count else { return (terms, nil) }
+            if scalars[index] == "|" {
+                index += 1
+                return (terms, try filter())
+            }
             guard scalars[index] == "?", index + 1 < scalars.count, scalars[index + 1] == "?" else {
                 throw ArgumentExpressionError("expected '??' but found '\(scalars[index])'")
             }
             index += 2
         }
+    }
+
+    /// The format after `|`: a name, optionally with one argument in parentheses, then the end.
+    private mutating func filter() throws(ArgumentExpressionError) -> ArgumentFilter {
+        skipSpaces()
+        let name = word { $0.properties.isLowercase }
+        guard !name.isEmpty else {
+            throw ArgumentExpressionError("expected a format after '|': number, percent, currency(XXX), date(…), time(…) or datetime(…)")
+        }
+        var argument: String?
+        skipSpaces()
+        if index < scalars.count, scalars[index] == "(" {
+            index += 1
+            skipSpaces()
+            argument = word { $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+            skipSpaces()
+            guard index < scalars.count, scalars[index] == ")" else {
+                throw ArgumentExpressionError("\(name)(…): expected ')' after the format's argument")
+            }
+            index += 1
+        }
+        let filter = try ArgumentFilter(name: name, argument: argument)
+        skipSpaces()
+        guard index >= scalars.count else {
+            throw ArgumentExpressionError("unexpected '\(scalars[index])' after the format \(filter): it ends the expression")
+        }
+        return filter
+    }
+
+    /// The longest run of scalars from here that pass `accepts`.
+    private mutating func word(_ accepts: (Unicode.Scalar) -> Bool) -> String {
+        var text = String.UnicodeScalarView()
+        while index < scalars.count, text.count < 32, accepts(scalars[index]) {
+            text.append(scalars[index])
+            index += 1
+        }
+        return String(text)
     }
 
     private mutating func skipSpaces() {

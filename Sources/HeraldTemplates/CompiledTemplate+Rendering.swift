@@ -20,7 +20,8 @@ extension CompiledTemplate {
             return .skipped(.notAuthorized)
         }
         let index = languageIndex(for: recipient.languages)
-        let context = ArgumentContext(recipient: recipient, variables: options.variables, language: languages[index])
+        let context = ArgumentContext(
+            recipient: recipient, variables: options.variables, formatting: localizations[index].formatting)
         var arguments = Arguments()
         for (part, path) in [(title, \Arguments.title), (subtitle, \.subtitle), (body, \.body)] {
             guard let part else { continue }
@@ -50,6 +51,14 @@ extension CompiledTemplate {
         var body = [String]()
     }
 
+    /// Plural categories forced per part and substitution name (skeletons are built per
+    /// combination of categories, before the counts are known).
+    struct ForcedCategories {
+        var title = [String: PluralCategory]()
+        var subtitle = [String: PluralCategory]()
+        var body = [String: PluralCategory]()
+    }
+
     /// The template's payload defaults with the call's overrides.
     func settings(for options: RenderOptions) -> PayloadOptions {
         options.payload.isEmpty ? payloadDefaults : payloadDefaults.overridden(by: options.payload)
@@ -63,15 +72,17 @@ extension CompiledTemplate {
     /// The payload for one language and set of argument texts, shaped by authorization.
     func payload(
         languageIndex index: Int, arguments: Arguments, settings: PayloadOptions, mode: LocalizationMode,
-        authorization: AuthorizationSettings
+        authorization: AuthorizationSettings, forced: ForcedCategories = ForcedCategories()
     ) -> Payload {
         var alert = Payload.Alert()
         switch mode {
         case .server:
             let localization = localizations[index]
-            alert.title = localization.title?.render(arguments: arguments.title)
-            alert.subtitle = localization.subtitle?.render(arguments: arguments.subtitle)
-            alert.body = localization.body?.render(arguments: arguments.body)
+            let formatting = localization.formatting
+            alert.title = localization.title?.render(arguments: arguments.title, formatting: formatting, categories: forced.title)
+            alert.subtitle = localization.subtitle?.render(
+                arguments: arguments.subtitle, formatting: formatting, categories: forced.subtitle)
+            alert.body = localization.body?.render(arguments: arguments.body, formatting: formatting, categories: forced.body)
         case .client:
             if let title {
                 alert.titleLocKey = title.key
@@ -88,9 +99,11 @@ extension CompiledTemplate {
             if document.clientFallback {
                 // Shown by devices whose app does not have the keys (an older app version).
                 let fallback = localizations[defaultIndex]
-                alert.title = fallback.title?.render(arguments: arguments.title)
-                alert.subtitle = fallback.subtitle?.render(arguments: arguments.subtitle)
-                alert.body = fallback.body?.render(arguments: arguments.body)
+                let formatting = fallback.formatting
+                alert.title = fallback.title?.render(arguments: arguments.title, formatting: formatting, categories: forced.title)
+                alert.subtitle = fallback.subtitle?.render(
+                    arguments: arguments.subtitle, formatting: formatting, categories: forced.subtitle)
+                alert.body = fallback.body?.render(arguments: arguments.body, formatting: formatting, categories: forced.body)
             }
         }
 

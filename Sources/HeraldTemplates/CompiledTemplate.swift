@@ -28,11 +28,13 @@ public struct CompiledTemplate: Sendable {
         }
     }
 
-    /// One language's compiled strings, present exactly where the part is.
+    /// One language's compiled strings, present exactly where the part is, and how that
+    /// language shows numbers and plurals.
     struct Localization: Sendable {
-        let title: FormatString?
-        let subtitle: FormatString?
-        let body: FormatString?
+        let title: LocalizedString?
+        let subtitle: LocalizedString?
+        let body: LocalizedString?
+        let formatting: TextFormatting
     }
 
     /// The document this was compiled from.
@@ -58,14 +60,14 @@ public struct CompiledTemplate: Sendable {
         guard let defaultLanguage = LanguageTag(document.defaultLanguage) else {
             throw Self.internalError("defaultLanguage", "not a language tag")
         }
-        var tables = [(tag: LanguageTag, strings: [String: String])]()
+        var tables = [(tag: LanguageTag, key: String, strings: [String: String])]()
         for (key, strings) in document.strings {
             guard let tag = LanguageTag(key) else { throw Self.internalError("strings.\(key)", "not a language tag") }
-            tables.append((tag: tag, strings: strings))
+            tables.append((tag: tag, key: key, strings: strings))
         }
         // A background template has no text, so it may come without strings at all.
         if document.parts.isEmpty, !tables.contains(where: { $0.tag == defaultLanguage }) {
-            tables.append((tag: defaultLanguage, strings: [:]))
+            tables.append((tag: defaultLanguage, key: defaultLanguage.value, strings: [:]))
         }
         tables.sort { $0.tag.value < $1.tag.value }
         guard let defaultIndex = tables.firstIndex(where: { $0.tag == defaultLanguage }) else {
@@ -78,11 +80,13 @@ public struct CompiledTemplate: Sendable {
         var localizations = [Localization]()
         localizations.reserveCapacity(tables.count)
         for table in tables {
+            let plurals = document.plurals?[table.key] ?? [:]
             localizations.append(
                 Localization(
-                    title: try Self.format(document.title, in: table.strings, language: table.tag),
-                    subtitle: try Self.format(document.subtitle, in: table.strings, language: table.tag),
-                    body: try Self.format(document.body, in: table.strings, language: table.tag)
+                    title: try Self.string(document.title, in: table.strings, plurals: plurals, language: table.tag),
+                    subtitle: try Self.string(document.subtitle, in: table.strings, plurals: plurals, language: table.tag),
+                    body: try Self.string(document.body, in: table.strings, plurals: plurals, language: table.tag),
+                    formatting: TextFormatting(language: table.tag)
                 )
             )
         }
@@ -114,17 +118,31 @@ public struct CompiledTemplate: Sendable {
         return Part(key: part.key, arguments: arguments)
     }
 
-    private static func format(_ part: MessagePart?, in strings: [String: String], language: LanguageTag)
-        throws(TemplateLoadError) -> FormatString?
-    {
+    private static func string(
+        _ part: MessagePart?, in strings: [String: String], plurals: [String: [String: [String: String]]], language: LanguageTag
+    ) throws(TemplateLoadError) -> LocalizedString? {
         guard let part else { return nil }
-        guard let text = strings[part.key] else {
-            throw internalError("strings.\(language).\(part.key)", "missing")
+        let field = "strings.\(language).\(part.key)"
+        guard let text = strings[part.key] else { throw internalError(field, "missing") }
+        let format = try compile(text, field: field)
+        var substitutions = [String: LocalizedString.PluralForms]()
+        for name in format.substitutionNames {
+            guard let forms = plurals[part.key]?[name] else { throw internalError(field, "no plural forms for %#@\(name)@") }
+            var compiled = [PluralCategory: FormatString]()
+            for (category, form) in forms {
+                guard let category = PluralCategory(rawValue: category) else { continue }
+                compiled[category] = try compile(form, field: "plurals.\(language).\(part.key).\(name).\(category)")
+            }
+            substitutions[name] = LocalizedString.PluralForms(compiled)
         }
+        return LocalizedString(format: format, substitutions: substitutions)
+    }
+
+    private static func compile(_ text: String, field: String) throws(TemplateLoadError) -> FormatString {
         do throws(FormatStringError) {
             return try FormatString(parsing: text)
         } catch {
-            throw internalError("strings.\(language).\(part.key)", error.description)
+            throw internalError(field, error.description)
         }
     }
 

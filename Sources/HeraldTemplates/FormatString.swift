@@ -1,18 +1,33 @@
-/// An Apple format string (`%@`, `%1$@`, `%%`, `%d`…) compiled once into literal text and
-/// argument references, and rendered the way iOS fills `loc-args` into a `Localizable.strings`
-/// value (docs/apns.md "Localization").
+/// An Apple format string (`%@`, `%1$@`, `%d`, `%.2f`, `%#@items@`, `%%`…) compiled once into
+/// literal text and argument references, and rendered the way iOS fills a localized string
+/// (docs/apns.md "Localization", docs/templates.md "Plurals and formatted values").
 ///
-/// Supported: `%@` (the next argument), `%n$@` (argument n, 1-based, any order), `%%` (a percent
-/// sign), and the integer conversions apps use in their strings (`%d %i %u %ld %lld %lu %llu`,
-/// also positional as `%1$d`), which render the argument's text as is. One string uses either
-/// sequential or positional specifiers, never both.
+/// Supported: `%@` (the argument's text), the integer conversions apps use in their strings
+/// (`%d %i %u %ld %lld %lu %llu`, shown with the language's digits and grouping), `%f` and
+/// `%.Nf` (a decimal with N fraction digits, 6 when N is left out, as C does), `%#@name@` (the
+/// plural substitution `name`, chosen by the argument's number), and `%%` (a percent sign).
+/// Each may be positional (`%2$@`, `%1$#@items@`). One string uses either sequential or
+/// positional specifiers, never both.
 public struct FormatString: Sendable, Equatable, CustomStringConvertible {
+    /// How an argument is shown.
+    public enum Conversion: Sendable, Equatable, Hashable {
+        /// `%@`: the text as it is.
+        case object
+        /// `%d` and its kin: an integer in the language's digits and grouping.
+        case integer
+        /// `%f`, `%.2f`: a decimal with this many fraction digits.
+        case decimal(precision: Int)
+    }
+
     /// One piece of a compiled format string.
     public enum Segment: Sendable, Equatable {
         /// Text copied as is (`%%` already turned into `%`).
         case literal(String)
-        /// The argument at a 0-based index.
-        case argument(Int)
+        /// The argument at a 0-based index, shown by a conversion.
+        case argument(Int, Conversion)
+        /// `%#@name@`: the form of plural substitution `name` the argument at a 0-based index
+        /// selects.
+        case plural(Int, name: String)
     }
 
     /// The text as written.
@@ -25,6 +40,8 @@ public struct FormatString: Sendable, Equatable, CustomStringConvertible {
     public let usedPositions: [Int]
     /// UTF-8 bytes of literal text, so rendering reserves the right capacity up front.
     let literalByteCount: Int
+    /// True when every argument is `%@` and nothing is plural: rendering is plain splicing.
+    let isPlain: Bool
 
     /// The highest position accepted; `loc-args` arrays are short, a larger number is a typo.
     public static let maximumPosition = 99
@@ -41,21 +58,47 @@ public struct FormatString: Sendable, Equatable, CustomStringConvertible {
         let positions = parser.positions.sorted()
         self.usedPositions = positions
         self.argumentCount = positions.last ?? 0
+        self.isPlain = parser.segments.allSatisfy {
+            switch $0 {
+            case .literal, .argument(_, .object): true
+            case .argument, .plural: false
+            }
+        }
     }
 
-    /// The text with every argument reference replaced by its argument; a reference past the
-    /// end of `arguments` renders as empty text (template validation rules that out).
+    /// The names of the plural substitutions the string uses, in order, each once.
+    public var substitutionNames: [String] {
+        var names = [String]()
+        for case .plural(_, let name) in segments where !names.contains(name) {
+            names.append(name)
+        }
+        return names
+    }
+
+    /// The conversions each 0-based argument index is shown with (plural tokens not included).
+    var conversions: [Int: Set<Conversion>] {
+        var conversions = [Int: Set<Conversion>]()
+        for case .argument(let index, let conversion) in segments {
+            conversions[index, default: []].insert(conversion)
+        }
+        return conversions
+    }
+
+    /// The text with every argument reference replaced by its argument's text as is; a
+    /// reference past the end of `arguments` renders as empty text (template validation rules
+    /// that out). Plural tokens render as nothing: ``LocalizedString`` fills those.
     public func render(arguments: [String]) -> String {
         // Most strings are one literal or one argument: no new buffer for those.
         if segments.count == 1 {
             switch segments[0] {
             case .literal(let text): return text
-            case .argument(let index): return index < arguments.count ? arguments[index] : ""
+            case .argument(let index, _): return index < arguments.count ? arguments[index] : ""
+            case .plural: return ""
             }
         }
         var capacity = literalByteCount
         for segment in segments {
-            if case .argument(let index) = segment, index < arguments.count {
+            if case .argument(let index, _) = segment, index < arguments.count {
                 capacity += arguments[index].utf8.count
             }
         }
@@ -65,8 +108,10 @@ public struct FormatString: Sendable, Equatable, CustomStringConvertible {
             switch segment {
             case .literal(let literal):
                 text.append(literal)
-            case .argument(let index):
+            case .argument(let index, _):
                 if index < arguments.count { text.append(arguments[index]) }
+            case .plural:
+                break
             }
         }
         return text
@@ -86,6 +131,10 @@ public struct FormatStringError: Error, Equatable, Sendable, CustomStringConvert
         case positionTooLarge(Int)
         /// `%@` and `%n$@` in one string.
         case mixedSequentialAndPositional
+        /// `%#@` without a name of letters, digits and `_` closed by `@`.
+        case malformedSubstitution(String)
+        /// `%.Nf` with N above ``FormatStringParser/maximumPrecision``.
+        case precisionTooLarge(Int)
     }
 
     public var reason: Reason
@@ -97,7 +146,7 @@ public struct FormatStringError: Error, Equatable, Sendable, CustomStringConvert
     public var description: String {
         switch reason {
         case .unsupportedSpecifier(let specifier):
-            "unsupported format specifier \"\(specifier)\": use %@, %1$@ … %n$@, %d, or %% for a percent sign"
+            "unsupported format specifier \"\(specifier)\": use %@, %1$@ … %n$@, %d, %.2f, %#@name@, or %% for a percent sign"
         case .trailingPercent:
             "lone '%' at the end of the text: write %% for a percent sign"
         case .positionZero:
@@ -105,122 +154,11 @@ public struct FormatStringError: Error, Equatable, Sendable, CustomStringConvert
         case .positionTooLarge(let position):
             "argument position \(position) is too large (at most \(FormatString.maximumPosition))"
         case .mixedSequentialAndPositional:
-            "mixes %@ with positional %n$@ specifiers: use one style per string"
+            "mixes sequential (%@) with positional (%n$@) specifiers: use one style per string"
+        case .malformedSubstitution(let specifier):
+            "malformed plural substitution \"\(specifier)\": write %#@name@ with a name of letters, digits and _"
+        case .precisionTooLarge(let precision):
+            "precision \(precision) is too large (at most \(FormatStringParser.maximumPrecision) fraction digits)"
         }
-    }
-}
-
-/// The byte-level scanner behind ``FormatString/init(parsing:)``. Specifiers are ASCII, so the
-/// text between them is cut at valid UTF-8 boundaries.
-struct FormatStringParser {
-    private let bytes: [UInt8]
-    private(set) var segments: [FormatString.Segment] = []
-    private(set) var positions: Set<Int> = []
-    private(set) var literalByteCount = 0
-    private var literal: [UInt8] = []
-    private var sequentialCount = 0
-    private var usesPositional = false
-
-    init(source: String) {
-        bytes = Array(source.utf8)
-    }
-
-    mutating func parse() throws(FormatStringError) {
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            guard byte == Self.percent else {
-                literal.append(byte)
-                index += 1
-                continue
-            }
-            index = try specifier(at: index)
-        }
-        flushLiteral()
-    }
-
-    /// Reads the specifier starting at the `%` at `start`; returns the index after it.
-    private mutating func specifier(at start: Int) throws(FormatStringError) -> Int {
-        var index = start + 1
-        guard index < bytes.count else { throw FormatStringError(.trailingPercent) }
-        if bytes[index] == Self.percent {
-            literal.append(Self.percent)
-            return index + 1
-        }
-        // An optional position: digits followed by `$`.
-        var position: Int?
-        var digitsEnd = index
-        var value = 0
-        while digitsEnd < bytes.count, Self.isDigit(bytes[digitsEnd]) {
-            value = min(value * 10 + Int(bytes[digitsEnd] - UInt8(ascii: "0")), 1_000_000)
-            digitsEnd += 1
-        }
-        if digitsEnd > index {
-            // Digits without `$` are a width (`%5d`), which notifications have no use for.
-            guard digitsEnd < bytes.count, bytes[digitsEnd] == UInt8(ascii: "$") else {
-                throw unsupported(from: start, through: digitsEnd)
-            }
-            guard value >= 1 else { throw FormatStringError(.positionZero) }
-            guard value <= FormatString.maximumPosition else { throw FormatStringError(.positionTooLarge(value)) }
-            position = value
-            index = digitsEnd + 1
-        }
-        index = try conversion(from: start, at: index)
-
-        let argumentIndex: Int
-        if let position {
-            guard sequentialCount == 0 else { throw FormatStringError(.mixedSequentialAndPositional) }
-            usesPositional = true
-            argumentIndex = position - 1
-        } else {
-            guard !usesPositional else { throw FormatStringError(.mixedSequentialAndPositional) }
-            argumentIndex = sequentialCount
-            sequentialCount += 1
-            guard sequentialCount <= FormatString.maximumPosition else {
-                throw FormatStringError(.positionTooLarge(sequentialCount))
-            }
-        }
-        flushLiteral()
-        segments.append(.argument(argumentIndex))
-        positions.insert(argumentIndex + 1)
-        return index
-    }
-
-    /// Checks the conversion at `index` (`@`, or `d i u` after up to two `l`); returns the index
-    /// after it.
-    private func conversion(from start: Int, at index: Int) throws(FormatStringError) -> Int {
-        guard index < bytes.count else { throw unsupported(from: start, through: index) }
-        if bytes[index] == UInt8(ascii: "@") { return index + 1 }
-        var end = index
-        while end < bytes.count, end - index < 2, bytes[end] == UInt8(ascii: "l") {
-            end += 1
-        }
-        guard end < bytes.count,
-            bytes[end] == UInt8(ascii: "d") || bytes[end] == UInt8(ascii: "i") || bytes[end] == UInt8(ascii: "u")
-        else { throw unsupported(from: start, through: end) }
-        return end + 1
-    }
-
-    private mutating func flushLiteral() {
-        guard !literal.isEmpty else { return }
-        literalByteCount += literal.count
-        segments.append(.literal(String(decoding: literal, as: UTF8.self)))
-        literal.removeAll(keepingCapacity: true)
-    }
-
-    /// The error for the specifier from `start` through the offending byte at `end`.
-    private func unsupported(from start: Int, through end: Int) -> FormatStringError {
-        var stop = min(end + 1, bytes.count)
-        // Keep a multi-byte character whole in the message.
-        while stop < bytes.count, bytes[stop] & 0xC0 == 0x80 {
-            stop += 1
-        }
-        return FormatStringError(.unsupportedSpecifier(String(decoding: bytes[start..<stop], as: UTF8.self)))
-    }
-
-    private static let percent = UInt8(ascii: "%")
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 }

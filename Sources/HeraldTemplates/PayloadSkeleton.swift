@@ -79,14 +79,17 @@ extension CompiledTemplate {
         [title, subtitle, body].flatMap { $0?.arguments.filter(\.readsRecipient) ?? [] }
     }
 
-    /// The skeleton for one language and authorization shape, or nil where the full renderer
-    /// must decide (an argument without a value, a payload that fails its checks).
+    /// The skeleton for one language, authorization shape and combination of plural
+    /// categories, or nil where the full renderer must decide (an argument without a value, a
+    /// payload that fails its checks).
     func skeleton(
-        languageIndex index: Int, authorization: AuthorizationSettings, options: RenderOptions, settings: PayloadOptions
+        languageIndex index: Int, authorization: AuthorizationSettings, options: RenderOptions, settings: PayloadOptions,
+        forced: ForcedCategories = ForcedCategories()
     ) -> PayloadSkeleton? {
         let pushType = settings.pushType ?? .alert
         let context = ArgumentContext(
-            recipient: Recipient(authorization: authorization), variables: options.variables, language: languages[index])
+            recipient: Recipient(authorization: authorization), variables: options.variables,
+            formatting: localizations[index].formatting)
         var hole = 0
         var marked = Arguments()
         var plain = Arguments()
@@ -108,7 +111,7 @@ extension CompiledTemplate {
         func encode(_ arguments: Arguments) -> [UInt8]? {
             let payload = payload(
                 languageIndex: index, arguments: arguments, settings: settings, mode: options.mode,
-                authorization: authorization)
+                authorization: authorization, forced: forced)
             return try? payload.validate(for: pushType)
         }
         guard let encoded = encode(marked), let plainBytes = encode(plain) else { return nil }
@@ -118,9 +121,11 @@ extension CompiledTemplate {
 }
 
 extension ArgumentExpression {
-    /// True when the value can differ between devices of one language.
+    /// True when the value can differ between devices of one language: it reads the device,
+    /// or formats a date in the device's time zone.
     var readsRecipient: Bool {
-        terms.contains {
+        if filter?.readsTimeZone == true { return true }
+        return terms.contains {
             switch $0 {
             case .attribute, .userID: true
             case .variable, .deviceLanguage, .literal: false

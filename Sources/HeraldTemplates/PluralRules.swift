@@ -85,6 +85,11 @@ public enum PluralRules {
         (rules(for: language)?.map(\.category) ?? []) + [.other]
     }
 
+    /// The rules `language` uses, resolved once (a compiled template keeps one per language).
+    public static func ruleSet(for language: LanguageTag) -> PluralRuleSet {
+        PluralRuleSet(rules: rules(for: language) ?? [])
+    }
+
     static func rules(for language: LanguageTag) -> [(category: PluralCategory, condition: PluralCondition)]? {
         table[language.value] ?? table[language.language]
     }
@@ -102,4 +107,18 @@ public enum PluralRules {
         }
         return table
     }()
+}
+
+/// One language's plural rules, looked up once: what rendering asks per argument.
+public struct PluralRuleSet: Sendable {
+    let rules: [(category: PluralCategory, condition: PluralCondition)]
+
+    /// The category of `operands`: the first rule that matches, else `other`.
+    public func category(for operands: PluralOperands) -> PluralCategory {
+        for (category, condition) in rules where condition.matches(operands) { return category }
+        return .other
+    }
+
+    /// The categories the language distinguishes, `other` last.
+    public var categories: [PluralCategory] { rules.map(\.category) + [.other] }
 }

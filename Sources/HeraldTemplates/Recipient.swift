@@ -11,24 +11,28 @@ public struct Recipient: Sendable, Equatable {
     public var userID: String?
     /// App-defined attributes (`attributes.NAME`).
     public var attributes: [String: PayloadValue]
+    /// The device's IANA time zone, for dates an argument formats; UTC when nil.
+    public var timeZone: String?
 
     public init(
         languages: [LanguageTag] = [],
         authorization: AuthorizationSettings,
         userID: String? = nil,
-        attributes: [String: PayloadValue] = [:]
+        attributes: [String: PayloadValue] = [:],
+        timeZone: String? = nil
     ) {
         self.languages = languages
         self.authorization = authorization
         self.userID = userID
         self.attributes = attributes
+        self.timeZone = timeZone
     }
 
     /// The recipient a registered device describes.
     public init(device: Device) {
         self.init(
             languages: device.languages, authorization: device.authorization, userID: device.userID,
-            attributes: device.attributes
+            attributes: device.attributes, timeZone: device.timeZone
         )
     }
 }

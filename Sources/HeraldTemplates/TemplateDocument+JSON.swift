@@ -28,13 +28,15 @@ extension TemplateDocument {
             return (nil, [TemplateProblem(file: file, message: "the template must be a JSON object")])
         }
         var problems = unknownKeyProblems(in: members, file: file)
-        if !allowStrings, members["strings"] != nil {
-            problems.append(
-                TemplateProblem(
-                    file: file, field: "strings",
-                    message: "strings belong in <language>.strings files or a .xcstrings catalog beside template.json"
+        if !allowStrings {
+            for field in ["strings", "plurals"] where members[field] != nil {
+                problems.append(
+                    TemplateProblem(
+                        file: file, field: field,
+                        message: "\(field) belong in <language>.strings or .stringsdict files or a .xcstrings catalog beside template.json"
+                    )
                 )
-            )
+            }
         }
         do {
             let document = try JSONDecoder().decode(TemplateDocument.self, from: data)

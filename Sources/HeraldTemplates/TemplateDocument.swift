@@ -25,6 +25,11 @@ public struct TemplateDocument: Codable, Sendable, Equatable {
     public var payload: TemplatePayload
     /// language (BCP 47) → strings key → Apple format string.
     public var strings: [String: [String: String]]
+    /// The plural substitutions the strings name with `%#@name@`: language (as in ``strings``)
+    /// → strings key → substitution name → plural category (`zero`, `one`, `two`, `few`,
+    /// `many`, `other`) → the form, whose specifiers show the counted number. Nil when no
+    /// string has plurals, so documents without them keep their canonical JSON.
+    public var plurals: [String: [String: [String: [String: String]]]]?
 
     public init(
         name: String,
@@ -35,7 +40,8 @@ public struct TemplateDocument: Codable, Sendable, Equatable {
         body: MessagePart? = nil,
         clientFallback: Bool = false,
         payload: TemplatePayload = TemplatePayload(),
-        strings: [String: [String: String]] = [:]
+        strings: [String: [String: String]] = [:],
+        plurals: [String: [String: [String: [String: String]]]]? = nil
     ) {
         self.name = name
         self.defaultLanguage = defaultLanguage
@@ -46,10 +52,11 @@ public struct TemplateDocument: Codable, Sendable, Equatable {
         self.clientFallback = clientFallback
         self.payload = payload
         self.strings = strings
+        self.plurals = plurals
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, defaultLanguage, description, title, subtitle, body, clientFallback, payload, strings
+        case name, defaultLanguage, description, title, subtitle, body, clientFallback, payload, strings, plurals
     }
 
     public init(from decoder: any Decoder) throws {
@@ -63,6 +70,8 @@ public struct TemplateDocument: Codable, Sendable, Equatable {
         clientFallback = try container.decodeIfPresent(Bool.self, forKey: .clientFallback) ?? false
         payload = try container.decodeIfPresent(TemplatePayload.self, forKey: .payload) ?? TemplatePayload()
         strings = try container.decodeIfPresent([String: [String: String]].self, forKey: .strings) ?? [:]
+        plurals = try container.decodeIfPresent([String: [String: [String: [String: String]]]].self, forKey: .plurals)
+        if plurals?.isEmpty == true { plurals = nil }
     }
 
     /// The document as JSON with sorted keys and no insignificant whitespace: equal documents

@@ -7,6 +7,7 @@ import Foundation
 ///         template.json                  everything but the strings
 ///         en.strings, pt-BR.strings …    one strings file per language, and/or
 ///         de.lproj/Localizable.strings   an app's layout, and/or
+///         ru.stringsdict, ru.lproj/Localizable.stringsdict   plural strings, and/or
 ///         Localizable.xcstrings          a String Catalog
 ///
 /// Every problem of every template is collected, so an author fixes them in one pass; problems
@@ -65,10 +66,19 @@ public enum TemplateLoader {
                 let language = String(file.dropLast(".lproj".count))
                 // Base.lproj holds an app's interface files, not a language.
                 if language == "Base" { continue }
-                collector.readStringsFile(
-                    at: url.appendingPathComponent("Localizable.strings"),
-                    file: "\(name)/\(file)/Localizable.strings", language: language, namedBy: "\(name)/\(file)"
-                )
+                let dict = url.appendingPathComponent("Localizable.stringsdict")
+                if FileManager.default.fileExists(atPath: dict.path) {
+                    collector.readStringsDict(
+                        at: dict, file: "\(name)/\(file)/Localizable.stringsdict", language: language, namedBy: "\(name)/\(file)")
+                }
+                let strings = url.appendingPathComponent("Localizable.strings")
+                if FileManager.default.fileExists(atPath: strings.path) || !FileManager.default.fileExists(atPath: dict.path) {
+                    collector.readStringsFile(
+                        at: strings, file: "\(name)/\(file)/Localizable.strings", language: language, namedBy: "\(name)/\(file)")
+                }
+            } else if file.hasSuffix(".stringsdict") {
+                let language = String(file.dropLast(".stringsdict".count))
+                collector.readStringsDict(at: url, file: "\(name)/\(file)", language: language, namedBy: "\(name)/\(file)")
             } else if file.hasSuffix(".strings") {
                 let language = String(file.dropLast(".strings".count))
                 collector.readStringsFile(at: url, file: "\(name)/\(file)", language: language, namedBy: "\(name)/\(file)")
@@ -96,6 +106,7 @@ public enum TemplateLoader {
         }
         problems += collector.problems
         document.strings = collector.strings
+        document.plurals = collector.plurals.isEmpty ? nil : collector.plurals
         var validator = TemplateValidator(
             document: document, file: jsonFile, origins: collector.origins, unreadable: collector.unreadable
         )

@@ -16,6 +16,11 @@ public struct TemplateRenderer: Sendable {
     private let recipientArguments: [ArgumentExpression]
     /// One slot per language and authorization shape (``shape(of:)``).
     private var skeletons: [Slot]
+    /// Per language: how its holes are shown and which select plural forms.
+    private var plans: [Plan]
+    /// Skeletons of languages whose plural forms depend on the device's counts: by slot and
+    /// combination of categories.
+    private var pluralSkeletons: [Int: Slot] = [:]
     /// Negotiated language index per preference list seen; devices share a few hundred lists.
     private var negotiated: [[LanguageTag]: Int] = [:]
     /// A background push is the same for every device: rendered once.
@@ -27,6 +32,12 @@ public struct TemplateRenderer: Sendable {
         case built(PayloadSkeleton)
     }
 
+    private enum Plan: Sendable {
+        case unbuilt
+        case unavailable
+        case built(SkeletonPlan)
+    }
+
     public init(template: CompiledTemplate, options: RenderOptions) {
         self.template = template
         self.options = options
@@ -34,6 +45,7 @@ public struct TemplateRenderer: Sendable {
         self.pushType = settings.pushType ?? .alert
         self.recipientArguments = template.recipientArguments
         self.skeletons = Array(repeating: .unbuilt, count: template.languages.count * Self.shapes)
+        self.plans = Array(repeating: .unbuilt, count: template.languages.count)
     }
 
     /// The notification `recipient` gets; equal to `template.render(for: recipient, options: options)`.
@@ -46,33 +58,50 @@ public struct TemplateRenderer: Sendable {
             return .skipped(.notAuthorized)
         }
         let index = languageIndex(for: recipient.languages)
-        let slot = index * Self.shapes + Self.shape(of: recipient.authorization)
-        let skeleton: PayloadSkeleton
-        switch skeletons[slot] {
+        let plan: SkeletonPlan
+        switch plans[index] {
         case .built(let built):
-            skeleton = built
+            plan = built
         case .unavailable:
             return template.render(for: recipient, options: options)
         case .unbuilt:
-            guard
-                let built = template.skeleton(
-                    languageIndex: index, authorization: recipient.authorization, options: options, settings: settings)
-            else {
-                skeletons[slot] = .unavailable
+            guard let built = template.skeletonPlan(languageIndex: index, mode: options.mode) else {
+                plans[index] = .unavailable
                 return template.render(for: recipient, options: options)
             }
-            skeletons[slot] = .built(built)
-            skeleton = built
+            plans[index] = .built(built)
+            plan = built
         }
         var values = [String]()
         if !recipientArguments.isEmpty {
-            let context = ArgumentContext(recipient: recipient, variables: options.variables, language: skeleton.language)
+            let context = ArgumentContext(
+                recipient: recipient, variables: options.variables, formatting: template.localizations[index].formatting)
             values.reserveCapacity(recipientArguments.count)
             for argument in recipientArguments {
                 guard let value = argument.evaluate(in: context) else { return template.render(for: recipient, options: options) }
                 values.append(value)
             }
         }
+        var key = index * Self.shapes + Self.shape(of: recipient.authorization)
+        if !plan.selectors.isEmpty { key = key * SkeletonPlan.combinations + plan.combination(values) }
+        let skeleton: PayloadSkeleton
+        let cached = plan.selectors.isEmpty ? skeletons[key] : pluralSkeletons[key] ?? .unbuilt
+        switch cached {
+        case .built(let built):
+            skeleton = built
+        case .unavailable:
+            return template.render(for: recipient, options: options)
+        case .unbuilt:
+            let combination = plan.selectors.isEmpty ? 0 : key % SkeletonPlan.combinations
+            let built = template.skeleton(
+                languageIndex: index, authorization: recipient.authorization, options: options, settings: settings,
+                forced: plan.forced(combination))
+            let slot = built.map(Slot.built) ?? .unavailable
+            if plan.selectors.isEmpty { skeletons[key] = slot } else { pluralSkeletons[key] = slot }
+            guard let built else { return template.render(for: recipient, options: options) }
+            skeleton = built
+        }
+        plan.convert(&values)
         guard let encoded = skeleton.fill(values) else { return template.render(for: recipient, options: options) }
         return .payload(RenderedNotification(pushType: pushType, language: skeleton.language, encoded: encoded))
     }

@@ -7,6 +7,9 @@ struct StringsOrigin: Sendable, Equatable {
     var file: String
     /// strings key → the line it is defined on (empty for catalogs, which have no lines).
     var lines: [String: Int]
+    /// strings key → the file it came from, where that is not ``file`` (a language's
+    /// `.stringsdict` beside its `.strings`).
+    var files: [String: String] = [:]
 }
 
 /// Checks a whole document and collects every problem, so an author fixes them in one pass.
@@ -21,6 +24,9 @@ struct TemplateValidator {
     let unreadable: Set<String>
 
     private var problems: [TemplateProblem] = []
+    /// Per part, the conversions each 0-based argument index is shown with in some language
+    /// (plural selection counted as `%d`), and the first language showing it so.
+    var shownAs: [PartName: [Int: (conversion: FormatString.Conversion, language: String)]] = [:]
 
     init(document: TemplateDocument, file: String, origins: [String: StringsOrigin] = [:], unreadable: Set<String> = []) {
         self.document = document
@@ -47,6 +53,8 @@ struct TemplateValidator {
         if let defaultTag {
             checkStrings(languages: languages, defaultTag: defaultTag)
         }
+        checkPluralLanguages(languages: languages)
+        checkArgumentTypes()
         return problems
     }
 
@@ -199,6 +207,7 @@ struct TemplateValidator {
             report(language: languageKey, key: part.key, field: field, "\(part.key): \(error)")
             return nil
         }
+        checkSubstitutions(of: compiled, part: part, named: name, languageKey: languageKey, tag: tag)
         let count = part.arguments.count
         if compiled.argumentCount > count {
             let has = count == 0 ? "no arguments" : count == 1 ? "only 1 argument" : "only \(count) arguments"
@@ -236,18 +245,19 @@ struct TemplateValidator {
     // MARK: - Reporting
 
     /// A problem of the document itself (template.json, or the API document).
-    private mutating func report(field: String, _ message: String) {
+    mutating func report(field: String, _ message: String) {
         problems.append(TemplateProblem(file: file, line: nil, field: field, message: message))
     }
 
     /// A problem in one language's strings, located in the file they came from when known.
-    private mutating func report(language: String, key: String? = nil, field: String, _ message: String) {
+    mutating func report(language: String, key: String? = nil, field: String, _ message: String) {
         guard let origin = origins[language] else {
             problems.append(TemplateProblem(file: file, line: nil, field: field, message: message))
             return
         }
         let line = key.flatMap { origin.lines[$0] }
-        problems.append(TemplateProblem(file: origin.file, line: line, field: field, message: message))
+        let file = key.flatMap { origin.files[$0] } ?? origin.file
+        problems.append(TemplateProblem(file: file, line: line, field: field, message: message))
     }
 }
 

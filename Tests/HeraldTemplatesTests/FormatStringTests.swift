@@ -43,7 +43,7 @@ import Testing
 
     @Test func compilesToLiteralAndArgumentSegments() throws {
         let format = try FormatString(parsing: "a%@b%%c")
-        #expect(format.segments == [.literal("a"), .argument(0), .literal("b%c")])
+        #expect(format.segments == [.literal("a"), .argument(0, .object), .literal("b%c")])
         #expect(try FormatString(parsing: "").segments.isEmpty)
     }
 
@@ -82,7 +82,7 @@ import Testing
         #expect(FormatStringError(.unsupportedSpecifier("%x")).description.hasPrefix("unsupported format specifier \"%x\""))
         #expect(
             FormatStringError(.mixedSequentialAndPositional).description
-                == "mixes %@ with positional %n$@ specifiers: use one style per string"
+                == "mixes sequential (%@) with positional (%n$@) specifiers: use one style per string"
         )
     }
 }

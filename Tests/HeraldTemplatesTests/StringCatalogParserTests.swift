@@ -58,9 +58,10 @@ import Testing
         #expect(catalog.strings["fr"]?["CART_BODY"] == nil)
     }
 
-    @Test func takesTheOtherFormOfVariations() throws {
+    @Test func readsPluralVariationsAsOneSubstitutionAndDeviceVariationsAsTheirOtherForm() throws {
         let catalog = try StringCatalogParser.parse(Data(Self.catalog.utf8))
-        #expect(catalog.strings["en"]?["ITEMS"] == "%lld items")
+        #expect(catalog.strings["en"]?["ITEMS"] == "%#@plural@")
+        #expect(catalog.plurals["en"]?["ITEMS"] == ["plural": ["one": "%lld item", "other": "%lld items"]])
         #expect(catalog.strings["pt-BR"]?["ITEMS"] == "no aparelho")
     }
 

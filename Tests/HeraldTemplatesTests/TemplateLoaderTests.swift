@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldTemplates
 
 @Suite struct TemplateLoaderTests {
-    static let sampleLanguages = ["ar", "de", "en", "en-GB", "es", "es-419", "fr", "ja", "pt-BR", "pt-PT", "zh-Hans", "zh-Hant"]
+    static let sampleLanguages = ["ar", "de", "en", "en-GB", "es", "es-419", "fr", "ja", "pl", "pt-BR", "pt-PT", "ru", "zh-Hans", "zh-Hant"]
 
     /// The shipped templates with text (background-refresh has none).
     static func textTemplates() throws -> [TemplateDocument] {
@@ -83,7 +83,7 @@ import Testing
         let lines = error.description.split(separator: "\n").map(String.init)
         #expect(
             lines == [
-                "bad/template.json: unknown key colour (expected one of body, clientFallback, defaultLanguage, description, name, payload, strings, subtitle, title)",
+                "bad/template.json: unknown key colour (expected one of body, clientFallback, defaultLanguage, description, name, payload, plurals, strings, subtitle, title)",
                 "bad/de.strings:2: expected ';' after value",
                 "bad/english.strings: \"english\" is not a language tag: name strings files like en.strings, pt-BR.strings or zh-Hans.lproj",
                 "bad/fr.strings:3: BODY uses argument 2 but the body has only 1 argument",
@@ -131,7 +131,7 @@ import Testing
         #expect(
             error.problems.map(\.description) == [
                 "nojson/template.json: missing template.json",
-                "renamed/template.json: strings belong in <language>.strings files or a .xcstrings catalog beside template.json",
+                "renamed/template.json: strings belong in <language>.strings or .stringsdict files or a .xcstrings catalog beside template.json",
                 "renamed/template.json: name \"other\" does not match the folder name \"renamed\"",
                 "twice/de.lproj/Localizable.strings: missing or unreadable strings file",
                 "twice/en.strings: strings for en are already in twice/en.lproj/Localizable.strings",
