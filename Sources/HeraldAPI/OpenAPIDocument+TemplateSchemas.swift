@@ -17,7 +17,9 @@ extension OpenAPIDocument {
             A title, subtitle or body: the strings key (also the client-mode `loc-key`) and the
             expressions filling its placeholders. Argument n fills `%n$@` (or the n-th `%@`); an
             expression reads `attributes.NAME`, `vars.NAME`, `user.id` or `device.language`, with
-            `??` fallbacks to another expression or a quoted string.
+            `??` fallbacks to another expression or a quoted string, and may end in a format:
+            `| number`, `| percent`, `| currency(EUR)`, `| date(medium)`, `| time(short)`,
+            `| datetime(short)` (in the device's language and time zone).
           type: object
           required: [key]
           additionalProperties: false
@@ -75,8 +77,9 @@ extension OpenAPIDocument {
         TemplateDocument:
           description: >-
             A whole template: what a `templates/<name>/` folder holds. Strings use Apple's format
-            (`%@`, `%1$@`, `%%`); every language must have every part's key with placeholders that
-            agree with the default language's. Unknown keys are refused.
+            (`%@`, `%1$@`, `%d`, `%.2f`, `%#@name@`, `%%`); every language must have every part's
+            key with placeholders that agree with the default language's. Unknown keys are
+            refused. See docs/templates.md.
           type: object
           required: [defaultLanguage]
           additionalProperties: false
@@ -109,6 +112,21 @@ extension OpenAPIDocument {
                 type: object
                 additionalProperties:
                   type: string
+            plurals:
+              type: object
+              description: >-
+                The plural substitutions strings name with `%#@name@`: language (as in `strings`)
+                → strings key → substitution name → plural category (`zero`, `one`, `two`, `few`,
+                `many`, `other`; `other` required) → the form, whose specifier (`%d`, `%lld`,
+                `%.1f`) shows the counted number. The device's language's CLDR rules pick the form.
+              additionalProperties:
+                type: object
+                additionalProperties:
+                  type: object
+                  additionalProperties:
+                    type: object
+                    additionalProperties:
+                      type: string
         TemplateSummary:
           type: object
           required: [name, latestVersion, versionCount, languages, updatedAt]
@@ -226,6 +244,11 @@ extension OpenAPIDocument {
                       As in a registration. Left out or null, the recipient allows alerts, badges
                       and sounds (status `authorized`).
                     $ref: '#/components/schemas/Authorization'
+                  timeZone:
+                    type: string
+                    description: >-
+                      An IANA time zone for arguments formatted as dates and times
+                      (`| time(short)`); UTC when left out.
             payload:
               $ref: '#/components/schemas/TemplatePayload'
         ModePreview:
@@ -272,7 +295,7 @@ extension OpenAPIDocument {
               type: array
               items:
                 type: object
-                required: [languages, language, server, client]
+                required: [languages, language, plurals, server, client]
                 additionalProperties: false
                 properties:
                   languages:
@@ -283,6 +306,30 @@ extension OpenAPIDocument {
                   language:
                     type: string
                     description: The template language negotiation chose.
+                  plurals:
+                    type: array
+                    description: >-
+                      The plural form each counted argument picks in server mode, by the chosen
+                      language's CLDR rules (empty when its strings have no plurals).
+                    items:
+                      type: object
+                      required: [part, substitution, argument, value, category]
+                      additionalProperties: false
+                      properties:
+                        part:
+                          type: string
+                          enum: [title, subtitle, body]
+                        substitution:
+                          type: string
+                          description: The name in `%#@name@`.
+                        argument:
+                          type: integer
+                          description: The 1-based argument that counts.
+                        value:
+                          type: string
+                        category:
+                          type: string
+                          enum: [zero, one, two, few, many, other]
                   server:
                     $ref: '#/components/schemas/ModePreview'
                   client:

@@ -8,7 +8,7 @@ import Hummingbird
 /// get and, in both localization modes, the exact payload (or why there is none).
 enum TemplatePreview {
     static let fields: Set<String> = ["version", "variables", "attributes", "userID", "recipients", "payload"]
-    static let recipientFields: Set<String> = ["languages", "authorization"]
+    static let recipientFields: Set<String> = ["languages", "authorization", "timeZone"]
     static let payloadFields: Set<String> = [
         "pushType", "sound", "criticalSound", "badge", "category", "threadID", "interruptionLevel", "relevanceScore",
         "mutableContent", "custom",
@@ -22,6 +22,7 @@ enum TemplatePreview {
     struct RecipientInput {
         var languages: [LanguageTag]
         var authorization: AuthorizationSettings
+        var timeZone: String?
     }
 
     /// The request body, checked field by field.
@@ -70,7 +71,13 @@ enum TemplatePreview {
                 case let value?:
                     authorization = try RegistrationInput.authorization(value, field: "\(field).authorization")
                 }
-                input.recipients.append(RecipientInput(languages: languages, authorization: authorization))
+                var timeZone: String?
+                switch recipient["timeZone"] {
+                case nil, .null?: break
+                case .string(let name)? where TimeZone(identifier: name) != nil && name.utf8.count <= 64: timeZone = name
+                default: throw Problem.invalidField("\(field).timeZone", "must be an IANA time zone such as Europe/Berlin")
+                }
+                input.recipients.append(RecipientInput(languages: languages, authorization: authorization, timeZone: timeZone))
             }
             input.payload = try TemplatePreview.payloadOptions(object["payload"])
             return input
@@ -129,8 +136,19 @@ enum TemplatePreview {
         var languages: [String]
         /// The template language negotiation picks.
         var language: String
+        /// The plural form each counted argument picks in server mode.
+        var plurals: [PluralPreview]
         var server: ModePreview
         var client: ModePreview
+    }
+
+    /// `body` `%#@items@` counts argument 1, `"3"`, and picks `few`.
+    struct PluralPreview: Encodable {
+        var part: String
+        var substitution: String
+        var argument: Int
+        var value: String
+        var category: String
     }
 
     /// One mode's outcome: `payload` (with the payload as an object, its exact text and its
@@ -151,7 +169,7 @@ enum TemplatePreview {
         for described in input.recipients {
             let recipient = Recipient(
                 languages: described.languages, authorization: described.authorization, userID: input.userID,
-                attributes: input.attributes)
+                attributes: input.attributes, timeZone: described.timeZone)
             func outcome(_ mode: LocalizationMode) -> ModePreview {
                 let options = RenderOptions(mode: mode, variables: input.variables, payload: input.payload)
                 return preview(template.render(for: recipient, options: options))
@@ -159,6 +177,12 @@ enum TemplatePreview {
             previews.append(
                 RecipientPreview(
                     languages: described.languages.map(\.value), language: template.language(for: described.languages).value,
+                    plurals: template.pluralChoices(for: recipient, options: RenderOptions(mode: .server, variables: input.variables))
+                        .map {
+                            PluralPreview(
+                                part: $0.part, substitution: $0.substitution, argument: $0.argument, value: $0.value,
+                                category: $0.category.rawValue)
+                        },
                     server: outcome(.server), client: outcome(.client)))
         }
         return PreviewResponse(name: template.name, version: version, recipients: previews)

@@ -9,7 +9,7 @@ extension Console {
     func builderPage(_ request: Request) async throws -> Response {
         let session = try await auth.require(request, role: .marketing)
         var form = FormData()
-        if let app = request.uri.queryParameters["app"] { form.set("app", String(app)) }
+        if let app = try FormData(query: request.uri.query)["app"] { form.set("app", app) }
         return try await builder(CampaignForm(form), session: session, preview: nil)
     }
 

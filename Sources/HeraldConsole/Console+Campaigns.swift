@@ -9,10 +9,10 @@ extension Console {
         let apps = try await dependencies.apps.list()
         var query = CampaignListQuery(limit: 50)
         var filter = FormData()
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
+        for (key, value) in try FormData(query: request.uri.query).fields {
+            let text = value.trimmingCharacters(in: .whitespaces)
             guard !text.isEmpty else { continue }
-            switch String(key) {
+            switch key {
             case "app":
                 guard let app = apps.first(where: { $0.bundleID == text }) else { throw ConsoleError.badRequest("No app \(text).") }
                 query.appID = app.id

@@ -9,8 +9,9 @@ extension Console {
     func devicesPage(_ request: Request) async throws -> Response {
         let session = try await auth.require(request, role: .viewer)
         let apps = try await dependencies.apps.list()
-        let bundleID = request.uri.queryParameters["app"].map(String.init) ?? apps.first?.bundleID ?? ""
-        let lookup = (request.uri.queryParameters["q"].map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+        let query = try FormData(query: request.uri.query)
+        let bundleID = query["app"] ?? apps.first?.bundleID ?? ""
+        let lookup = query["q"] ?? ""
         var results: HTML = .empty
         var problem: String?
         if !lookup.isEmpty {

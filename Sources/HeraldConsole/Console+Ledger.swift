@@ -11,10 +11,10 @@ extension Console {
         let campaign = try await campaign(id)
         var query = DeliveryListQuery(limit: 100)
         var filter = FormData()
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
+        for (key, value) in try FormData(query: request.uri.query).fields {
+            let text = value.trimmingCharacters(in: .whitespaces)
             guard !text.isEmpty else { continue }
-            switch String(key) {
+            switch key {
             case "outcome":
                 guard let outcome = DeliveryOutcome.Kind(rawValue: text) else { throw ConsoleError.badRequest("No outcome \(text).") }
                 query.outcome = outcome

@@ -4,7 +4,7 @@ import Hummingbird
 
 extension Console {
     func loginPage(_ request: Request) async throws -> Response {
-        let next = Self.safeNext(request.uri.queryParameters["next"].map(String.init))
+        let next = Self.safeNext((try? FormData(query: request.uri.query))?["next"])
         if try await auth.session(request) != nil { return Response.redirect(to: next) }
         return loginForm(next: next, email: "", message: nil, status: .ok)
     }

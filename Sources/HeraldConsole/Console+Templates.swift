@@ -29,9 +29,9 @@ extension Console {
         let session = try await auth.require(request, role: .viewer)
         let versions = try await dependencies.templates.versions(name: name)
         guard let latest = versions.first else { throw ConsoleError.notFound("template") }
-        let query = request.uri.queryParameters
-        func version(_ key: Substring, _ fallback: Int) throws -> TemplateVersionRecord {
-            guard let text = query[key].map(String.init), !text.isEmpty else {
+        let query = try FormData(query: request.uri.query)
+        func version(_ key: String, _ fallback: Int) throws -> TemplateVersionRecord {
+            guard let text = query[key] else {
                 return versions.first { $0.version == fallback } ?? latest
             }
             guard let number = Int(text), let found = versions.first(where: { $0.version == number }) else {
@@ -59,9 +59,9 @@ extension Console {
             case .added(let text): "<ins>+\(text)\n</ins>"
             }
         }
-        let languages = query["languages"].map(String.init) ?? shown.languages.prefix(3).joined(separator: ", ")
-        let variablesText = query["variables"].map(String.init) ?? ""
-        let attributesText = query["attributes"].map(String.init) ?? ""
+        let languages = query["languages"] ?? shown.languages.prefix(3).joined(separator: ", ")
+        let variablesText = query.raw("variables")
+        let attributesText = query.raw("attributes")
         func object(_ text: String, _ what: String) throws -> [String: PayloadValue] {
             guard !text.isEmpty else { return [:] }
             guard let object = ConsoleFormat.jsonObject(text) else { throw ConsoleError.badRequest("\(what) must be a JSON object.") }

@@ -59,6 +59,7 @@ legend { font-weight: 700; padding: 0 .3rem; }
 .live { color: var(--good); font-size: .85em; } .live.lost { color: var(--bad); }
 .muted { color: var(--muted); }
 .bytes.over { color: var(--bad); font-weight: 700; }
+ul.plurals { margin: .2rem 0 .6rem; padding-left: 1.2rem; font-size: .9em; }
 svg.chart { width: 100%; height: auto; display: block; margin: .6rem 0; }
 svg.chart text { font: 11px system-ui, sans-serif; fill: var(--muted); }
 pre.diff { max-height: 28rem; overflow: auto; white-space: pre; word-break: normal; }

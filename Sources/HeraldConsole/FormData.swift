@@ -19,6 +19,11 @@ struct FormData: Sendable {
         }
     }
 
+    /// A request's query, decoded as a browser's GET form encodes it (`+` is a space).
+    init(query: String?) throws {
+        try self.init(encoded: Substring(query ?? ""))
+    }
+
     /// The first value of `name`, trimmed of surrounding spaces; nil when absent or empty.
     subscript(name: String) -> String? {
         guard let value = fields.first(where: { $0.name == name })?.value else { return nil }

@@ -41,9 +41,21 @@ struct PayloadPreview {
                 return "<p class=\"error\">Cannot render: \(error.description)</p>"
             }
         }
+        /// The plural form each counted argument picks, in server mode.
+        func plurals(_ tag: LanguageTag) -> HTML {
+            let recipient = Recipient(languages: [tag], authorization: full, userID: nil, attributes: attributes)
+            let options = RenderOptions(localization: .server, variables: variables, pushOptions: pushOptions)
+            let choices = template.pluralChoices(for: recipient, options: options)
+            guard !choices.isEmpty else { return .empty }
+            let items = choices.html { choice in
+                "<li>\(choice.part) <code>%#@\(choice.substitution)@</code>: \(choice.value) → <b>\(choice.category.rawValue)</b></li>"
+            }
+            return "<ul class=\"plurals\">\(items)</ul>"
+        }
         let cards = languages.html { tag in
             """
             <div class="card preview" data-language="\(tag.value)"><h3>\(tag.value) → \(template.language(for: [tag]).value)</h3>
+            \(plurals(tag))
             <div class="grid2"><div><b>Server-side text</b>\(render(tag, mode: .server, authorization: full))</div>
             <div><b>loc-key for the app</b>\(render(tag, mode: .client, authorization: full))</div></div>
             <p><b>A device that turned off badges and sounds</b> (\(localization == .server ? "server-side text" : "loc-key"))</p>

@@ -150,3 +150,41 @@ extension CompiledTemplate {
         }
     }
 }
+
+/// The plural form a server-rendered part picks for one recipient: shown by previews.
+public struct PluralChoice: Sendable, Equatable {
+    /// `title`, `subtitle` or `body`.
+    public var part: String
+    /// The substitution's name (`items` for `%#@items@`).
+    public var substitution: String
+    /// The 1-based argument that counts.
+    public var argument: Int
+    /// The argument's text, as the expression gave it.
+    public var value: String
+    public var category: PluralCategory
+}
+
+extension CompiledTemplate {
+    /// The plural forms `recipient` gets in server mode, in part order; empty when the
+    /// language's strings have no plurals or an argument has no value.
+    public func pluralChoices(for recipient: Recipient, options: RenderOptions = RenderOptions()) -> [PluralChoice] {
+        let index = languageIndex(for: recipient.languages)
+        let localization = localizations[index]
+        let context = ArgumentContext(recipient: recipient, variables: options.variables, formatting: localization.formatting)
+        var choices = [PluralChoice]()
+        for (name, part, string) in [
+            (PartName.title, title, localization.title), (.subtitle, subtitle, localization.subtitle), (.body, body, localization.body),
+        ] {
+            guard let part, let string, !string.substitutionOrder.isEmpty, let values = part.evaluate(in: context) else { continue }
+            let categories = string.categories(arguments: values, rules: localization.formatting.plurals)
+            for (substitution, category) in zip(string.substitutionOrder, categories) {
+                let index = string.selectingIndex[substitution] ?? 0
+                choices.append(
+                    PluralChoice(
+                        part: name.rawValue, substitution: substitution, argument: index + 1,
+                        value: index < values.count ? values[index] : "", category: category))
+            }
+        }
+        return choices
+    }
+}
