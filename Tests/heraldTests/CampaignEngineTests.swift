@@ -167,20 +167,6 @@ import Testing
         }
     }
 
-    /// A value once it stops changing: batches in flight when a campaign is paused or cancelled
-    /// finish, however long that takes on a loaded machine. One that never settles fails.
-    static func settled<Value: Equatable>(_ read: () async throws -> Value) async throws -> Value {
-        var last = try await read()
-        for _ in 0..<30 {
-            try await Task.sleep(for: .seconds(1))
-            let now = try await read()
-            if now == last { return now }
-            last = now
-        }
-        Issue.record("still changing after 30 s")
-        return last
-    }
-
     @Test func pauseStopsSendingAndResumeFinishesTheRest() async throws {
         try await EngineHarness.with { harness in
             try await Self.register(harness, 2_000)
@@ -190,7 +176,7 @@ import Testing
                 _ = try await harness.store.campaigns.transition(id: campaign.id, event: .pause, actor: "test")
                 // In-flight batches finish and are recorded (however long that takes on a loaded
                 // machine); then nothing moves.
-                _ = try await Self.settled { try await harness.campaign(campaign.id).counters }
+                try await harness.waitFor("the batches in flight to be recorded") { try await harness.batchesInFlight(campaign.id) == 0 }
                 let paused = try await harness.campaign(campaign.id)
                 try await Task.sleep(for: .seconds(1))
                 let later = try await harness.campaign(campaign.id)
@@ -213,7 +199,8 @@ import Testing
             try await harness.withEngines {
                 try await harness.waitFor("300 accepted") { try await harness.campaign(campaign.id).counters.accepted >= 300 }
                 _ = try await harness.store.campaigns.transition(id: campaign.id, event: .cancel, actor: "test")
-                let sent = try await Self.settled { try harness.received().count }
+                try await harness.waitFor("the batches in flight to be recorded") { try await harness.batchesInFlight(campaign.id) == 0 }
+                let sent = try harness.received().count
                 try await Task.sleep(for: .seconds(1))
                 #expect(try harness.received().count == sent, "sending went on after cancel")
             }

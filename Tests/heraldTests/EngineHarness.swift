@@ -135,6 +135,14 @@ struct EngineHarness {
         throw CancellationError()
     }
 
+    /// Chunks of a campaign with a batch sent (or being sent) whose outcomes are not stored yet.
+    func batchesInFlight(_ campaignID: Int64) async throws -> Int {
+        let rows = try await store.client.query(
+            "SELECT count(*)::int FROM campaign_chunks WHERE campaign_id = \(campaignID) AND in_flight_to IS NOT NULL")
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
     func campaign(_ id: Int64) async throws -> Campaign {
         try #require(try await store.campaigns.get(id: id))
     }

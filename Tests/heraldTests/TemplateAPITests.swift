@@ -79,7 +79,7 @@ import Testing
             #expect(templates.map { $0["name"] as? String } == ["flash-sale", "welcome"])
             #expect(templates.map { $0["latestVersion"] as? Int } == [1, 2])
             #expect(templates.map { $0["versionCount"] as? Int } == [1, 2])
-            #expect((templates.last?["languages"] as? [String])?.count == 12)
+            #expect((templates.last?["languages"] as? [String])?.count == 14)
 
             let shown = try await h.request(.get, "/v1/templates/welcome", key: h.adminKey)
             #expect(shown.status == .ok)
