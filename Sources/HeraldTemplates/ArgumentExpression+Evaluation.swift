@@ -19,27 +19,35 @@ extension ArgumentExpression {
     }
 
     func evaluate(in context: ArgumentContext) -> String? {
+        evaluate(for: context.recipient, variables: context.variables, formatting: context.formatting)
+    }
+
+    /// The same with the parts passed one by one (borrowed: the campaign renderer's loop makes
+    /// no context per device).
+    func evaluate(for recipient: Recipient, variables: [String: PayloadValue], formatting: TextFormatting) -> String? {
         for term in terms {
-            guard let text = Self.text(of: term, in: context) else { continue }
+            guard let text = Self.text(of: term, recipient, variables, formatting) else { continue }
             guard let filter else { return text }
-            if let formatted = filter.apply(to: text, locale: context.formatting.locale, timeZone: context.recipient.timeZone) {
+            if let formatted = filter.apply(to: text, locale: formatting.locale, timeZone: recipient.timeZone) {
                 return formatted
             }
         }
         return nil
     }
 
-    private static func text(of term: Term, in context: ArgumentContext) -> String? {
+    private static func text(
+        of term: Term, _ recipient: Recipient, _ variables: [String: PayloadValue], _ formatting: TextFormatting
+    ) -> String? {
         switch term {
         case .attribute(let name):
-            return context.recipient.attributes[name].flatMap(text(of:))
+            return recipient.attributes[name].flatMap(text(of:))
         case .variable(let name):
-            return context.variables[name].flatMap(text(of:))
+            return variables[name].flatMap(text(of:))
         case .userID:
-            guard let userID = context.recipient.userID, !userID.isEmpty else { return nil }
+            guard let userID = recipient.userID, !userID.isEmpty else { return nil }
             return userID
         case .deviceLanguage:
-            return context.language.value
+            return formatting.language.value
         case .literal(let text):
             return text
         }

@@ -16,20 +16,21 @@ struct LocalizedString: Sendable {
         /// language, as Apple's `.stringsdict` and String Catalog plurals do; otherwise the
         /// language's CLDR rule. Text that is not a number selects `other`.
         func category(of value: String, rules: PluralRuleSet) -> PluralCategory {
+            if let integer = Int(value) {
+                if integer == 0, forms[PluralCategory.zero.position] != nil { return .zero }
+                return rules.category(of: integer)
+            }
             guard let operands = PluralOperands(value) else { return .other }
-            if operands.n == 0, forms[Self.zeroIndex] != nil { return .zero }
+            if operands.n == 0, forms[PluralCategory.zero.position] != nil { return .zero }
             return rules.category(for: operands)
         }
 
         /// The form of `category`, or `other` where the string has none for it.
         func form(_ category: PluralCategory) -> FormatString {
             // `other` is required by validation; an empty format is the unreachable fallback.
-            Self.index[category].flatMap { forms[$0] } ?? forms[Self.otherIndex] ?? Self.empty
+            forms[category.position] ?? forms[PluralCategory.other.position] ?? Self.empty
         }
 
-        private static let index = Dictionary(uniqueKeysWithValues: PluralCategory.allCases.enumerated().map { ($1, $0) })
-        private static let zeroIndex = index[.zero]!
-        private static let otherIndex = index[.other]!
         private static let empty = try! FormatString(parsing: "")
     }
 

@@ -1,8 +1,21 @@
 import HeraldCore
+import Synchronization
 
 /// A CLDR plural category: which form of a counted phrase a language uses for a number.
 public enum PluralCategory: String, CaseIterable, Sendable, Hashable {
     case zero, one, two, few, many, other
+
+    /// The index in `allCases`.
+    var position: Int {
+        switch self {
+        case .zero: 0
+        case .one: 1
+        case .two: 2
+        case .few: 3
+        case .many: 4
+        case .other: 5
+        }
+    }
 }
 
 /// The operands CLDR's plural rules read from a number as it is written ("1.50" is not "1.5"):
@@ -39,6 +52,11 @@ public struct PluralOperands: Sendable, Equatable {
     /// A decimal as written: `3`, `-1.50`, and CLDR's compact `1.1c6` (or `1.1e6`). Nil for
     /// anything else, or more than 18 digits.
     public init?(_ text: String) {
+        // Most counts are plain integers: no need to take the text apart.
+        if let integer = Int(text) {
+            self.init(integer)
+            return
+        }
         var body = Substring(text)
         if body.first == "-" || body.first == "+" { body = body.dropFirst() }
         var exponent = 0
@@ -85,10 +103,18 @@ public enum PluralRules {
         (rules(for: language)?.map(\.category) ?? []) + [.other]
     }
 
-    /// The rules `language` uses, resolved once (a compiled template keeps one per language).
+    /// The rules `language` uses, resolved once per tag and kept (a compiled template holds
+    /// one per language; tags are few).
     public static func ruleSet(for language: LanguageTag) -> PluralRuleSet {
-        PluralRuleSet(rules: rules(for: language) ?? [])
+        if let known = ruleSets.withLock({ $0[language.value] }) { return known }
+        let made = PluralRuleSet(rules: rules(for: language) ?? [])
+        ruleSets.withLock { sets in
+            if sets.count < 1024 { sets[language.value] = made }
+        }
+        return made
     }
+
+    private static let ruleSets = Mutex<[String: PluralRuleSet]>([:])
 
     static func rules(for language: LanguageTag) -> [(category: PluralCategory, condition: PluralCondition)]? {
         table[language.value] ?? table[language.language]
@@ -112,9 +138,34 @@ public enum PluralRules {
 /// One language's plural rules, looked up once: what rendering asks per argument.
 public struct PluralRuleSet: Sendable {
     let rules: [(category: PluralCategory, condition: PluralCondition)]
+    /// The categories of 0 through ``smallLimit`` - 1, worked out once: most counts are small.
+    private let small: [PluralCategory]
+    static let smallLimit = 1000
+
+    init(rules: [(category: PluralCategory, condition: PluralCondition)]) {
+        self.rules = rules
+        var small = [PluralCategory]()
+        small.reserveCapacity(Self.smallLimit)
+        for value in 0..<Self.smallLimit {
+            small.append(Self.category(for: PluralOperands(value), in: rules))
+        }
+        self.small = small
+    }
+
+    /// The category of a whole number written without a fraction.
+    func category(of integer: Int) -> PluralCategory {
+        if integer >= 0, integer < Self.smallLimit { return small[integer] }
+        return category(for: PluralOperands(integer))
+    }
 
     /// The category of `operands`: the first rule that matches, else `other`.
     public func category(for operands: PluralOperands) -> PluralCategory {
+        Self.category(for: operands, in: rules)
+    }
+
+    private static func category(
+        for operands: PluralOperands, in rules: [(category: PluralCategory, condition: PluralCondition)]
+    ) -> PluralCategory {
         for (category, condition) in rules where condition.matches(operands) { return category }
         return .other
     }

@@ -9,7 +9,7 @@ import HeraldCore
 /// different texts (`%d` in one place and `%@` in another, or a client-mode `loc-args` entry
 /// and a converted fallback text), or more plural selectors than ``maximumSelectors``: those
 /// devices go through the full renderer.
-struct SkeletonPlan: Sendable {
+final class SkeletonPlan: Sendable {
     /// A hole whose count selects the form of a plural substitution.
     struct Selector: Sendable {
         let part: PartName
@@ -24,12 +24,26 @@ struct SkeletonPlan: Sendable {
     /// The formatting of the text the holes are converted for.
     let formatting: TextFormatting
 
+    init(conversions: [FormatString.Conversion], selectors: [Selector], formatting: TextFormatting) {
+        self.conversions = conversions
+        self.selectors = selectors
+        self.formatting = formatting
+        self.convertsHoles = conversions.contains { $0 != .object }
+        self.combinationCount = (0..<selectors.count).reduce(1) { product, _ in product * 6 }
+    }
+
+    /// 6 to the power of the selectors: how many skeletons one shape can have.
+    let combinationCount: Int
+
+    /// True when some hole is shown other than as its text.
+    let convertsHoles: Bool
+
     /// 6⁴ combinations of categories at most.
     static let maximumSelectors = 4
-    static let combinations = 1296
 
     /// The hole texts as shown.
     func convert(_ values: inout [String]) {
+        guard convertsHoles else { return }
         for (hole, conversion) in conversions.enumerated() where conversion != .object && hole < values.count {
             values[hole] = formatting.convert(values[hole], conversion)
         }
@@ -40,7 +54,7 @@ struct SkeletonPlan: Sendable {
         var combination = 0
         for selector in selectors.reversed() {
             let category = selector.forms.category(of: values[selector.hole], rules: formatting.plurals)
-            combination = combination * 6 + Self.index[category]!
+            combination = combination * 6 + category.position
         }
         return combination
     }
@@ -61,7 +75,6 @@ struct SkeletonPlan: Sendable {
         return forced
     }
 
-    private static let index = Dictionary(uniqueKeysWithValues: PluralCategory.allCases.enumerated().map { ($1, $0) })
 }
 
 extension CompiledTemplate {

@@ -18,9 +18,9 @@ public struct TemplateRenderer: Sendable {
     private var skeletons: [Slot]
     /// Per language: how its holes are shown and which select plural forms.
     private var plans: [Plan]
-    /// Skeletons of languages whose plural forms depend on the device's counts: by slot and
-    /// combination of categories.
-    private var pluralSkeletons: [Int: Slot] = [:]
+    /// Skeletons of languages whose plural forms depend on the device's counts: per language,
+    /// by authorization shape and combination of categories (made when the plan is).
+    private var pluralSkeletons: [[Slot]]
     /// Negotiated language index per preference list seen; devices share a few hundred lists.
     private var negotiated: [[LanguageTag]: Int] = [:]
     /// A background push is the same for every device: rendered once.
@@ -46,6 +46,7 @@ public struct TemplateRenderer: Sendable {
         self.recipientArguments = template.recipientArguments
         self.skeletons = Array(repeating: .unbuilt, count: template.languages.count * Self.shapes)
         self.plans = Array(repeating: .unbuilt, count: template.languages.count)
+        self.pluralSkeletons = Array(repeating: [], count: template.languages.count)
     }
 
     /// The notification `recipient` gets; equal to `template.render(for: recipient, options: options)`.
@@ -58,6 +59,14 @@ public struct TemplateRenderer: Sendable {
             return .skipped(.notAuthorized)
         }
         let index = languageIndex(for: recipient.languages)
+        let shape = Self.shape(of: recipient.authorization)
+        if recipientArguments.isEmpty {
+            // Every device of this language and shape gets the same bytes.
+            guard let skeleton = cachedSkeleton(index: index, shape: shape, plan: nil, combination: 0, recipient: recipient),
+                let encoded = skeleton.fill([])
+            else { return template.render(for: recipient, options: options) }
+            return .payload(RenderedNotification(pushType: pushType, language: skeleton.language, encoded: encoded))
+        }
         let plan: SkeletonPlan
         switch plans[index] {
         case .built(let built):
@@ -70,40 +79,48 @@ public struct TemplateRenderer: Sendable {
                 return template.render(for: recipient, options: options)
             }
             plans[index] = .built(built)
+            if !built.selectors.isEmpty {
+                pluralSkeletons[index] = Array(repeating: .unbuilt, count: Self.shapes * built.combinationCount)
+            }
             plan = built
         }
         var values = [String]()
-        if !recipientArguments.isEmpty {
-            let context = ArgumentContext(
-                recipient: recipient, variables: options.variables, formatting: template.localizations[index].formatting)
-            values.reserveCapacity(recipientArguments.count)
-            for argument in recipientArguments {
-                guard let value = argument.evaluate(in: context) else { return template.render(for: recipient, options: options) }
-                values.append(value)
+        let formatting = template.localizations[index].formatting
+        values.reserveCapacity(recipientArguments.count)
+        for argument in recipientArguments {
+            guard let value = argument.evaluate(for: recipient, variables: options.variables, formatting: formatting) else {
+                return template.render(for: recipient, options: options)
             }
+            values.append(value)
         }
-        var key = index * Self.shapes + Self.shape(of: recipient.authorization)
-        if !plan.selectors.isEmpty { key = key * SkeletonPlan.combinations + plan.combination(values) }
-        let skeleton: PayloadSkeleton
-        let cached = plan.selectors.isEmpty ? skeletons[key] : pluralSkeletons[key] ?? .unbuilt
-        switch cached {
-        case .built(let built):
-            skeleton = built
-        case .unavailable:
-            return template.render(for: recipient, options: options)
-        case .unbuilt:
-            let combination = plan.selectors.isEmpty ? 0 : key % SkeletonPlan.combinations
-            let built = template.skeleton(
-                languageIndex: index, authorization: recipient.authorization, options: options, settings: settings,
-                forced: plan.forced(combination))
-            let slot = built.map(Slot.built) ?? .unavailable
-            if plan.selectors.isEmpty { skeletons[key] = slot } else { pluralSkeletons[key] = slot }
-            guard let built else { return template.render(for: recipient, options: options) }
-            skeleton = built
-        }
+        let combination = plan.selectors.isEmpty ? 0 : plan.combination(values)
+        guard let skeleton = cachedSkeleton(index: index, shape: shape, plan: plan, combination: combination, recipient: recipient)
+        else { return template.render(for: recipient, options: options) }
         plan.convert(&values)
         guard let encoded = skeleton.fill(values) else { return template.render(for: recipient, options: options) }
         return .payload(RenderedNotification(pushType: pushType, language: skeleton.language, encoded: encoded))
+    }
+
+    /// The skeleton of a language, authorization shape and combination of plural categories,
+    /// built on first use; nil where the full renderer must decide.
+    private mutating func cachedSkeleton(
+        index: Int, shape: Int, plan: SkeletonPlan?, combination: Int, recipient: Recipient
+    ) -> PayloadSkeleton? {
+        let combinations = plan?.selectors.isEmpty == false ? plan!.combinationCount : 0
+        let key = combinations > 0 ? shape * combinations + combination : index * Self.shapes + shape
+        switch combinations > 0 ? pluralSkeletons[index][key] : skeletons[key] {
+        case .built(let built):
+            return built
+        case .unavailable:
+            return nil
+        case .unbuilt:
+            let built = template.skeleton(
+                languageIndex: index, authorization: recipient.authorization, options: options, settings: settings,
+                forced: plan?.forced(combination) ?? CompiledTemplate.ForcedCategories())
+            let slot = built.map(Slot.built) ?? .unavailable
+            if combinations > 0 { pluralSkeletons[index][key] = slot } else { skeletons[key] = slot }
+            return built
+        }
     }
 
     private mutating func languageIndex(for languages: [LanguageTag]) -> Int {

@@ -5,12 +5,14 @@ import HeraldCore
 /// language's digits and grouping (`1.234,5` in German, `1 234,5` in French), the plural form a
 /// number selects (CLDR's rules), and, for a right-to-left language, every argument wrapped in
 /// Unicode isolates (U+2068 … U+2069) so a Latin name or a number cannot reorder the
-/// punctuation around it. Made once per language of a compiled template.
+/// punctuation around it. Made once per language of a compiled template, and shared by
+/// reference: rendering passes it for every device, and a struct of locales and styles would
+/// cost a handful of reference counts each time.
 ///
 /// Numbers go through Foundation's `FormatStyle`s with the language's `Locale`, which is what an
 /// app's `String(localized:)` and `String.localizedStringWithFormat` use on Apple platforms
 /// (docs/templates.md says where Linux's ICU data differs).
-public struct TextFormatting: Sendable {
+public final class TextFormatting: Sendable {
     public let language: LanguageTag
     public let locale: Locale
     /// True for a right-to-left language: arguments are isolated.
