@@ -53,7 +53,7 @@ public struct PluralOperands: Sendable, Equatable {
     /// anything else, or more than 18 digits.
     public init?(_ text: String) {
         // Most counts are plain integers: no need to take the text apart.
-        if let integer = Int(text) {
+        if text.utf8.count <= 18, let integer = Int(text) {
             self.init(integer)
             return
         }
