@@ -85,6 +85,23 @@ import Testing
         #expect(dateTime == "01/12/2026 17:00")
     }
 
+    /// The table of formats in docs/templates.md, row by row (de, fr, ja), device in Europe/Berlin.
+    @Test(arguments: [
+        ("| number", PayloadValue.double(1234.5678), ["1.234,568", "1\u{202F}234,568", "1,234.568"]),
+        ("| number(1)", .double(1234.56), ["1.234,6", "1\u{202F}234,6", "1,234.6"]),
+        ("| percent", .double(0.125), ["12,5\u{A0}%", "12,5\u{A0}%", "12.5%"]),
+        ("| currency(EUR)", .double(1234.5), ["1.234,50\u{A0}€", "1\u{202F}234,50\u{A0}€", "€1,234.50"]),
+        ("| date(medium)", .string("2026-12-01T16:00:00Z"), ["1. Dez. 2026", "1 déc. 2026", "2026年12月1日"]),
+        ("| time(short)", .string("2026-12-01T16:00:00Z"), ["17:00", "17:00", "17:00"]),
+        ("| datetime(short)", .string("2026-12-01T16:00:00Z"), ["1.12.2026, 17:00", "01/12/2026 17:00", "2026/12/1 17:00"]),
+    ])
+    func theFormatsTableOfTheDocsHolds(format: String, value: PayloadValue, expected: [String]) throws {
+        for (language, text) in zip(["de", "fr", "ja"], expected) {
+            let shown = try render("%@", "attributes.value \(format)", language: language, value: value, timeZone: "Europe/Berlin")
+            #expect(shown == text, "\(format) in \(language)")
+        }
+    }
+
     @Test func aValueThatCannotBeFormattedFallsBackOrSkips() throws {
         let document = TemplateDocument(
             name: "value", defaultLanguage: "en",
