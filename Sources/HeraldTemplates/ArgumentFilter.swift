@@ -122,9 +122,12 @@ public enum ArgumentFilter: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// A finite decimal number written in ASCII (`-1234.5`, `3e2`).
+    /// A finite decimal number written in ASCII (`-1234.5`, `3e2`; not `0x10`, `nan` or `inf`).
     static func decimal(_ text: String) -> Decimal? {
-        guard !text.isEmpty, text.utf8.count <= 40, let double = Double(text), double.isFinite else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 40,
+            text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 || $0 == 101 || $0 == 69 }),
+            let double = Double(text), double.isFinite
+        else { return nil }
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)
     }
 

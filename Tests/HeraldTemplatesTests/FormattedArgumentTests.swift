@@ -62,6 +62,9 @@ import Testing
     @Test func arabicCurrencyAndPercentKeepTheirMarks() throws {
         let currency = try #require(plain(try render("%@", "attributes.value | currency(EUR)", language: "ar", value: 1234.5)))
         #expect(currency.contains("1,234.50") && currency.contains("€"))
+        let date = try render("%@", "attributes.value | date(medium)", language: "ar", value: "2026-12-01T16:00:00Z")
+        #expect(plain(date) == "1 ديسمبر، 2026")
+        #expect(try render("%@", "attributes.value | number", language: "de", value: "0x10") == nil, "hex is not a number")
         #expect(try render("%@", "attributes.value | percent", language: "fr", value: 0.25) == "25\u{A0}%")
         #expect(try render("%@", "attributes.value | percent", language: "de", value: 0.125) == "12,5\u{A0}%")
         #expect(try render("%@", "attributes.value | number(1)", language: "de", value: 1234.56) == "1.234,6")
