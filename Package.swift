@@ -129,8 +129,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            exclude: ["openapi.yaml"],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedOpenAPI"]
         ),
+        // Compiles HeraldAPI's openapi.yaml into the binary at build time (see EmbedText).
+        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["EmbedText"]),
+        .executableTarget(name: "EmbedText", swiftSettings: swiftSettings),
         // The marketing console: server-rendered pages, users and sessions, CSRF, SVG charts.
         .target(
             name: "HeraldConsole",

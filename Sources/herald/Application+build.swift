@@ -11,15 +11,10 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// The composition root: wires the store into the API. `herald serve` and the tests both
-/// build the application here.
-func buildApplication(
-    configuration: HeraldConfiguration, store: Store, logger: Logger, metricsText: @escaping @Sendable () -> String
-) -> some ApplicationProtocol {
-    // One set of APNs connection pools for the engine and the API's direct sends.
-    let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
-    let directSender = DirectSender(
-        devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger)
+/// The HTTP routes: the API and, when enabled, the console.
+func buildHTTPRouter(
+    configuration: HeraldConfiguration, store: Store, directSender: DirectSender, metricsText: @escaping @Sendable () -> String
+) -> Router<HeraldRequestContext> {
     let router = buildRouter(
         APIDependencies(
             apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, templates: store.templates,
@@ -36,6 +31,19 @@ func buildApplication(
                     DatabaseProblems.classify(error).map { ConsoleFailure(status: Int($0.status.code), message: $0.detail) }
                 }))
     }
+    return router
+}
+
+/// The composition root: wires the store into the API. `herald serve` and the tests both
+/// build the application here.
+func buildApplication(
+    configuration: HeraldConfiguration, store: Store, logger: Logger, metricsText: @escaping @Sendable () -> String
+) -> some ApplicationProtocol {
+    // One set of APNs connection pools for the engine and the API's direct sends.
+    let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
+    let directSender = DirectSender(
+        devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger)
+    let router = buildHTTPRouter(configuration: configuration, store: store, directSender: directSender, metricsText: metricsText)
     var app = Application(
         router: router,
         // A connection that sends nothing, not even a whole request header, for the idle timeout

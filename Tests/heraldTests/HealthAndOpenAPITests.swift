@@ -1,6 +1,8 @@
 @testable import herald
 import Foundation
+import HeraldDelivery
 import Hummingbird
+import Logging
 import Testing
 
 @testable import HeraldAPI
@@ -30,24 +32,22 @@ import Testing
         }
     }
 
-    /// The router and the OpenAPI document describe the same operations.
-    @Test func everyRouteIsDocumentedAndEveryDocumentedOperationRouted() throws {
-        let documented = Set(OpenAPISpec.operations(in: OpenAPIDocument.yaml))
-        let routed: Set<String> = [
-            "GET /healthz", "GET /readyz", "GET /metrics", "GET /openapi.yaml",
-            "GET /v1/apps/{bundleID}/devices", "PUT /v1/apps/{bundleID}/devices/{token}",
-            "GET /v1/apps/{bundleID}/devices/{token}", "DELETE /v1/apps/{bundleID}/devices/{token}",
-            "POST /v1/apps/{bundleID}/devices/import", "POST /v1/admin/prune",
-            "GET /v1/templates", "GET /v1/templates/{name}", "PUT /v1/templates/{name}",
-            "GET /v1/templates/{name}/versions/{version}", "POST /v1/templates/{name}/preview",
-            "POST /v1/campaigns", "GET /v1/campaigns", "POST /v1/campaigns/estimate", "GET /v1/campaigns/{id}",
-            "PATCH /v1/campaigns/{id}", "POST /v1/campaigns/{id}/schedule", "POST /v1/campaigns/{id}/pause",
-            "POST /v1/campaigns/{id}/resume", "POST /v1/campaigns/{id}/cancel", "POST /v1/campaigns/{id}/test",
-            "GET /v1/campaigns/{id}/deliveries", "POST /v1/apps/{bundleID}/notifications",
-            "GET /v1/campaigns/{id}/report", "POST /v1/apps/{bundleID}/events", "GET /v1/apps/{bundleID}",
-            "PATCH /v1/apps/{bundleID}",
-        ]
-        #expect(documented == routed)
+    /// The router and the OpenAPI document describe the same operations: the routes are read
+    /// from the router Herald serves (the console's, under /console, are pages, not API).
+    @Test func everyRouteIsDocumentedAndEveryDocumentedOperationRouted() async throws {
+        try await APIHarness.with { h in
+            let configuration = HeraldConfiguration()
+            let logger = Logger(label: "test")
+            let senders = APNSSenderDirectory(configuration: configuration, apps: h.store.apps, logger: logger)
+            let directSender = DirectSender(
+                devices: h.store.devices, templates: h.store.templates, senders: senders, ledger: h.store.directSends, logger: logger)
+            let router = buildHTTPRouter(configuration: configuration, store: h.store, directSender: directSender, metricsText: { "" })
+            let routes = router.routes.map { "\($0.method) \($0.path)" }
+            let api = Set(routes.filter { !$0.contains(" /console") })
+            #expect(routes.count > api.count, "the console's routes are missing")
+            #expect(api.count >= 30)
+            #expect(Set(OpenAPISpec.operations(in: OpenAPIDocument.yaml)) == api)
+        }
     }
 
     @Test func everyDocumentedOperationIsReachable() async throws {
