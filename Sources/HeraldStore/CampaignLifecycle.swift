@@ -18,7 +18,7 @@ enum CampaignLifecycle {
             "SELECT state, app_id, audience::text FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
         guard let row = try await locked.collect().first else { return nil }
         let (stateText, appID, audienceJSON) = try row.decode((String, Int64, String).self)
-        let from = CampaignState(rawValue: stateText) ?? .failed
+        let from = try StoreError.decode(stateText, as: CampaignState.self, column: "campaigns.state")
         var machine = CampaignStateMachine(state: from)
         let actions = try machine.apply(event)
 

@@ -59,7 +59,7 @@ enum CampaignRow {
     static func decode(_ row: PostgresRow) throws -> Campaign {
         let cells = row.makeRandomAccess()
         let state = try cells[5].decode(String.self)
-        let campaignState = CampaignState(rawValue: state) ?? .failed
+        let campaignState = try StoreError.decode(state, as: CampaignState.self, column: "campaigns.state")
         let reasonsByChunk = try CampaignJSON.decode(
             [[String: Int]].self, from: try cells[27].decode(String.self))
         let failedByReason = reasonsByChunk.reduce(into: [String: Int]()) { total, chunk in
@@ -99,7 +99,8 @@ enum CampaignRow {
             state: campaignState,
             templateName: try cells[6].decode(String.self),
             templateVersion: try cells[7].decode(Int32?.self).map(Int.init),
-            localization: Campaign.LocalizationMode(rawValue: try cells[8].decode(String.self)) ?? .server,
+            localization: try StoreError.decode(
+                try cells[8].decode(String.self), as: Campaign.LocalizationMode.self, column: "campaigns.localization"),
             variables: try CampaignJSON.decode([String: PayloadValue].self, from: try cells[9].decode(String.self)),
             audience: try CampaignJSON.decode(AudienceFilter.self, from: try cells[10].decode(String.self)),
             pushOptions: try CampaignJSON.decode(PushOptions.self, from: try cells[11].decode(String.self)),
@@ -116,7 +117,8 @@ enum CampaignRow {
             holdoutBasisPoints: Int(try cells[29].decode(Int32.self)),
             attributionWindow: Int(try cells[30].decode(Int32.self)),
             localDelivery: try cells[33].decode(String?.self).map { try CampaignJSON.decode(LocalDelivery.self, from: $0) },
-            quietHoursMode: QuietHoursMode(rawValue: try cells[34].decode(String.self)) ?? .hold,
+            quietHoursMode: try StoreError.decode(
+                try cells[34].decode(String.self), as: QuietHoursMode.self, column: "campaigns.quiet_hours_mode"),
             quietHours: try Self.quietHours(start: cells[35].decode(Int16?.self), end: cells[36].decode(Int16?.self)))
         campaign.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: try cells[38].decode(String.self))
         return campaign

@@ -20,10 +20,10 @@ enum DeviceRow {
         return Device(
             id: try cells[0].decode(Int64.self),
             token: token,
-            environment: APNSEnvironment(rawValue: try cells[2].decode(String.self)) ?? .production,
+            environment: try StoreError.decode(try cells[2].decode(String.self), as: APNSEnvironment.self, column: "devices.environment"),
             languages: try cells[3].decode([String].self).compactMap(LanguageTag.init),
             authorization: AuthorizationSettings(
-                status: AuthorizationSettings.Status(rawValue: status) ?? .notDetermined,
+                status: try StoreError.decode(status, as: AuthorizationSettings.Status.self, column: "devices.authorization_status"),
                 alert: try cells[5].decode(Bool.self),
                 badge: try cells[6].decode(Bool.self),
                 sound: try cells[7].decode(Bool.self),

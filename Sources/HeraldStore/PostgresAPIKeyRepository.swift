@@ -102,7 +102,7 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
         let (id, prefix, role, bundleID, name, createdAt, lastUsedAt, revokedAt) = try row.decode(
             (Int64, String, String, String?, String?, Date, Date?, Date?).self)
         return APIKey(
-            id: id, prefix: prefix, role: APIKeyRole(rawValue: role) ?? .app, bundleID: bundleID, name: name,
+            id: id, prefix: prefix, role: try StoreError.decode(role, as: APIKeyRole.self, column: "api_keys.role"), bundleID: bundleID, name: name,
             createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
     }
 }

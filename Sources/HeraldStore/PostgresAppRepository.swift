@@ -111,7 +111,7 @@ public struct PostgresAppRepository: AppRepository {
             try row.decode((Int64, String, String, String, String, String?, String?, Date, String?, Int16?, Int16?, String).self)
         var app = App(
             id: id, bundleID: bundleID, teamID: teamID, keyID: keyID,
-            defaultEnvironment: APNSEnvironment(rawValue: environment) ?? .production,
+            defaultEnvironment: try StoreError.decode(environment, as: APNSEnvironment.self, column: "apps.default_environment"),
             apnsEndpoint: endpoint, apnsCAPEM: ca, createdAt: createdAt, defaultTimeZone: zone,
             quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: Int(start), end: Int($0)) } })
         app.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: caps)
@@ -143,7 +143,7 @@ public enum PostgresErrors {
     }
 
     static func isUniqueViolation(_ error: any Error) -> Bool {
-        serverError(error)?.serverInfo?[.sqlState] == "23505"
+        serverError(error)?.serverInfo?[.sqlState] == PostgresError.Code.uniqueViolation.raw
     }
 }
 
@@ -158,5 +158,13 @@ enum StoreError: Error, CustomStringConvertible {
         case .missingRow: "the database returned no row where one was expected"
         case .unknownValue(let column, let value): "\(column) holds \"\(value)\", which this Herald does not know"
         }
+    }
+
+    /// The enum value a text column holds; an unknown one fails loudly instead of being read as
+    /// some default (a row edited behind Herald's back, or written by a newer version).
+    static func decode<Value: RawRepresentable>(_ text: String, as type: Value.Type, column: String) throws -> Value
+    where Value.RawValue == String {
+        guard let value = Value(rawValue: text) else { throw StoreError.unknownValue(column: column, value: text) }
+        return value
     }
 }

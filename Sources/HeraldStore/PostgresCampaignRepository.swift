@@ -106,7 +106,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
                     "SELECT state, app_id FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
                 guard let row = try await locked.collect().first else { return nil }
                 let (state, appID) = try row.decode((String, Int64).self)
-                var machine = CampaignStateMachine(state: CampaignState(rawValue: state) ?? .failed)
+                var machine = CampaignStateMachine(
+                    state: try StoreError.decode(state, as: CampaignState.self, column: "campaigns.state"))
                 _ = try machine.apply(.edit)
                 try await connection.query(
                     """
@@ -316,7 +317,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
         let record = DeliveryRecord(
             deviceID: deviceID,
             outcome: DeliveryOutcome(
-                kind: DeliveryOutcome.Kind(rawValue: outcome) ?? .failed, status: status.map(Int.init), reason: reason),
+                kind: try StoreError.decode(outcome, as: DeliveryOutcome.Kind.self, column: "deliveries.outcome"),
+                status: status.map(Int.init), reason: reason),
             apnsID: apnsID,
             language: language.flatMap { LanguageTag($0) },
             variant: variant.map(Int.init))

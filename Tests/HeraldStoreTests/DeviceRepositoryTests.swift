@@ -31,6 +31,23 @@ import Testing
         }
     }
 
+    /// A column value no Herald writes (an edit behind Herald's back, with the CHECK dropped)
+    /// fails the read and names the column, instead of being read as some default.
+    @Test func anUnknownEnumValueInARowFailsLoudly() async throws {
+        try await StoreFixture.with { f in
+            let token = StoreFixture.token(1)
+            _ = try await f.devices.register(appID: f.app.id, token: token, registration: StoreFixture.registration())
+            try await f.client.query("ALTER TABLE devices DROP CONSTRAINT devices_environment_check")
+            try await f.client.query("UPDATE devices SET environment = 'staging'")
+            do {
+                _ = try await f.devices.find(appID: f.app.id, token: token)
+                Issue.record("a device with environment 'staging' was read")
+            } catch {
+                #expect("\(error)".contains("devices.environment holds \"staging\""))
+            }
+        }
+    }
+
     @Test func deleteRemovesOnlyThatToken() async throws {
         try await StoreFixture.with { f in
             for n in 1...2 {
