@@ -45,7 +45,7 @@ public enum CampaignZones {
             if let moment = notBefore, moment < scheduledAt {
                 // Its moment had passed when the campaign was scheduled.
                 notBefore = nil
-                if localDelivery?.latePolicy == .skip { skipReason = "localTimePassed" }
+                if localDelivery?.latePolicy == .skip { skipReason = HeraldReason.localTimePassed.rawValue }
             }
             var parts = 1
             while parts < CampaignChunking.chunkCount, total / parts > devicesPerChunk { parts *= 2 }

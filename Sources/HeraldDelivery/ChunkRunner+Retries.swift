@@ -74,7 +74,7 @@ extension ChunkRunner {
         } catch CampaignWorkError.leaseLost {
             return false
         }
-        batch.skip(reason: "frequencyCap") { !granted.contains($0.deviceID) }
+        batch.skip(reason: .frequencyCap) { !granted.contains($0.deviceID) }
         return true
     }
 

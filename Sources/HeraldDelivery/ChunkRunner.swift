@@ -85,7 +85,7 @@ struct ChunkRunner {
                 // The zone's clocks are inside the app's quiet hours: give the chunk back until
                 // they end, or record this batch skipped.
                 if plan.campaign.quietHoursMode == .skip {
-                    current.skipAll(reason: "quietHours")
+                    current.skipAll(reason: .quietHours)
                 } else {
                     return try await hold(until: quietEnd)
                 }
@@ -223,7 +223,7 @@ struct ChunkRunner {
         var answers = BatchAnswers(records: batch.decided, invalidations: [])
         answers.records.reserveCapacity(batch.deviceCount)
         for (send, result) in zip(batch.sends, results) {
-            let result = result ?? .failed(SendFailure(reason: "NoSender", detail: "no sender for \(send.environment)"))
+            let result = result ?? .failed(SendFailure(.noSender, detail: "no sender for \(send.environment)"))
             var (record, invalidation) = DeliveryDecision.record(
                 deviceID: send.deviceID, apnsID: send.notification.apnsID, language: send.language, result: result,
                 sentAt: sentAt)

@@ -12,16 +12,16 @@ enum DeliveryDecision {
         case .payload(let rendered):
             // Not reached: rendered payloads are sent. Recorded as a failure rather than lost.
             return DeliveryRecord(
-                deviceID: deviceID, outcome: .failed(status: nil, reason: "NotSent"), language: rendered.language)
+                deviceID: deviceID, outcome: .failed(.notSent), language: rendered.language)
         case .skipped(.notAuthorized):
-            return DeliveryRecord(deviceID: deviceID, outcome: .skipped(reason: "notAuthorized"))
+            return DeliveryRecord(deviceID: deviceID, outcome: .skipped(.notAuthorized))
         case .skipped(.missingArgument):
-            return DeliveryRecord(deviceID: deviceID, outcome: .skipped(reason: "missingArgument"))
+            return DeliveryRecord(deviceID: deviceID, outcome: .skipped(.missingArgument))
         case .failed(let error):
             // The payload cannot be built (it cannot fit, even shortened): the worker logs
             // the error's detail once per campaign and language.
             return DeliveryRecord(
-                deviceID: deviceID, outcome: .failed(status: nil, reason: "RenderFailed"),
+                deviceID: deviceID, outcome: .failed(.renderFailed),
                 language: LanguageTag(error.language))
         }
     }

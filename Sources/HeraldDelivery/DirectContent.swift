@@ -68,7 +68,7 @@ struct DirectContent {
             return .send(pushType: rendered.pushType, encoded: rendered.encoded, language: rendered.language)
         case .payload(var payload, let pushType):
             if pushType == .alert, !recipient.authorization.allowsAlerts {
-                return .notSent(.skipped(reason: "notAuthorized"))
+                return .notSent(.skipped(.notAuthorized))
             }
             PayloadShaping.shape(&payload, for: recipient.authorization)
             return .send(pushType: pushType, encoded: payload.encoded(), language: nil)

@@ -38,12 +38,12 @@ public struct DirectSender: DirectSending {
         for (index, recipient) in recipients.enumerated() {
             if let device = recipient.device, !device.isValid {
                 results[index] = DirectSendResult(
-                    token: recipient.token, deviceID: device.id, outcome: .skipped(reason: "invalidated"))
+                    token: recipient.token, deviceID: device.id, outcome: .skipped(.invalidated))
                 continue
             }
             if held.contains(index) {
                 results[index] = DirectSendResult(
-                    token: recipient.token, deviceID: recipient.device?.id, outcome: .skipped(reason: "quietHours"))
+                    token: recipient.token, deviceID: recipient.device?.id, outcome: .skipped(.quietHours))
                 continue
             }
             switch content.body(for: recipient.described) {
@@ -69,7 +69,7 @@ public struct DirectSender: DirectSending {
             sends.removeAll { send in
                 guard let device = recipients[send.index].device, !taken.granted.contains(device.id) else { return false }
                 results[send.index] = DirectSendResult(
-                    token: recipients[send.index].token, deviceID: device.id, outcome: .skipped(reason: "frequencyCap"),
+                    token: recipients[send.index].token, deviceID: device.id, outcome: .skipped(.frequencyCap),
                     language: send.language)
                 return true
             }
@@ -138,7 +138,7 @@ public struct DirectSender: DirectSending {
         var byEnvironment = [APNSEnvironment: [Int]]()
         for (index, send) in sends.enumerated() { byEnvironment[send.environment, default: []].append(index) }
         var results = [SendResult](
-            repeating: .failed(SendFailure(reason: "NotSent", detail: "not sent")), count: sends.count)
+            repeating: .failed(SendFailure(.notSent, detail: "not sent")), count: sends.count)
         await withTaskGroup(of: ([Int], [SendResult]).self) { group in
             for (environment, indices) in byEnvironment {
                 let notifications = indices.map { sends[$0].notification }
@@ -149,7 +149,7 @@ public struct DirectSender: DirectSending {
                     } catch let failure as SendFailure {
                         return (indices, indices.map { _ in .failed(failure) })
                     } catch {
-                        let failure = SendFailure(reason: "NoSender", detail: "no sender for \(environment.rawValue)")
+                        let failure = SendFailure(.noSender, detail: "no sender for \(environment.rawValue)")
                         return (indices, indices.map { _ in .failed(failure) })
                     }
                 }

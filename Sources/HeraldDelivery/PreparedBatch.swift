@@ -22,18 +22,18 @@ struct PreparedBatch: Sendable {
     var isEmpty: Bool { decided.isEmpty && sends.isEmpty }
 
     /// Turns every notification of the batch into a skip with `reason`, unsent.
-    mutating func skipAll(reason: String) {
+    mutating func skipAll(reason: HeraldReason) {
         skip(reason: reason) { _ in true }
     }
 
     /// Turns the notifications `which` picks into skips with `reason`, unsent.
-    mutating func skip(reason: String, where which: (Send) -> Bool) {
+    mutating func skip(reason: HeraldReason, where which: (Send) -> Bool) {
         var kept = [Send]()
         for send in sends {
             if which(send) {
                 decided.append(
                     DeliveryRecord(
-                        deviceID: send.deviceID, outcome: .skipped(reason: reason), language: send.language,
+                        deviceID: send.deviceID, outcome: .skipped(reason), language: send.language,
                         variant: send.variant))
             } else {
                 kept.append(send)

@@ -77,7 +77,7 @@ actor APNSSenderDirectory: SenderDirectory {
 
     private func make(appID: Int64, environment: APNSEnvironment) async throws -> APNSClientSender {
         guard let app = try await apps.find(id: appID) else {
-            throw SendFailure(reason: "UnknownApp", detail: "app \(appID) no longer exists")
+            throw SendFailure(.unknownApp, detail: "app \(appID) no longer exists")
         }
         // An instance without HERALD_SECRET_KEY cannot open the key: that error is the
         // instance's, not the app's, so it propagates and the chunk is given back.
@@ -88,7 +88,7 @@ actor APNSSenderDirectory: SenderDirectory {
             return APNSClientSender(bundleID: app.bundleID, client: client)
         } catch {
             throw SendFailure(
-                reason: "CredentialsUnusable", detail: "\(app.bundleID): \(error)", credentialsRejected: true)
+                .credentialsUnusable, detail: "\(app.bundleID): \(error)", credentialsRejected: true)
         }
     }
 
