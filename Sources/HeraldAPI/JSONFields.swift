@@ -5,10 +5,13 @@ import HeraldCore
 /// Reading fields of a parsed JSON object with errors that name the exact field. Unknown
 /// keys are refused at every level, so a misspelt field is never silently ignored.
 enum JSONFields {
-    /// 422 on the first key of `object` not in `known`, named below `prefix`.
-    static func refuseUnknown(_ object: [String: PayloadValue], known: Set<String>, prefix: String? = nil) throws {
+    /// A `ValidationError` (422, `unknown field`) on the first key of `object`, in sorted order,
+    /// that is not in `known`, named below `prefix`. Every route reads its objects through this.
+    static func refuseUnknown(_ object: [String: PayloadValue], known: Set<String>, prefix: String? = nil)
+        throws(ValidationError)
+    {
         for key in object.keys.sorted() where !known.contains(key) {
-            throw Problem.invalidField(prefix.map { "\($0).\(key)" } ?? key, "unknown field")
+            throw ValidationError(field: prefix.map { "\($0).\(key)" } ?? key, reason: "unknown field")
         }
     }
 

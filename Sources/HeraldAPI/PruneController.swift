@@ -28,9 +28,7 @@ struct PruneController {
         guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
             throw Problem.invalidRequest("the body must be a JSON object")
         }
-        for key in object.keys.sorted() where !Self.fields.contains(key) {
-            throw Problem.invalidField(key, "unknown field")
-        }
+        try JSONFields.refuseUnknown(object, known: Self.fields)
         var dryRun = false
         switch object["dryRun"] {
         case nil, .null?: break

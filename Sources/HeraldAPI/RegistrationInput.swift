@@ -27,9 +27,7 @@ enum RegistrationInput {
     static func parse(
         _ object: [String: PayloadValue], defaultEnvironment: APNSEnvironment, extraFields: Set<String> = []
     ) throws(ValidationError) -> DeviceRegistration {
-        for key in object.keys.sorted() where !fields.contains(key) && !extraFields.contains(key) {
-            throw ValidationError(field: key, reason: "unknown field")
-        }
+        try JSONFields.refuseUnknown(object, known: fields.union(extraFields))
         var environment = defaultEnvironment
         switch object["environment"] {
         case nil, .null?: break
@@ -98,9 +96,7 @@ enum RegistrationInput {
         case .object(let fields)?: object = fields
         default: throw ValidationError(field: field, reason: "must be an object with a status")
         }
-        for key in object.keys.sorted() where !authorizationFields.contains(key) {
-            throw ValidationError(field: "\(field).\(key)", reason: "unknown field")
-        }
+        try JSONFields.refuseUnknown(object, known: authorizationFields, prefix: field)
         let statuses = AuthorizationSettings.Status.allCases.map(\.rawValue)
         guard case .string(let text)? = object["status"], let status = AuthorizationSettings.Status(rawValue: text) else {
             throw ValidationError(field: "\(field).status", reason: "must be one of \(statuses.joined(separator: ", "))")

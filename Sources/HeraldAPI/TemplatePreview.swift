@@ -35,9 +35,7 @@ enum TemplatePreview {
         var payload = PayloadOptions()
 
         static func parse(_ object: [String: PayloadValue]) throws -> Input {
-            for key in object.keys.sorted() where !TemplatePreview.fields.contains(key) {
-                throw Problem.invalidField(key, "unknown field")
-            }
+            try JSONFields.refuseUnknown(object, known: TemplatePreview.fields)
             var input = Input()
             switch object["version"] {
             case nil, .null?: break
@@ -61,9 +59,7 @@ enum TemplatePreview {
                 guard case .object(let recipient) = item else {
                     throw Problem.invalidField(field, "must be an object with languages and authorization")
                 }
-                for key in recipient.keys.sorted() where !TemplatePreview.recipientFields.contains(key) {
-                    throw Problem.invalidField("\(field).\(key)", "unknown field")
-                }
+                try JSONFields.refuseUnknown(recipient, known: TemplatePreview.recipientFields, prefix: field)
                 let languages = try RegistrationInput.languageTags(recipient["languages"], field: "\(field).languages")
                 var authorization = TemplatePreview.defaultAuthorization
                 switch recipient["authorization"] {
@@ -95,9 +91,7 @@ enum TemplatePreview {
     /// Overrides of the template's payload defaults, as a campaign's push options give them.
     static func payloadOptions(_ value: PayloadValue?) throws -> PayloadOptions {
         let members = try object(value, field: "payload")
-        for key in members.keys.sorted() where !payloadFields.contains(key) {
-            throw Problem.invalidField("payload.\(key)", "unknown field")
-        }
+        try JSONFields.refuseUnknown(members, known: payloadFields, prefix: "payload")
         do {
             let data = try JSONEncoder().encode(PayloadValue.object(members))
             return try JSONDecoder().decode(PayloadOptions.self, from: data)
@@ -117,10 +111,7 @@ enum TemplatePreview {
         @unknown default:
             path = []
         }
-        return path.reduce(prefix) { text, key in
-            if let index = key.intValue { return "\(text)[\(index)]" }
-            return "\(text).\(key.stringValue)"
-        }
+        return JSONPath.of(path, under: prefix)
     }
 
     // MARK: - Rendering

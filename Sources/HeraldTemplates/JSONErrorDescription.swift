@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 /// Turns Foundation's JSON decoding errors into one line naming the offending path, plus the
@@ -39,16 +40,7 @@ enum JSONErrorDescription {
 
     /// `strings.de.KEY`, `title.arguments[1]`.
     static func path(_ codingPath: [any CodingKey]) -> String {
-        var text = ""
-        for key in codingPath {
-            if let index = key.intValue, key.stringValue.hasPrefix("Index ") || key.stringValue == "\(index)" {
-                text += "[\(index)]"
-            } else {
-                if !text.isEmpty { text += "." }
-                text += key.stringValue
-            }
-        }
-        return text
+        JSONPath.of(codingPath)
     }
 
     private static func expectation(_ type: Any.Type) -> String {
