@@ -29,7 +29,7 @@ struct AppController {
         let principal = try context.requirePrincipal()
         try principal.requireAdmin()
         let app = try await directory.current(try await directory.require(bundleID: try context.parameters.require("bundleID")))
-        let object = try await CampaignController.body(request, context: context)
+        let object = try await JSONFields.bodyObject(request, context: context)
         try JSONFields.refuseUnknown(object, known: Self.fields)
         var settings = AppSettings(
             defaultTimeZone: app.defaultTimeZone, quietHours: app.quietHours, frequencyCaps: app.frequencyCaps)

@@ -41,7 +41,7 @@ struct CampaignController {
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<CampaignResponse> {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
-        let object = try await Self.body(request, context: context)
+        let object = try await JSONFields.bodyObject(request, context: context)
         let draft = try await CampaignInput.draft(object) { try await directory.require(bundleID: $0, field: "app") }
         let campaign = try await campaigns.create(draft, actor: principal.keyPrefix)
         return EditedResponse(status: .created, response: try await response(campaign))
@@ -80,7 +80,7 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
-        let patch = try CampaignInput.patch(try await Self.body(request, context: context))
+        let patch = try CampaignInput.patch(try await JSONFields.bodyObject(request, context: context))
         do {
             guard let edited = try await campaigns.updateDraft(id: campaign.id, patch: patch, actor: principal.keyPrefix)
             else { throw Problem.unknownCampaign() }
@@ -105,7 +105,7 @@ struct CampaignController {
 
     @Sendable func estimate(request: Request, context: HeraldRequestContext) async throws -> EstimateResponse {
         try context.requirePrincipal().requireCampaignAccess()
-        let object = try await Self.body(request, context: context)
+        let object = try await JSONFields.bodyObject(request, context: context)
         try JSONFields.refuseUnknown(object, known: ["app", "audience"])
         let app = try await directory.current(
             try await directory.require(
@@ -126,7 +126,7 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
-        let object = try await Self.body(request, context: context)
+        let object = try await JSONFields.bodyObject(request, context: context)
         try JSONFields.refuseUnknown(object, known: ["tokens", "environment", "variant"])
         guard let app = try await directory.app(id: campaign.appID) else { throw Problem.unknownCampaign() }
         let tokens = try NotificationInput.tokens(object["tokens"])
@@ -188,15 +188,5 @@ struct CampaignController {
     private func response(_ campaign: Campaign) async throws -> CampaignResponse {
         let bundleID = try await directory.app(id: campaign.appID)?.bundleID ?? ""
         return CampaignResponse(campaign, bundleID: bundleID)
-    }
-
-    static func body(_ request: Request, context: HeraldRequestContext, upTo limit: Int? = nil) async throws
-        -> [String: PayloadValue]
-    {
-        let body = try await request.body.collect(upTo: limit ?? context.maxUploadSize)
-        guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
-            throw Problem.invalidRequest("the body must be a JSON object")
-        }
-        return object
     }
 }

@@ -189,7 +189,7 @@ public enum CampaignFile {
     /// The draft the file describes, or the first problem as `field: reason`.
     public static func draft(json bytes: [UInt8], resolveApp: @escaping (String) async throws -> App?) async throws -> CampaignDraft {
         do {
-            guard case .object(let object) = try RegistrationInput.parseJSON(bytes) else {
+            guard case .object(let object) = try JSONFields.parse(bytes) else {
                 throw Problem.invalidRequest("the file must hold a JSON object: a campaign")
             }
             return try await CampaignInput.draft(object) { bundleID in

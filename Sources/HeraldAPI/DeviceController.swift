@@ -19,10 +19,7 @@ struct DeviceController {
 
     @Sendable func register(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<DeviceResponse> {
         let (app, token) = try await target(context, access: .write)
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
-            throw Problem.invalidRequest("the body must be a JSON object")
-        }
+        let object = try await JSONFields.bodyObject(request, context: context)
         let registration = try RegistrationInput.parse(object, defaultEnvironment: app.defaultEnvironment)
         let (device, created) = try await devices.register(appID: app.id, token: token, registration: registration)
         return EditedResponse(status: created ? .created : .ok, response: DeviceResponse(device))

@@ -142,7 +142,7 @@ struct DeviceImportController {
     }
 
     static func parse(_ bytes: ByteBuffer, defaultEnvironment: APNSEnvironment) throws -> DeviceImportItem {
-        guard case .object(let object) = try RegistrationInput.parseJSON(bytes.readableBytesView) else {
+        guard case .object(let object) = try JSONFields.parse(bytes.readableBytesView) else {
             throw Problem.invalidRequest("each line must be a JSON object")
         }
         guard case .string(let hex)? = object["token"] else {

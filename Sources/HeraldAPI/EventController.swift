@@ -23,7 +23,7 @@ struct EventController {
         let principal = try context.requirePrincipal()
         try principal.requireEventAccess(bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
-        let object = try await CampaignController.body(request, context: context, upTo: Self.maximumBodyBytes)
+        let object = try await JSONFields.bodyObject(request, context: context, upTo: Self.maximumBodyBytes)
         let events = try EventInput.events(object, now: Date())
         do {
             let receipt = try await self.events.record(appID: app.id, events: events)

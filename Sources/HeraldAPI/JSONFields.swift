@@ -1,10 +1,41 @@
 import APNSCore
 import Foundation
 import HeraldCore
+import Hummingbird
 
 /// Reading fields of a parsed JSON object with errors that name the exact field. Unknown
 /// keys are refused at every level, so a misspelt field is never silently ignored.
 enum JSONFields {
+    /// The request's body as a JSON object (read up to `limit`, the endpoint's upload size by
+    /// default): 400 when it is not JSON or not an object (`what` says what it should be),
+    /// 422 naming the field when a string or key holds a character Herald cannot store
+    /// (`parse(_:)`). Every JSON route reads its body here.
+    static func bodyObject(
+        _ request: Request, context: HeraldRequestContext, upTo limit: Int? = nil, what: String = "a JSON object"
+    ) async throws -> [String: PayloadValue] {
+        let body = try await request.body.collect(upTo: limit ?? context.maxUploadSize)
+        guard case .object(let object) = try parse(body.readableBytesView) else {
+            throw Problem.invalidRequest("the body must be \(what)")
+        }
+        return object
+    }
+
+    /// Parses one JSON document into a value: a 400 problem when it is not JSON, a 422 naming
+    /// the field when any string or key in it holds a character Herald cannot store or send
+    /// (`TextRules`).
+    static func parse(_ bytes: some Collection<UInt8>) throws -> PayloadValue {
+        let value: PayloadValue
+        do {
+            value = try JSONDecoder().decode(PayloadValue.self, from: Data(bytes))
+        } catch {
+            throw Problem.invalidRequest("the body is not valid JSON")
+        }
+        if let (field, scalar) = TextRules.firstForbidden(in: value) {
+            throw Problem.invalidField(field.isEmpty ? "body" : field, TextRules.reason(scalar))
+        }
+        return value
+    }
+
     /// A `ValidationError` (422, `unknown field`) on the first key of `object`, in sorted order,
     /// that is not in `known`, named below `prefix`. Every route reads its objects through this.
     static func refuseUnknown(_ object: [String: PayloadValue], known: Set<String>, prefix: String? = nil)

@@ -18,7 +18,7 @@ struct NotificationController {
         let principal = try context.requirePrincipal()
         try principal.requireSendAccess(bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
-        let object = try await CampaignController.body(request, context: context)
+        let object = try await JSONFields.bodyObject(request, context: context)
         let requestID = UUID()
         var sendRequest = try NotificationInput.request(object, app: app, requestID: requestID, actor: principal.keyPrefix)
         if sendRequest.respectQuietHours || sendRequest.respectFrequencyCaps {

@@ -24,10 +24,7 @@ struct PruneController {
     @Sendable func prune(request: Request, context: HeraldRequestContext) async throws -> Summary {
         let principal = try context.requirePrincipal()
         try principal.requireAdmin()
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
-            throw Problem.invalidRequest("the body must be a JSON object")
-        }
+        let object = try await JSONFields.bodyObject(request, context: context)
         try JSONFields.refuseUnknown(object, known: Self.fields)
         var dryRun = false
         switch object["dryRun"] {

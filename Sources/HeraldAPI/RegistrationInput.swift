@@ -8,21 +8,6 @@ enum RegistrationInput {
     static let fields: Set<String> = ["environment", "languages", "authorization", "timeZone", "userID", "attributes"]
     static let authorizationFields: Set<String> = ["status", "alert", "badge", "sound", "criticalAlert", "timeSensitive"]
 
-    /// Parses one JSON document into a value: a 400 problem when it is not JSON, a 422 naming
-    /// the field when any string or key in it holds a character Herald cannot store or send
-    /// (`TextRules`). Every JSON body of the API is read here.
-    static func parseJSON(_ bytes: some Collection<UInt8>) throws -> PayloadValue {
-        let value: PayloadValue
-        do {
-            value = try JSONDecoder().decode(PayloadValue.self, from: Data(bytes))
-        } catch {
-            throw Problem.invalidRequest("the body is not valid JSON")
-        }
-        if let (field, scalar) = TextRules.firstForbidden(in: value) {
-            throw Problem.invalidField(field.isEmpty ? "body" : field, TextRules.reason(scalar))
-        }
-        return value
-    }
 
     static func parse(
         _ object: [String: PayloadValue], defaultEnvironment: APNSEnvironment, extraFields: Set<String> = []

@@ -50,10 +50,7 @@ struct TemplateController {
         let principal = try context.requirePrincipal()
         try principal.requireTemplateAccess()
         let name = try context.parameters.require("name")
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        guard case .object(var object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
-            throw Problem.invalidRequest("the body must be a JSON object: a template document")
-        }
+        var object = try await JSONFields.bodyObject(request, context: context, what: "a JSON object: a template document")
         switch object["name"] {
         case nil, .null?:
             object["name"] = .string(name)
@@ -80,10 +77,7 @@ struct TemplateController {
     @Sendable func preview(request: Request, context: HeraldRequestContext) async throws -> TemplatePreview.PreviewResponse {
         try context.requirePrincipal().requireTemplateAccess()
         let name = try context.parameters.require("name")
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        guard case .object(let object) = try RegistrationInput.parseJSON(body.readableBytesView) else {
-            throw Problem.invalidRequest("the body must be a JSON object")
-        }
+        let object = try await JSONFields.bodyObject(request, context: context)
         let input = try TemplatePreview.Input.parse(object)
         let record: TemplateVersionRecord
         if let version = input.version {
