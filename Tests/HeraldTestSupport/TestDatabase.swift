@@ -81,15 +81,56 @@ private actor DatabaseFactory {
         try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
     }
 
+    /// The migrated template of this checkout's migrations, shared by every test run of them:
+    /// named by a hash of the migrations, built under a temporary name and renamed when
+    /// complete (a run that dies midway leaves no half-migrated template in use), and the
+    /// templates of other migration sets (older checkouts) and half-built ones are dropped, so
+    /// the server does not collect one template per run.
     private func migratedTemplate() async throws -> String {
         if let template { return template }
-        let name = "herald_template_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
-        try await TestDatabase.withClient(TestDatabase.url(database: name)) { client in
-            let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
-            try await MigrationRunner(client: client, migrations: migrations, logger: TestDatabase.logger).migrate()
+        let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+        let name = "herald_template_" + Self.hash(migrations.map { "\($0.name) \($0.checksum)" }.joined(separator: "\n"))
+        if try await !exists(name) {
+            let building = "herald_building_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(building)"))
+            try await TestDatabase.withClient(TestDatabase.url(database: building)) { client in
+                try await MigrationRunner(client: client, migrations: migrations, logger: TestDatabase.logger).migrate()
+            }
+            do {
+                try await client.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(building) RENAME TO \(name)"))
+            } catch {
+                // Another run built the same template meanwhile: use that one.
+                try await drop(building)
+                guard try await exists(name) else { throw error }
+            }
+        }
+        let stale = try await client.query(
+            """
+            SELECT datname FROM pg_database
+            WHERE (datname LIKE 'herald_template_%' OR datname LIKE 'herald_building_%') AND datname <> \(name)
+            """
+        ).collect().map { try $0.decode(String.self) }
+        for other in stale {
+            // Other migration sets' templates, and templates left half-built by a run that died.
+            // One in use (being built, or copied by a concurrent run) is not dropped: no FORCE.
+            try? await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(other)"))
         }
         template = name
         return name
+    }
+
+    private func exists(_ name: String) async throws -> Bool {
+        // Every row read: a row sequence left half-read would hold its connection.
+        try await !client.query("SELECT 1 FROM pg_database WHERE datname = \(name)").collect().isEmpty
+    }
+
+    /// 16 hex digits of FNV-1a: a name, not a security measure.
+    private static func hash(_ text: String) -> String {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
