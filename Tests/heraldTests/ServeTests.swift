@@ -9,7 +9,7 @@ import Testing
 @Suite struct ServeTests {
     @Test func migratesServesAndShutsDownGracefullyOnSIGTERM() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
-            let port = Int.random(in: 20_000..<50_000)
+            let port = try Self.freePort()
             let stderr = Pipe()
             // An engine polling every 5 ms would hit the tables while they are being created,
             // unless it waits for the migrations.
@@ -38,7 +38,7 @@ import Testing
     /// The connection bound, on the real server (the router test client does not apply it).
     @Test func pastTheConnectionBoundANewClientWaitsUntilOneCloses() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
-            let port = Int.random(in: 20_000..<50_000)
+            let port = try Self.freePort()
             let process = try Self.serve(
                 database: url, port: port, settings: ["HERALD_ENGINE_ENABLED": "false", "HERALD_HTTP_MAX_CONNECTIONS": "2"])
             defer { if process.isRunning { process.terminate() } }
@@ -70,6 +70,26 @@ import Testing
             first.close()
             #expect(third.readResponseHead(timeout: 10)?.hasPrefix("HTTP/1.1 200") == true)
         }
+    }
+
+    /// A loopback port the kernel just handed out (bound to port 0, then released): unlike a
+    /// random pick, never one another process holds.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// `herald serve` on `port` over `database` (migrating it), with these settings on top of a
