@@ -207,23 +207,15 @@ struct ChunkRunner {
         _ batch: PreparedBatch, with senders: [APNSEnvironment: any NotificationSender], sentAt: Date,
         attempts: [Int64: Int] = [:]
     ) async -> BatchAnswers {
-        var byEnvironment = [APNSEnvironment: [Int]]()
-        for (index, send) in batch.sends.enumerated() { byEnvironment[send.environment, default: []].append(index) }
-        var results = [SendResult?](repeating: nil, count: batch.sends.count)
-        await withTaskGroup(of: ([Int], [SendResult]).self) { group in
-            for (environment, indices) in byEnvironment {
-                guard let sender = senders[environment] else { continue }
-                let notifications = indices.map { batch.sends[$0].notification }
-                group.addTask { (indices, await sender.send(notifications)) }
+        let results = await EnvironmentFanOut.send(batch.sends.map { ($0.environment, $0.notification) }) { environment in
+            guard let sender = senders[environment] else {
+                return .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
-            for await (indices, answers) in group {
-                for (index, answer) in zip(indices, answers) { results[index] = answer }
-            }
+            return .success(sender)
         }
         var answers = BatchAnswers(records: batch.decided, invalidations: [])
         answers.records.reserveCapacity(batch.deviceCount)
         for (send, result) in zip(batch.sends, results) {
-            let result = result ?? .failed(SendFailure(.noSender, detail: "no sender for \(send.environment)"))
             var (record, invalidation) = DeliveryDecision.record(
                 deviceID: send.deviceID, apnsID: send.notification.apnsID, language: send.language, result: result,
                 sentAt: sentAt)

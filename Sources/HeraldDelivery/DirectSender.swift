@@ -135,30 +135,15 @@ public struct DirectSender: DirectSending {
     private func sendByEnvironment(
         _ sends: [(environment: APNSEnvironment, notification: APNSNotification)], appID: Int64
     ) async -> [SendResult] {
-        var byEnvironment = [APNSEnvironment: [Int]]()
-        for (index, send) in sends.enumerated() { byEnvironment[send.environment, default: []].append(index) }
-        var results = [SendResult](
-            repeating: .failed(SendFailure(.notSent, detail: "not sent")), count: sends.count)
-        await withTaskGroup(of: ([Int], [SendResult]).self) { group in
-            for (environment, indices) in byEnvironment {
-                let notifications = indices.map { sends[$0].notification }
-                group.addTask {
-                    do {
-                        let sender = try await senders.sender(appID: appID, environment: environment)
-                        return (indices, await sender.send(notifications))
-                    } catch let failure as SendFailure {
-                        return (indices, indices.map { _ in .failed(failure) })
-                    } catch {
-                        let failure = SendFailure(.noSender, detail: "no sender for \(environment.rawValue)")
-                        return (indices, indices.map { _ in .failed(failure) })
-                    }
-                }
-            }
-            for await (indices, answers) in group {
-                for (index, answer) in zip(indices, answers) { results[index] = answer }
+        await EnvironmentFanOut.send(sends) { [senders] environment in
+            do {
+                return .success(try await senders.sender(appID: appID, environment: environment))
+            } catch let failure as SendFailure {
+                return .failure(failure)
+            } catch {
+                return .failure(SendFailure(.noSender, detail: "no sender for \(environment.rawValue)"))
             }
         }
-        return results
     }
 }
 
