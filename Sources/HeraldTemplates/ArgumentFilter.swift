@@ -128,7 +128,7 @@ public enum ArgumentFilter: Sendable, Equatable, CustomStringConvertible {
             text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 || $0 == 101 || $0 == 69 }),
             let double = Double(text), double.isFinite
         else { return nil }
-        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)
+        return Decimal(string: text, locale: posix) ?? Decimal(double)
     }
 
     /// ISO 8601 with a time and zone, with or without fractional seconds; a date alone
@@ -143,6 +143,10 @@ public enum ArgumentFilter: Sendable, Equatable, CustomStringConvertible {
             ?? (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
             ?? (try? Date.ISO8601FormatStyle().year().month().day().parse(text))
     }
+
+    /// Made once: these run per device for arguments that read the device.
+    private static let posix = Locale(identifier: "en_US_POSIX")
+    private static let utc = TimeZone(identifier: "UTC")!
 
     private static func style(date: Length?, time: Length?, _ locale: Locale, _ timeZone: String?) -> Date.FormatStyle {
         let dateStyle: Date.FormatStyle.DateStyle =
@@ -159,7 +163,7 @@ public enum ArgumentFilter: Sendable, Equatable, CustomStringConvertible {
             case .short: .shortened
             case .medium, .long, .full: .standard
             }
-        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? utc
         return Date.FormatStyle(date: dateStyle, time: timeStyle, locale: locale, timeZone: zone)
     }
 }

@@ -21,26 +21,21 @@ enum JSONErrorDescription {
                 let detail = context.underlyingError.flatMap(Self.foundationMessage) ?? context.debugDescription
                 return Described(line: lineNumber(in: detail), path: "", message: "not valid JSON: \(detail)")
             }
-            let location = path(context.codingPath)
+            let location = JSONPath.of(context.codingPath)
             return Described(line: nil, path: location, message: "\(location): \(context.debugDescription)")
         case .keyNotFound(let key, let context):
-            let location = path(context.codingPath + [key])
+            let location = JSONPath.of(context.codingPath + [key])
             return Described(line: nil, path: location, message: "\(location) is missing")
         case .typeMismatch(let type, let context):
-            let location = path(context.codingPath)
+            let location = JSONPath.of(context.codingPath)
             let subject = location.isEmpty ? "the document" : location
             return Described(line: nil, path: location, message: "\(subject) must be \(expectation(type))")
         case .valueNotFound(let type, let context):
-            let location = path(context.codingPath)
+            let location = JSONPath.of(context.codingPath)
             return Described(line: nil, path: location, message: "\(location) must be \(expectation(type)), not null")
         @unknown default:
             return Described(line: nil, path: "", message: "not valid JSON")
         }
-    }
-
-    /// `strings.de.KEY`, `title.arguments[1]`.
-    static func path(_ codingPath: [any CodingKey]) -> String {
-        JSONPath.of(codingPath)
     }
 
     private static func expectation(_ type: Any.Type) -> String {

@@ -106,15 +106,6 @@ struct LocalizedString: Sendable {
         return conversions
     }
 
-    /// The 0-based argument indexes that select a plural form.
-    var selectingArguments: Set<Int> {
-        var indexes = Set<Int>()
-        for case .plural(let index, _) in format.segments {
-            indexes.insert(index)
-        }
-        return indexes
-    }
-
     private static func value(_ index: Int, _ arguments: [String]) -> String {
         index >= 0 && index < arguments.count ? arguments[index] : ""
     }

@@ -93,14 +93,12 @@ public enum PluralRules {
     /// The category `language` uses for `operands`: its exact tag's rules (`pt-PT`) if CLDR has
     /// them, else its primary language's (`pt`); `other` for a language CLDR does not know.
     public static func category(for language: LanguageTag, _ operands: PluralOperands) -> PluralCategory {
-        guard let rules = rules(for: language) else { return .other }
-        for (category, condition) in rules where condition.matches(operands) { return category }
-        return .other
+        ruleSet(for: language).category(for: operands)
     }
 
     /// The categories `language` distinguishes, `other` last.
     public static func categories(for language: LanguageTag) -> [PluralCategory] {
-        (rules(for: language)?.map(\.category) ?? []) + [.other]
+        ruleSet(for: language).categories
     }
 
     /// The rules `language` uses, resolved once per tag and kept (a compiled template holds

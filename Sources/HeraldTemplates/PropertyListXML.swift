@@ -8,20 +8,11 @@ import FoundationXML
 /// names its line (Foundation's `PropertyListSerialization` says only that the file is bad).
 /// Only what `.stringsdict` files use is kept: dictionaries and strings; other values are
 /// recorded by their element name.
-indirect enum PropertyListXML: Equatable, Sendable {
+indirect enum PropertyListXML: Sendable {
     case dictionary([(key: String, line: Int, value: PropertyListXML)])
     case string(String)
     /// Another kind of value (`array`, `integer`, `true`…), by element name.
     case other(String)
-
-    static func == (lhs: PropertyListXML, rhs: PropertyListXML) -> Bool {
-        switch (lhs, rhs) {
-        case (.string(let a), .string(let b)), (.other(let a), .other(let b)): a == b
-        case (.dictionary(let a), .dictionary(let b)):
-            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.line == $1.line && $0.value == $1.value }
-        default: false
-        }
-    }
 
     /// The value of `key` in a dictionary.
     subscript(key: String) -> PropertyListXML? {

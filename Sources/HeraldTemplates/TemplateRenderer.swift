@@ -106,7 +106,7 @@ public struct TemplateRenderer: Sendable {
     private mutating func cachedSkeleton(
         index: Int, shape: Int, plan: SkeletonPlan?, combination: Int, recipient: Recipient
     ) -> PayloadSkeleton? {
-        let combinations = plan?.selectors.isEmpty == false ? plan!.combinationCount : 0
+        let combinations = plan.map { $0.selectors.isEmpty ? 0 : $0.combinationCount } ?? 0
         let key = combinations > 0 ? shape * combinations + combination : index * Self.shapes + shape
         switch combinations > 0 ? pluralSkeletons[index][key] : skeletons[key] {
         case .built(let built):
