@@ -188,6 +188,7 @@ let package = Package(
             name: "HeraldTestSupport",
             dependencies: [
                 "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -230,7 +231,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore", "APNSCore"],
+            dependencies: ["HeraldCore", "APNSCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
@@ -247,6 +248,7 @@ let package = Package(
             name: "HeraldStoreTests",
             dependencies: [
                 "HeraldStore", "HeraldCore", "APNSCore", "HeraldTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -90,3 +90,13 @@ extension ProviderTokenSigner: CustomStringConvertible, CustomDebugStringConvert
         Mirror(self, children: ["keyID": keyID, "teamID": teamID], displayStyle: .struct)
     }
 }
+
+extension ProviderTokenSigner {
+    /// The first 16 hex digits of the SHA-256 of the public key (DER) of a PEM private key, to
+    /// recognise a key by without showing it; nil when `pem` is not a P-256 private key.
+    public static func publicKeyFingerprint(pemRepresentation pem: String) -> String? {
+        guard let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else { return nil }
+        let digest = SHA256.hash(data: key.publicKey.derRepresentation)
+        return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -7,8 +7,8 @@ import Synchronization
 /// bytes, and on ``close()``.
 ///
 /// A line: `{"received":<ms>,"apns-id":"…","token":"…","topic":"…","push-type":"…",
-/// "priority":10,"collapse-id":"…","expiration":<s>,"payload":{…}}`; `collapse-id` and
-/// `expiration` only when sent. The payload is the body as sent, with raw line breaks
+/// "priority":10,"collapse-id":"…","expiration":<s>,"key-id":"…","payload":{…}}`; `collapse-id`
+/// and `expiration` only when sent, `key-id` (the provider token's `kid`) with token authentication. The payload is the body as sent, with raw line breaks
 /// (only possible as JSON whitespace) turned into spaces.
 final class NotificationRecorder: Sendable {
     static let flushThreshold = 64 * 1024
@@ -110,6 +110,11 @@ final class NotificationRecorder: Sendable {
             out.append(UInt8(ascii: ","))
             SimulatorJSON.appendKey("expiration", to: &out)
             out.append(contentsOf: Array(String(expiration).utf8))
+        }
+        if let keyID = notification.keyID {
+            out.append(UInt8(ascii: ","))
+            SimulatorJSON.appendKey("key-id", to: &out)
+            SimulatorJSON.appendString(keyID, to: &out)
         }
         out.append(UInt8(ascii: ","))
         SimulatorJSON.appendKey("payload", to: &out)

@@ -157,7 +157,8 @@ public struct SimulatorRequestValidator: Sendable {
             priority: priority,
             collapseID: headers.collapseID,
             expiration: expiration,
-            payload: body
+            payload: body,
+            keyID: providerToken?.keyID
         )
         return SimulatorVerdict(apnsID: apnsID, outcome: .accepted(notification), providerToken: providerToken)
     }

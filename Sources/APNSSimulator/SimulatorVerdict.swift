@@ -19,6 +19,8 @@ public struct SimulatorNotification: Hashable, Sendable {
     public var expiration: Int64?
     /// The body: a JSON object with an `aps` dictionary.
     public var payload: [UInt8]
+    /// The `kid` of the provider token that authorized it (token authentication only).
+    public var keyID: String?
 
     public init(
         apnsID: UUID,
@@ -28,7 +30,8 @@ public struct SimulatorNotification: Hashable, Sendable {
         priority: Priority,
         collapseID: String? = nil,
         expiration: Int64? = nil,
-        payload: [UInt8]
+        payload: [UInt8],
+        keyID: String? = nil
     ) {
         self.apnsID = apnsID
         self.deviceToken = deviceToken
@@ -38,6 +41,7 @@ public struct SimulatorNotification: Hashable, Sendable {
         self.collapseID = collapseID
         self.expiration = expiration
         self.payload = payload
+        self.keyID = keyID
     }
 }
 

@@ -7,6 +7,7 @@ public struct APIDependencies: Sendable {
     public var devices: any DeviceRepository
     public var pruner: any DevicePruner
     public var keys: any APIKeyRepository
+    public var audit: any AuditRepository
     public var templates: any TemplateRepository
     public var campaigns: any CampaignRepository
     /// Opens and conversions, and the reports built on them.
@@ -23,7 +24,7 @@ public struct APIDependencies: Sendable {
 
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
+        audit: any AuditRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending,
         readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
@@ -34,6 +35,7 @@ public struct APIDependencies: Sendable {
         self.devices = devices
         self.pruner = pruner
         self.keys = keys
+        self.audit = audit
         self.templates = templates
         self.campaigns = campaigns
         self.events = events
@@ -62,7 +64,11 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     )
     .addRoutes(to: v1.group("campaigns"))
     EventController(directory: directory, events: dependencies.events).addRoutes(to: v1.group("apps/:bundleID/events"))
-    AppController(directory: directory, apps: dependencies.apps).addRoutes(to: v1.group("apps/:bundleID"))
+    AppController(directory: directory, apps: dependencies.apps).addRoutes(to: v1)
+    CredentialController(directory: directory, apps: dependencies.apps)
+        .addRoutes(to: v1.group("apps/:bundleID/credentials"))
+    KeyController(directory: directory, keys: dependencies.keys).addRoutes(to: v1.group("admin/keys"))
+    AuditController(directory: directory, audit: dependencies.audit).addRoutes(to: v1.group("admin/audit"))
     NotificationController(directory: directory, sender: dependencies.sender)
         .addRoutes(to: v1.group("apps/:bundleID/notifications"))
     return router

@@ -42,18 +42,29 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let object = try await JSONFields.bodyObject(request, context: context)
-        let draft = try await CampaignInput.draft(object) { try await directory.require(bundleID: $0, field: "app") }
+        let draft = try await CampaignInput.draft(object) { bundleID in
+            let app = try await directory.require(bundleID: bundleID, field: "app")
+            try principal.requireScope(bundleID: app.bundleID)
+            return app
+        }
         let campaign = try await campaigns.create(draft, actor: principal.keyPrefix)
         return EditedResponse(status: .created, response: try await response(campaign))
     }
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> CampaignPageResponse {
-        try context.requirePrincipal().requireCampaignAccess()
+        let principal = try context.requirePrincipal()
+        try principal.requireCampaignAccess()
         var query = CampaignListQuery()
+        if let scope = principal.appScope {
+            var ids = [Int64]()
+            for bundleID in scope.sorted() { ids.append(try await directory.require(bundleID: bundleID).id) }
+            query.appIDs = ids
+        }
         for (key, value) in request.uri.queryParameters {
             let text = String(value)
             switch String(key) {
             case "app":
+                try principal.requireScope(bundleID: text)
                 query.appID = try await directory.require(bundleID: text, field: "app").id
             case "state":
                 query.state = try PageQuery.oneOf(text, field: "state")
@@ -94,6 +105,11 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
+        if event == .schedule || event == .resume, let app = try await directory.app(id: campaign.appID),
+            try await directory.current(app).disabledAt != nil
+        {
+            throw Problem.invalidTransition("\(app.bundleID) is disabled: an admin must enable it before it sends again")
+        }
         do {
             guard let changed = try await campaigns.transition(id: campaign.id, event: event, actor: principal.keyPrefix)
             else { throw Problem.unknownCampaign() }
@@ -110,6 +126,7 @@ struct CampaignController {
         let app = try await directory.current(
             try await directory.require(
                 bundleID: try JSONFields.requiredString(object["app"], field: "app"), field: "app"))
+        try context.requirePrincipal().requireScope(bundleID: app.bundleID)
         let audience = try CampaignInput.audience(object["audience"], field: "audience") ?? AudienceFilter()
         try JSONFields.check(audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) },
             what: "audience")
@@ -176,11 +193,17 @@ struct CampaignController {
 
     // MARK: - Helpers
 
-    /// The campaign the path's `id` names, or 404.
+    /// The campaign the path's `id` names, or 404 (also for a campaign of an app outside the
+    /// key's scope, whose existence is not the caller's business).
     private func campaign(_ context: HeraldRequestContext) async throws -> Campaign {
         let text = try context.parameters.require("id")
         guard let publicID = UUID(uuidString: text), let campaign = try await campaigns.get(publicID: publicID) else {
             throw Problem.unknownCampaign()
+        }
+        if try context.requirePrincipal().appScope != nil {
+            guard let app = try await directory.app(id: campaign.appID),
+                try context.requirePrincipal().mayUse(bundleID: app.bundleID)
+            else { throw Problem.unknownCampaign() }
         }
         return campaign
     }

@@ -75,6 +75,14 @@ enum JSONFields {
         }
     }
 
+    static func bool(_ value: PayloadValue?, field: String) throws -> Bool? {
+        switch value {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        default: throw Problem.invalidField(field, "must be true or false")
+        }
+    }
+
     static func date(_ value: PayloadValue?, field: String) throws -> Date? {
         guard let text = try string(value, field: field) else { return nil }
         guard let date = RFC3339.parse(text) else {

@@ -18,6 +18,11 @@ struct NotificationController {
         let principal = try context.requirePrincipal()
         try principal.requireSendAccess(bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
+        if app.disabledAt != nil {
+            // As this instance last saw it; another instance's change reaches the sender within
+            // HERALD_APNS_CREDENTIAL_RECHECK_MS and fails the send with AppDisabled.
+            throw Problem.appDisabled(app.bundleID)
+        }
         let object = try await JSONFields.bodyObject(request, context: context)
         let requestID = UUID()
         var sendRequest = try NotificationInput.request(object, app: app, requestID: requestID, actor: principal.keyPrefix)

@@ -1,7 +1,8 @@
 import HeraldCore
 
-/// Who may do what (issue "Roles"): app keys touch only their own app's devices; marketing
-/// reads devices but never changes or prunes them, and writes templates; admins do everything.
+/// Who may do what (docs/rules.md "Who does what"): app keys touch only their own app's
+/// devices; marketing reads devices but never changes or prunes them, and writes templates
+/// and campaigns, for every app or only those its key is scoped to; admins do everything.
 extension Principal {
     enum DeviceAccess {
         case read
@@ -20,7 +21,13 @@ extension Principal {
             guard access == .read else {
                 throw Problem.forbidden("marketing keys may read devices, not change them")
             }
+            try requireScope(bundleID: bundleID)
         }
+    }
+
+    /// A marketing key scoped to some apps may not work on the others.
+    func requireScope(bundleID: String) throws {
+        guard mayUse(bundleID: bundleID) else { throw Problem.forbidden("this key is not for this app") }
     }
 
     /// Templates are marketing's work; app keys neither read nor write them.
@@ -42,6 +49,7 @@ extension Principal {
         if role == .app, appBundleID != bundleID {
             throw Problem.forbidden("this app key is for another app")
         }
+        try requireScope(bundleID: bundleID)
     }
 
     /// Events come from the app: its own key, or an admin's.

@@ -122,6 +122,18 @@ extension Problem {
         Problem(status: .conflict, slug: "invalid-transition", title: "Not allowed in this state", detail: detail, field: "state")
     }
 
+    static func appDisabled(_ bundleID: String) -> Problem {
+        Problem(
+            status: .conflict, slug: "app-disabled", title: "The app is disabled",
+            detail: "\(bundleID) is disabled: an admin must enable it before it sends again", field: "bundleID")
+    }
+
+    /// A credential's state does not allow the change (retiring the active one, activating a
+    /// retired one).
+    static func credentialState(_ detail: String) -> Problem {
+        Problem(status: .conflict, slug: "credential-state", title: "Not allowed in this state", detail: detail, field: "state")
+    }
+
     static func notFound(_ detail: String) -> Problem {
         Problem(status: .notFound, slug: "not-found", title: "Not found", detail: detail)
     }

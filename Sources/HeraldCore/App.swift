@@ -1,13 +1,14 @@
 import APNSCore
 import Foundation
 
-/// An app Herald sends for: its bundle ID is the APNs topic. The signing key is never part of
-/// this value; the store keeps it sealed.
+/// An app Herald sends for: its bundle ID is the APNs topic. Its credentials are never part of
+/// this value; the store keeps them sealed (``AppCredential``).
 public struct App: Sendable, Equatable {
     public var id: Int64
     public var bundleID: String
     public var teamID: String
-    public var keyID: String
+    /// The key ID of the app's active signing key; nil when it has none.
+    public var keyID: String?
     public var defaultEnvironment: APNSEnvironment
     /// Overrides the APNs host, e.g. `https://127.0.0.1:2197` for the simulator.
     public var apnsEndpoint: String?
@@ -20,9 +21,11 @@ public struct App: Sendable, Equatable {
     public var quietHours: QuietHours?
     /// How often campaigns may reach one device; empty: no cap.
     public var frequencyCaps: [FrequencyCap] = []
+    /// Set while the app is disabled: it sends nothing.
+    public var disabledAt: Date?
 
     public init(
-        id: Int64, bundleID: String, teamID: String, keyID: String, defaultEnvironment: APNSEnvironment,
+        id: Int64, bundleID: String, teamID: String, keyID: String?, defaultEnvironment: APNSEnvironment,
         apnsEndpoint: String?, apnsCAPEM: String?, createdAt: Date, defaultTimeZone: String? = nil,
         quietHours: QuietHours? = nil
     ) {
@@ -39,48 +42,43 @@ public struct App: Sendable, Equatable {
     }
 }
 
-/// An app to add, with its token-signing key (the `.p8` PEM). Validated on creation.
+/// An app to add, with its first token-signing key (the `.p8` PEM). Validated on creation.
 public struct NewApp: Sendable {
     public var bundleID: String
     public var teamID: String
-    public var keyID: String
-    public var signingKeyPEM: String
+    public var signingKey: NewSigningKey
     public var defaultEnvironment: APNSEnvironment
     public var apnsEndpoint: String?
     public var apnsCAPEM: String?
 
     public init(
         bundleID: String, teamID: String, keyID: String, signingKeyPEM: String,
-        defaultEnvironment: APNSEnvironment, apnsEndpoint: String? = nil, apnsCAPEM: String? = nil
+        defaultEnvironment: APNSEnvironment, apnsEndpoint: String? = nil, apnsCAPEM: String? = nil, keyField: String = ""
     ) throws(ValidationError) {
         guard BundleID.isValid(bundleID) else {
             throw ValidationError(field: "bundleID", reason: BundleID.rule)
         }
-        guard Self.isAppleIdentifier(teamID) else {
+        guard AppleIdentifier.isValid(teamID) else {
             throw ValidationError(field: "teamID", reason: "must be 10 characters A-Z and 0-9")
         }
-        guard Self.isAppleIdentifier(keyID) else {
-            throw ValidationError(field: "keyID", reason: "must be 10 characters A-Z and 0-9")
-        }
-        if let apnsEndpoint {
-            guard let url = URL(string: apnsEndpoint), url.scheme == "https", url.host != nil, url.path.isEmpty || url.path == "/"
-            else {
-                throw ValidationError(field: "apnsEndpoint", reason: "must be an https URL with a host and no path")
-            }
-        }
+        let signingKey = try NewSigningKey(keyID: keyID, pem: signingKeyPEM, field: keyField)
+        if let apnsEndpoint, let problem = Self.endpointProblem(apnsEndpoint) { throw problem }
         self.bundleID = bundleID
         self.teamID = teamID
-        self.keyID = keyID
-        self.signingKeyPEM = signingKeyPEM
+        self.signingKey = signingKey
         self.defaultEnvironment = defaultEnvironment
         self.apnsEndpoint = apnsEndpoint
         self.apnsCAPEM = apnsCAPEM
     }
 
-    /// Team and key IDs are 10 uppercase alphanumerics (docs/apns.md "Provider tokens").
-    private static func isAppleIdentifier(_ text: String) -> Bool {
-        text.utf8.count == 10
-            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) }
+    /// Why `text` cannot be an app's APNs endpoint override, or nil when it can.
+    public static func endpointProblem(_ text: String) -> ValidationError? {
+        guard let url = URL(string: text), url.scheme == "https", url.host != nil, url.path.isEmpty || url.path == "/",
+            url.query == nil, url.user == nil
+        else {
+            return ValidationError(field: "apnsEndpoint", reason: "must be an https URL with a host and no path")
+        }
+        return nil
     }
 }
 

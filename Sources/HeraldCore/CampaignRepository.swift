@@ -36,6 +36,8 @@ public struct CampaignListQuery: Sendable, Equatable {
     public static let maximumLimit = 200
 
     public var appID: Int64?
+    /// Only campaigns of these apps (a scoped marketing key's); nil: every app.
+    public var appIDs: [Int64]?
     public var state: CampaignState?
     /// The last campaign ID of the previous page.
     public var cursor: Int64?

@@ -29,14 +29,17 @@ public enum HeraldReason: String, CaseIterable, Sendable {
     case renderFailed = "RenderFailed"
     /// The app was deleted while its notifications were being sent.
     case unknownApp = "UnknownApp"
-    /// The app's stored credentials cannot make a provider token (a key that does not load).
+    /// The app's stored credentials cannot make a provider token (a key that does not load), or
+    /// it has no active credential.
     case credentialsUnusable = "CredentialsUnusable"
+    /// An admin disabled the app while its notifications were being sent.
+    case appDisabled = "AppDisabled"
 
     /// True for reasons of devices skipped on purpose; false for failures.
     public var isSkip: Bool {
         switch self {
         case .notAuthorized, .missingArgument, .invalidated, .quietHours, .frequencyCap, .localTimePassed: true
-        case .notSent, .noSender, .renderFailed, .unknownApp, .credentialsUnusable: false
+        case .notSent, .noSender, .renderFailed, .unknownApp, .credentialsUnusable, .appDisabled: false
         }
     }
 }

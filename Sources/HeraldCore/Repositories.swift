@@ -7,11 +7,72 @@ public protocol AppRepository: Sendable {
     func list() async throws -> [App]
     func find(bundleID: String) async throws -> App?
     func find(id: Int64) async throws -> App?
-    /// The app's token-signing key (PEM), for the APNs sender only: never log or return it.
-    func signingKey(appID: Int64) async throws -> String
     /// Sets the app's default time zone and quiet hours (nil clears them), audited; nil for
     /// an unknown app.
     func updateSettings(appID: Int64, settings: AppSettings, actor: String) async throws -> App?
+    /// Changes how the app reaches APNs, or disables it, audited; nil for an unknown app.
+    func update(appID: Int64, changes: AppChanges, actor: String) async throws -> App?
+
+    /// The app's credentials, oldest first, without their secrets.
+    func credentials(appID: Int64) async throws -> [AppCredential]
+    /// Stores a signing key as a standby credential, or as the active one (the active one
+    /// before it becomes standby) when `activate`.
+    func addCredential(appID: Int64, signingKey: NewSigningKey, activate: Bool, actor: String) async throws
+        -> AppCredential
+    /// Makes a standby credential the active one; the active one becomes standby. Nil for an
+    /// unknown credential; ``CredentialStateError`` for a retired one.
+    func activateCredential(appID: Int64, credentialID: Int64, actor: String) async throws -> AppCredential?
+    /// Wipes a standby credential's secret. Nil for an unknown credential;
+    /// ``CredentialStateError`` for the active one.
+    func retireCredential(appID: Int64, credentialID: Int64, actor: String) async throws -> AppCredential?
+    /// The app's active credential with its secret, for the APNs sender only: never log or
+    /// return it. Nil when the app has none.
+    func activeCredential(appID: Int64) async throws -> ActiveCredential?
+    /// What the sender checks to see whether its client is still the right one: the active
+    /// credential's ID and whether the app is disabled. Nil for an unknown app.
+    func sendingState(appID: Int64) async throws -> AppSendingState?
+}
+
+/// What an admin may change about how an app reaches APNs; nil leaves a field as it is.
+public struct AppChanges: Sendable, Equatable {
+    public var defaultEnvironment: APNSEnvironment?
+    /// `.some(nil)` removes the override (Apple's endpoints again).
+    public var apnsEndpoint: String??
+    /// `.some(nil)` removes the extra CA certificates.
+    public var apnsCAPEM: String??
+    public var disabled: Bool?
+
+    public init(
+        defaultEnvironment: APNSEnvironment? = nil, apnsEndpoint: String?? = nil, apnsCAPEM: String?? = nil,
+        disabled: Bool? = nil
+    ) {
+        self.defaultEnvironment = defaultEnvironment
+        self.apnsEndpoint = apnsEndpoint
+        self.apnsCAPEM = apnsCAPEM
+        self.disabled = disabled
+    }
+
+    public var isEmpty: Bool { self == AppChanges() }
+}
+
+/// The facts the sender acts on, read cheaply and often.
+public struct AppSendingState: Sendable, Equatable {
+    public var activeCredentialID: Int64?
+    public var disabled: Bool
+
+    public init(activeCredentialID: Int64?, disabled: Bool) {
+        self.activeCredentialID = activeCredentialID
+        self.disabled = disabled
+    }
+}
+
+/// A credential change the credential's state does not allow.
+public struct CredentialStateError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
 }
 
 /// What an admin sets on an app beside its credentials.
@@ -75,11 +136,12 @@ public protocol DevicePruner: Sendable {
 /// API keys: only hashes are stored.
 public protocol APIKeyRepository: Sendable {
     /// Creates a key and returns its secret, which is never stored or shown again.
-    func create(role: APIKeyRole, appID: Int64?, name: String?, actor: String) async throws -> (APIKey, APIKeySecret)
+    func create(_ key: NewAPIKey, actor: String) async throws -> (APIKey, APIKeySecret)
+    /// Every key, newest first.
     func list() async throws -> [APIKey]
     /// Revokes a key by ID; `false` if there is no such key or it was already revoked.
     func revoke(id: Int64, actor: String) async throws -> Bool
-    /// The caller behind a presented key, or `nil` for an unknown or revoked key.
+    /// The caller behind a presented key, or `nil` for an unknown, revoked or expired key.
     func authenticate(_ presented: String) async throws -> Principal?
 }
 
@@ -104,4 +166,11 @@ public protocol TemplateRepository: Sendable {
 public protocol ReadinessCheck: Sendable {
     /// `nil` when ready, else a one-line reason.
     func notReadyReason() async -> String?
+}
+
+extension APIKeyRepository {
+    /// A key without an expiry or a set of apps.
+    public func create(role: APIKeyRole, appID: Int64?, name: String?, actor: String) async throws -> (APIKey, APIKeySecret) {
+        try await create(try NewAPIKey(role: role, appID: appID, name: name), actor: actor)
+    }
 }

@@ -163,6 +163,9 @@ struct ChunkRunner {
     ) async throws -> PreparedBatch {
         var batch = PreparedBatch(lastDeviceID: lastDeviceID)
         batch.sends.reserveCapacity(devices.count)
+        // Senders are looked up again for each batch (a lookup the directory answers from memory),
+        // so a credential switch or a disabled app takes effect within a few batches.
+        senders.removeAll(keepingCapacity: true)
         let sentAt = Date()
         for device in devices {
             // The apns-id decides the device's message (or the holdout): the same on every run.

@@ -16,29 +16,29 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
         self.logger = logger.forDatabase
     }
 
-    public func create(role: APIKeyRole, appID: Int64?, name: String?, actor: String) async throws
-        -> (APIKey, APIKeySecret)
-    {
+    public func create(_ new: NewAPIKey, actor: String) async throws -> (APIKey, APIKeySecret) {
         try await DatabaseMetrics.measure("keys.create") {
-            guard (role == .app) == (appID != nil) else {
-                throw ValidationError(field: "app", reason: "an app key needs an app; admin and marketing keys take none")
-            }
             let secret = APIKeySecret()
-            let key = try await client.withTransaction(logger: logger) { connection in
+            let key = try await client.withDomainTransaction(logger: logger) { connection in
                 let rows = try await connection.query(
                     """
                     WITH created AS (
-                        INSERT INTO api_keys (prefix, key_hash, role, app_id, name)
-                        VALUES (\(secret.prefix), \(Self.hash(secret.value)), \(role.rawValue), \(appID), \(name))
+                        INSERT INTO api_keys (prefix, key_hash, role, app_id, name, expires_at, app_scope)
+                        VALUES (\(secret.prefix), \(Self.hash(secret.value)), \(new.role.rawValue), \(new.appID), \(new.name),
+                                \(new.expiresAt), \(new.appScope))
                         RETURNING *
                     )
                     SELECT \(unescaped: Self.columns) FROM created k LEFT JOIN apps a ON a.id = k.app_id
                     """, logger: logger)
                 guard let row = try await rows.collect().first else { throw StoreError.missingRow }
                 let key = try Self.decode(row)
+                var details: [String: PayloadValue] = [
+                    "keyID": .int(Int(key.id)), "role": .string(new.role.rawValue), "prefix": .string(key.prefix),
+                ]
+                if let scope = key.appScope { details["apps"] = .array(scope.map { .string($0) }) }
+                if let expiresAt = new.expiresAt { details["expiresAt"] = .string(expiresAt.formatted(.iso8601)) }
                 try await AuditLog.record(
-                    on: connection, actor: actor, action: "key.create", appID: appID,
-                    details: ["keyID": .int(Int(key.id)), "role": .string(role.rawValue)], logger: logger)
+                    on: connection, actor: actor, action: "key.create", appID: new.appID, details: details, logger: logger)
                 return key
             }
             return (key, secret)
@@ -48,7 +48,7 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
     public func list() async throws -> [APIKey] {
         try await DatabaseMetrics.measure("keys.list") {
             let rows = try await client.query(
-                "SELECT \(unescaped: Self.columns) FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id ORDER BY k.id",
+                "SELECT \(unescaped: Self.columns) FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id ORDER BY k.id DESC",
                 logger: logger)
             return try await rows.collect().map(Self.decode)
         }
@@ -76,19 +76,22 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
             let rows = try await client.query(
                 """
                 WITH k AS (
-                    SELECT id, prefix, role, app_id FROM api_keys
+                    SELECT id, prefix, role, app_id, app_scope FROM api_keys
                     WHERE key_hash = \(Self.hash(presented)) AND revoked_at IS NULL
+                      AND (expires_at IS NULL OR expires_at > now())
                 ), touched AS (
                     UPDATE api_keys SET last_used_at = now()
                     WHERE id = (SELECT id FROM k)
                       AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
                 )
-                SELECT k.id, k.prefix, k.role, a.bundle_id FROM k LEFT JOIN apps a ON a.id = k.app_id
+                SELECT k.id, k.prefix, k.role, a.bundle_id, \(unescaped: Self.scope)
+                FROM k LEFT JOIN apps a ON a.id = k.app_id
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
-            let (id, prefix, role, bundleID) = try row.decode((Int64, String, String, String?).self)
-            guard let role = APIKeyRole(rawValue: role) else { return nil }
-            return Principal(keyID: id, keyPrefix: prefix, role: role, appBundleID: bundleID)
+            let (id, prefix, role, bundleID, scope) = try row.decode((Int64, String, String, String?, [String]?).self)
+            return Principal(
+                keyID: id, keyPrefix: prefix, role: try StoreError.decode(role, as: APIKeyRole.self, column: "api_keys.role"),
+                appBundleID: bundleID, appScope: scope.map { Set($0) })
         }
     }
 
@@ -96,13 +99,20 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
         ByteBuffer(bytes: Array(SHA256.hash(data: Data(key.utf8))))
     }
 
-    static let columns = "k.id, k.prefix, k.role, a.bundle_id, k.name, k.created_at, k.last_used_at, k.revoked_at"
+    /// A scoped key's apps by bundle ID (an app that no longer exists drops out); NULL: every app.
+    static let scope =
+        "CASE WHEN k.app_scope IS NULL THEN NULL ELSE (SELECT coalesce(array_agg(s.bundle_id ORDER BY s.bundle_id), '{}') "
+        + "FROM apps s WHERE s.id = ANY (k.app_scope)) END"
+
+    static let columns =
+        "k.id, k.prefix, k.role, a.bundle_id, k.name, k.created_at, k.last_used_at, k.revoked_at, k.expires_at, " + scope
 
     static func decode(_ row: PostgresRow) throws -> APIKey {
-        let (id, prefix, role, bundleID, name, createdAt, lastUsedAt, revokedAt) = try row.decode(
-            (Int64, String, String, String?, String?, Date, Date?, Date?).self)
+        let (id, prefix, role, bundleID, name, createdAt, lastUsedAt, revokedAt, expiresAt, scope) = try row.decode(
+            (Int64, String, String, String?, String?, Date, Date?, Date?, Date?, [String]?).self)
         return APIKey(
-            id: id, prefix: prefix, role: try StoreError.decode(role, as: APIKeyRole.self, column: "api_keys.role"), bundleID: bundleID, name: name,
-            createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
+            id: id, prefix: prefix, role: try StoreError.decode(role, as: APIKeyRole.self, column: "api_keys.role"),
+            bundleID: bundleID, name: name, createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt,
+            expiresAt: expiresAt, appScope: scope)
     }
 }

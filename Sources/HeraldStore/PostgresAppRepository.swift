@@ -4,7 +4,8 @@ import HeraldCore
 import Logging
 import PostgresNIO
 
-/// Apps in PostgreSQL; signing keys are sealed by the vault before they are written.
+/// Apps in PostgreSQL; their credentials are sealed by the vault before they are written
+/// (`PostgresAppRepository+Credentials.swift`).
 public struct PostgresAppRepository: AppRepository {
     let client: PostgresClient
     let vault: SigningKeyVault?
@@ -19,24 +20,26 @@ public struct PostgresAppRepository: AppRepository {
 
     public func add(_ app: NewApp, actor: String) async throws -> App {
         try await DatabaseMetrics.measure("apps.add") {
-            guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to store signing keys") }
-            let sealed = ByteBuffer(bytes: try vault.seal(app.signingKeyPEM))
+            let vault = try requireVault()
             do {
                 return try await client.withTransaction(logger: logger) { connection in
                     let rows = try await connection.query(
                         """
-                        INSERT INTO apps (bundle_id, team_id, key_id, signing_key_sealed, default_environment,
-                                          apns_endpoint, apns_ca_pem)
-                        VALUES (\(app.bundleID), \(app.teamID), \(app.keyID), \(sealed),
-                                \(app.defaultEnvironment.rawValue), \(app.apnsEndpoint), \(app.apnsCAPEM))
-                        RETURNING \(unescaped: Self.columns)
+                        INSERT INTO apps (bundle_id, team_id, default_environment, apns_endpoint, apns_ca_pem)
+                        VALUES (\(app.bundleID), \(app.teamID), \(app.defaultEnvironment.rawValue), \(app.apnsEndpoint),
+                                \(app.apnsCAPEM))
+                        RETURNING id
                         """, logger: logger)
-                    guard let row = try await rows.collect().first else { throw StoreError.missingRow }
-                    let created = try Self.decode(row)
+                    guard let appID = try await rows.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }
+                    let credential = try await Self.insertCredential(
+                        app.signingKey, appID: appID, state: .active, vault: vault, on: connection, logger: logger)
                     try await AuditLog.record(
-                        on: connection, actor: actor, action: "app.add", appID: created.id,
-                        details: ["bundleID": .string(created.bundleID)], logger: logger)
-                    return created
+                        on: connection, actor: actor, action: "app.add", appID: appID,
+                        details: [
+                            "bundleID": .string(app.bundleID), "credentialID": .int(Int(credential.id)),
+                            "keyID": .string(app.signingKey.keyID),
+                        ], logger: logger)
+                    return try await Self.fetch(appID: appID, on: connection, logger: logger)
                 }
             } catch where PostgresErrors.isUniqueViolation(error) {
                 throw ValidationError(field: "bundleID", reason: "an app with this bundle ID exists already")
@@ -47,7 +50,7 @@ public struct PostgresAppRepository: AppRepository {
     public func list() async throws -> [App] {
         try await DatabaseMetrics.measure("apps.list") {
             let rows = try await client.query(
-                "SELECT \(unescaped: Self.columns) FROM apps ORDER BY bundle_id", logger: logger)
+                "SELECT \(unescaped: Self.columns) FROM \(unescaped: Self.source) ORDER BY a.bundle_id", logger: logger)
             return try await rows.collect().map(Self.decode)
         }
     }
@@ -55,23 +58,64 @@ public struct PostgresAppRepository: AppRepository {
     public func find(bundleID: String) async throws -> App? {
         try await DatabaseMetrics.measure("apps.find") {
             let rows = try await client.query(
-                "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)", logger: logger)
+                "SELECT \(unescaped: Self.columns) FROM \(unescaped: Self.source) WHERE a.bundle_id = \(bundleID)",
+                logger: logger)
             return try await rows.collect().first.map(Self.decode)
         }
     }
 
     public func find(id: Int64) async throws -> App? {
         try await DatabaseMetrics.measure("apps.find") {
-            let rows = try await client.query("SELECT \(unescaped: Self.columns) FROM apps WHERE id = \(id)", logger: logger)
+            let rows = try await client.query(
+                "SELECT \(unescaped: Self.columns) FROM \(unescaped: Self.source) WHERE a.id = \(id)", logger: logger)
             return try await rows.collect().first.map(Self.decode)
         }
     }
 
-    public func signingKey(appID: Int64) async throws -> String {
-        guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to open signing keys") }
-        let rows = try await client.query("SELECT signing_key_sealed FROM apps WHERE id = \(appID)", logger: logger)
+    static func fetch(appID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> App {
+        let rows = try await connection.query(
+            "SELECT \(unescaped: Self.columns) FROM \(unescaped: Self.source) WHERE a.id = \(appID)", logger: logger)
         guard let row = try await rows.collect().first else { throw StoreError.missingRow }
-        return try vault.open(Array(buffer: try row.decode(ByteBuffer.self)))
+        return try Self.decode(row)
+    }
+
+    func requireVault() throws -> SigningKeyVault {
+        guard let vault else { throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to store and open credentials") }
+        return vault
+    }
+
+    public func update(appID: Int64, changes: AppChanges, actor: String) async throws -> App? {
+        try await DatabaseMetrics.measure("apps.update") {
+            let environment = changes.defaultEnvironment?.rawValue
+            let setEndpoint = changes.apnsEndpoint != nil
+            let endpoint = changes.apnsEndpoint ?? nil
+            let setCA = changes.apnsCAPEM != nil
+            let ca = changes.apnsCAPEM ?? nil
+            let disabled = changes.disabled
+            return try await client.withDomainTransaction(logger: logger) { connection -> App? in
+                let rows = try await connection.query(
+                    """
+                    UPDATE apps SET
+                        default_environment = coalesce(\(environment), default_environment),
+                        apns_endpoint = CASE WHEN \(setEndpoint) THEN \(endpoint) ELSE apns_endpoint END,
+                        apns_ca_pem = CASE WHEN \(setCA) THEN \(ca) ELSE apns_ca_pem END,
+                        disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, now())
+                                           WHEN NOT \(disabled) THEN NULL ELSE disabled_at END,
+                        updated_at = now()
+                    WHERE id = \(appID)
+                    RETURNING id
+                    """, logger: logger)
+                guard try await rows.collect().first != nil else { return nil }
+                var details = [String: PayloadValue]()
+                if let environment { details["defaultEnvironment"] = .string(environment) }
+                if setEndpoint { details["apnsEndpoint"] = endpoint.map { .string($0) } ?? .null }
+                if setCA { details["apnsCA"] = ca == nil ? .null : .string("replaced") }
+                if let disabled { details["disabled"] = .bool(disabled) }
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "app.update", appID: appID, details: details, logger: logger)
+                return try await Self.fetch(appID: appID, on: connection, logger: logger)
+            }
+        }
     }
 
     public func updateSettings(appID: Int64, settings: AppSettings, actor: String) async throws -> App? {
@@ -86,10 +130,10 @@ public struct PostgresAppRepository: AppRepository {
                     UPDATE apps SET default_time_zone = \(settings.defaultTimeZone), quiet_hours_start = \(start),
                         quiet_hours_end = \(end), frequency_caps = \(caps)::jsonb, updated_at = now()
                     WHERE id = \(appID)
-                    RETURNING \(unescaped: Self.columns)
+                    RETURNING id
                     """, logger: logger)
-                guard let row = try await rows.collect().first else { return nil }
-                let app = try Self.decode(row)
+                guard try await rows.collect().first != nil else { return nil }
+                let app = try await Self.fetch(appID: appID, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "app.settings", appID: appID,
                     details: [
@@ -102,19 +146,23 @@ public struct PostgresAppRepository: AppRepository {
         }
     }
 
+    /// An app with its active credential's key ID.
+    static let source = "apps a LEFT JOIN app_credentials c ON c.app_id = a.id AND c.state = 'active'"
     static let columns =
-        "id, bundle_id, team_id, key_id, default_environment, apns_endpoint, apns_ca_pem, created_at, default_time_zone, "
-        + "quiet_hours_start, quiet_hours_end, frequency_caps::text"
+        "a.id, a.bundle_id, a.team_id, c.key_id, a.default_environment, a.apns_endpoint, a.apns_ca_pem, a.created_at, "
+        + "a.default_time_zone, a.quiet_hours_start, a.quiet_hours_end, a.frequency_caps::text, a.disabled_at"
 
     static func decode(_ row: PostgresRow) throws -> App {
-        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd, caps) =
-            try row.decode((Int64, String, String, String, String, String?, String?, Date, String?, Int16?, Int16?, String).self)
+        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd, caps, disabledAt) =
+            try row.decode(
+                (Int64, String, String, String?, String, String?, String?, Date, String?, Int16?, Int16?, String, Date?).self)
         var app = App(
             id: id, bundleID: bundleID, teamID: teamID, keyID: keyID,
             defaultEnvironment: try StoreError.decode(environment, as: APNSEnvironment.self, column: "apps.default_environment"),
             apnsEndpoint: endpoint, apnsCAPEM: ca, createdAt: createdAt, defaultTimeZone: zone,
             quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: Int(start), end: Int($0)) } })
         app.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: caps)
+        app.disabledAt = disabledAt
         return app
     }
 }

@@ -72,6 +72,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
                 """
                 \(unescaped: CampaignRow.select)
                 WHERE (\(query.appID)::bigint IS NULL OR c.app_id = \(query.appID))
+                  AND (\(query.appIDs)::bigint[] IS NULL OR c.app_id = ANY (\(query.appIDs)))
                   AND (\(state)::text IS NULL OR c.state = \(state))
                   AND (\(query.cursor)::bigint IS NULL OR c.id < \(query.cursor))
                 ORDER BY c.id DESC

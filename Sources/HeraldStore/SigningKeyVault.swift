@@ -14,20 +14,31 @@ public struct SigningKeyVault: Sendable {
         key = SymmetricKey(data: data)
     }
 
-    public func seal(_ pem: String) throws -> [UInt8] {
-        guard let combined = try AES.GCM.seal(Data(pem.utf8), using: key).combined else {
-            throw SigningKeyVaultError.cannotOpen
-        }
+    /// Seals `secret` bound to its row: the app's and the credential's IDs are authenticated
+    /// with it, so a sealed value copied onto another row does not open (seal format 2).
+    public func seal(_ secret: String, appID: Int64, credentialID: Int64) throws -> [UInt8] {
+        let box = try AES.GCM.seal(Data(secret.utf8), using: key, authenticating: Self.binding(appID, credentialID))
+        guard let combined = box.combined else { throw SigningKeyVaultError.cannotOpen }
         return Array(combined)
     }
 
-    public func open(_ sealed: [UInt8]) throws(SigningKeyVaultError) -> String {
+    /// Opens a sealed secret: format 1 (stored before credentials were rows of their own) has
+    /// no binding, format 2 is bound to its row.
+    public func open(_ sealed: [UInt8], format: Int16, appID: Int64, credentialID: Int64) throws(SigningKeyVaultError) -> String {
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            return String(decoding: try AES.GCM.open(box, using: key), as: UTF8.self)
+            let opened =
+                format == 1
+                ? try AES.GCM.open(box, using: key)
+                : try AES.GCM.open(box, using: key, authenticating: Self.binding(appID, credentialID))
+            return String(decoding: opened, as: UTF8.self)
         } catch {
             throw .cannotOpen
         }
+    }
+
+    private static func binding(_ appID: Int64, _ credentialID: Int64) -> Data {
+        Data("herald app_credentials \(appID) \(credentialID)".utf8)
     }
 }
 
@@ -38,7 +49,7 @@ public enum SigningKeyVaultError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .badSecret: "HERALD_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32)"
-        case .cannotOpen: "a stored signing key cannot be opened with this HERALD_SECRET_KEY"
+        case .cannotOpen: "a stored credential cannot be opened with this HERALD_SECRET_KEY"
         }
     }
 }

@@ -5,9 +5,9 @@ import Logging
 
 extension APNSClient {
     /// A sender for one app: its endpoint (Apple's for the environment, or the app's
-    /// override), its extra CA, and a provider token signed with its key.
+    /// override), its extra CA, and provider tokens signed with its active key.
     static func forApp(
-        _ app: App, signingKeyPEM: String, environment: APNSEnvironment, adjust: (inout APNSClientConfiguration) -> Void = { _ in },
+        _ app: App, credential: ActiveCredential, environment: APNSEnvironment, adjust: (inout APNSClientConfiguration) -> Void = { _ in },
         logger: Logger
     ) throws -> APNSClient {
         let endpoint: APNSEndpoint
@@ -22,7 +22,8 @@ extension APNSClient {
         adjust(&configuration)
         let signer: ProviderTokenSigner
         do {
-            signer = try ProviderTokenSigner(pemRepresentation: signingKeyPEM, keyID: app.keyID, teamID: app.teamID)
+            signer = try ProviderTokenSigner(
+                pemRepresentation: credential.signingKeyPEM, keyID: credential.credential.keyID ?? "", teamID: app.teamID)
         } catch {
             throw CLIError("the stored signing key of \(app.bundleID) cannot sign provider tokens: \(error)")
         }

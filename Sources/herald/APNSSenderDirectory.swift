@@ -3,27 +3,37 @@ import APNSCore
 import HeraldCore
 import Logging
 import NIOCore
+import Synchronization
 
 /// The engine's senders: one `APNSClient` (a sharded pool of HTTP/2 connections) per app
-/// and environment, made on first use from the app's stored credentials and kept until the
-/// process stops or APNs refuses the credentials (then the next use makes a fresh one, so a
-/// fixed key is picked up).
+/// and environment, made on first use from the app's active credential.
+///
+/// A client is replaced when APNs refuses its credentials, and when an admin makes another
+/// credential active: at most every `recheckInterval`, a lookup reads the app's active
+/// credential and whether it is disabled (one indexed read), so a switch made through any
+/// instance reaches every instance within that interval, without a restart. The old client
+/// is retired without dropping anything: sends already inside it finish there, later sends
+/// through a sender handed out before the switch go to the new client (docs/admin.md).
 actor APNSSenderDirectory: SenderDirectory {
     private let apps: any AppRepository
     private let adjust: @Sendable (inout APNSClientConfiguration) -> Void
     private let logger: Logger
+    private let recheckInterval: Duration
     private var clients: [Key: Task<APNSClientSender, any Error>] = [:]
+    private var checkedAt: [Key: ContinuousClock.Instant] = [:]
 
-    private struct Key: Hashable {
+    struct Key: Hashable {
         var appID: Int64
         var environment: APNSEnvironment
     }
 
     init(
-        apps: any AppRepository, logger: Logger, adjust: @escaping @Sendable (inout APNSClientConfiguration) -> Void = { _ in }
+        apps: any AppRepository, logger: Logger, recheckInterval: Duration = .seconds(5),
+        adjust: @escaping @Sendable (inout APNSClientConfiguration) -> Void = { _ in }
     ) {
         self.apps = apps
         self.logger = logger
+        self.recheckInterval = recheckInterval
         self.adjust = adjust
     }
 
@@ -33,7 +43,9 @@ actor APNSSenderDirectory: SenderDirectory {
         let connections = configuration.apnsConnectionsPerShard
         let requestTimeout = configuration.apnsRequestTimeoutMilliseconds
         let pingTimeout = configuration.apnsPingTimeoutMilliseconds
-        self.init(apps: apps, logger: logger) { apns in
+        self.init(
+            apps: apps, logger: logger, recheckInterval: .milliseconds(Int64(configuration.credentialRecheckMilliseconds))
+        ) { apns in
             apns.shards = shards
             apns.connectionsPerShard = connections
             apns.requestTimeout = .milliseconds(Int64(requestTimeout))
@@ -53,6 +65,7 @@ actor APNSSenderDirectory: SenderDirectory {
             } else {
                 creation = Task { try await self.make(appID: appID, environment: environment) }
                 clients[key] = creation
+                checkedAt[key] = .now
                 created += 1
             }
             let sender: APNSClientSender
@@ -63,29 +76,60 @@ actor APNSSenderDirectory: SenderDirectory {
                 if clients[key] == creation { clients[key] = nil }
                 throw error
             }
-            guard sender.client.stoppedReason != nil else { return sender }
-            // APNs refused these credentials: make a fresh client, so a fixed key is picked up.
-            if clients[key] == creation {
-                clients[key] = nil
-                await sender.client.shutdown()
+            if sender.client.stoppedReason != nil {
+                // APNs refused these credentials: make a fresh client, so a fixed key is picked up.
+                drop(key, creation, sender)
+                continue
             }
+            if let last = checkedAt[key], ContinuousClock.now - last < recheckInterval { return sender }
+            checkedAt[key] = .now
+            guard let state = try await apps.sendingState(appID: appID) else {
+                drop(key, creation, sender)
+                throw SendFailure(.unknownApp, detail: "app \(appID) no longer exists")
+            }
+            if state.disabled {
+                drop(key, creation, sender)
+                throw SendFailure(.appDisabled, detail: "\(sender.bundleID) is disabled")
+            }
+            guard state.activeCredentialID == sender.credentialID else {
+                logger.info(
+                    "\(sender.bundleID): another credential is active; switching",
+                    metadata: ["herald.credential": "\(state.activeCredentialID.map(String.init) ?? "none")"])
+                drop(key, creation, sender)
+                continue
+            }
+            return sender
         }
     }
 
     /// Pools built so far (tests check that concurrent callers share one).
     private(set) var created = 0
 
+    /// Forgets a client and retires it: it closes once the sends inside it have finished.
+    private func drop(_ key: Key, _ creation: Task<APNSClientSender, any Error>, _ sender: APNSClientSender) {
+        guard clients[key] == creation else { return }
+        clients[key] = nil
+        checkedAt[key] = nil
+        let successor: @Sendable () async throws -> any NotificationSender = { [self] in
+            try await self.sender(appID: key.appID, environment: key.environment)
+        }
+        Task { await sender.retire(successor: successor) }
+    }
+
     private func make(appID: Int64, environment: APNSEnvironment) async throws -> APNSClientSender {
         guard let app = try await apps.find(id: appID) else {
             throw SendFailure(.unknownApp, detail: "app \(appID) no longer exists")
         }
+        if app.disabledAt != nil { throw SendFailure(.appDisabled, detail: "\(app.bundleID) is disabled") }
         // An instance without HERALD_SECRET_KEY cannot open the key: that error is the
         // instance's, not the app's, so it propagates and the chunk is given back.
-        let signingKey = try await apps.signingKey(appID: appID)
+        guard let active = try await apps.activeCredential(appID: appID) else {
+            throw SendFailure(.credentialsUnusable, detail: "\(app.bundleID) has no active credential", credentialsRejected: true)
+        }
         do {
             let client = try APNSClient.forApp(
-                app, signingKeyPEM: signingKey, environment: environment, adjust: adjust, logger: logger)
-            return APNSClientSender(bundleID: app.bundleID, client: client)
+                app, credential: active, environment: environment, adjust: adjust, logger: logger)
+            return APNSClientSender(bundleID: app.bundleID, credentialID: active.credential.id, client: client)
         } catch {
             throw SendFailure(
                 .credentialsUnusable, detail: "\(app.bundleID): \(error)", credentialsRejected: true)
@@ -102,13 +146,51 @@ actor APNSSenderDirectory: SenderDirectory {
     }
 }
 
-/// An `APNSClient` as the engine's sender.
-struct APNSClientSender: NotificationSender {
+/// An `APNSClient` as the engine's sender. Once retired (its credential replaced, its app
+/// disabled) it hands new sends to its successor and closes when the last send inside it ends.
+final class APNSClientSender: NotificationSender {
     let bundleID: String
+    let credentialID: Int64
     let client: APNSClient
+    private let usage = Mutex(Usage())
+
+    private struct Usage {
+        var sending = 0
+        var successor: (@Sendable () async throws -> any NotificationSender)?
+    }
+
+    init(bundleID: String, credentialID: Int64, client: APNSClient) {
+        self.bundleID = bundleID
+        self.credentialID = credentialID
+        self.client = client
+    }
 
     func send(_ notifications: [APNSNotification]) async -> [SendResult] {
-        await client.send(notifications).map(SendResult.init)
+        let successor = usage.withLock { usage -> (@Sendable () async throws -> any NotificationSender)? in
+            if usage.successor == nil { usage.sending += 1 }
+            return usage.successor
+        }
+        if let successor {
+            do {
+                return try await successor().send(notifications)
+            } catch let failure as SendFailure {
+                return notifications.map { _ in .failed(failure) }
+            } catch {
+                return notifications.map { _ in .failed(SendFailure(.noSender, detail: "\(bundleID): \(error)")) }
+            }
+        }
+        defer { usage.withLock { $0.sending -= 1 } }
+        return await client.send(notifications).map(SendResult.init)
+    }
+
+    /// From now on sends go to `successor`; the client closes once the sends inside it are done.
+    func retire(successor: @escaping @Sendable () async throws -> any NotificationSender) async {
+        usage.withLock { $0.successor = successor }
+        // Every send inside the client is bounded by the client's request deadline.
+        while usage.withLock({ $0.sending > 0 }) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        await client.shutdown()
     }
 }
 

@@ -7,8 +7,10 @@ import HeraldCore
 
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "apps", abstract: "Add and list apps and their APNs credentials.",
-        subcommands: [Add.self, List.self, Set.self])
+        commandName: "apps", abstract: "Add, list and change apps, and their APNs credentials.",
+        subcommands: [
+            Add.self, List.self, Set.self, Update.self, Disable.self, Enable.self, CredentialsCommand.self,
+        ])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -32,23 +34,19 @@ struct AppsCommand: AsyncParsableCommand {
             guard let pem = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
                 throw CLIError("--key-file: cannot read \(keyFile)")
             }
-            guard (try? P256.Signing.PrivateKey(pemRepresentation: pem)) != nil else {
-                throw CLIError("--key-file: not a P-256 private key in PEM (the AuthKey_\(keyID).p8 from Apple)")
+            let caPEM = try apnsCAFile.map(CLIError.caPEM(file:))
+            let newApp: NewApp
+            do {
+                newApp = try NewApp(
+                    bundleID: bundleID, teamID: teamID, keyID: keyID, signingKeyPEM: pem, defaultEnvironment: environment,
+                    apnsEndpoint: apnsEndpoint, apnsCAPEM: caPEM)
+            } catch {
+                throw CLIError(error, flags: ["privateKey": "--key-file"])
             }
-            var caPEM: String?
-            if let apnsCAFile {
-                guard let text = try? String(contentsOfFile: apnsCAFile, encoding: .utf8), text.contains("BEGIN CERTIFICATE") else {
-                    throw CLIError("--apns-ca-file: cannot read PEM certificates from \(apnsCAFile)")
-                }
-                caPEM = text
-            }
-            let newApp = try NewApp(
-                bundleID: bundleID, teamID: teamID, keyID: keyID, signingKeyPEM: pem, defaultEnvironment: environment,
-                apnsEndpoint: apnsEndpoint, apnsCAPEM: caPEM)
             let app = try await Store.with(configuration, logger: logger) { store in
                 try await store.apps.add(newApp, actor: cliActor)
             }
-            print("Added \(app.bundleID) (team \(app.teamID), key \(app.keyID), \(app.defaultEnvironment.rawValue)).")
+            print("Added \(app.bundleID) (team \(app.teamID), key \(app.keyID ?? "-"), \(app.defaultEnvironment.rawValue)).")
         }
     }
 
@@ -62,15 +60,16 @@ struct AppsCommand: AsyncParsableCommand {
             let apps = try await Store.with(configuration, logger: logger) { try await $0.apps.list() }
             let rows = apps.map {
                 [
-                    $0.bundleID, $0.teamID, $0.keyID, $0.defaultEnvironment.rawValue, $0.apnsEndpoint ?? "apple",
+                    $0.bundleID, $0.teamID, $0.keyID ?? "-", $0.defaultEnvironment.rawValue, $0.apnsEndpoint ?? "apple",
                     $0.defaultTimeZone ?? "UTC", $0.quietHours?.description ?? "-",
                     $0.frequencyCaps.isEmpty ? "-" : $0.frequencyCaps.map(\.description).joined(separator: " "),
+                    $0.disabledAt == nil ? "enabled" : "disabled",
                 ]
             }
             print(
                 Table.render(
                     header: [
-                        "BUNDLE ID", "TEAM", "KEY", "ENVIRONMENT", "ENDPOINT", "DEFAULT ZONE", "QUIET HOURS", "CAPS",
+                        "BUNDLE ID", "TEAM", "KEY", "ENVIRONMENT", "ENDPOINT", "DEFAULT ZONE", "QUIET HOURS", "CAPS", "STATE",
                     ], rows: rows))
         }
     }

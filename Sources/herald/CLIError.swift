@@ -8,6 +8,38 @@ struct CLIError: Error, CustomStringConvertible {
         self.description = description
     }
 
+    /// A validation error, named by the flag that gave the field: `flags` maps fields whose flag
+    /// is not the field's name in kebab case (`teamID` → `--team-id`).
+    init(_ error: ValidationError, flags: [String: String] = [:]) {
+        let field = error.field.split(separator: ".").last.map(String.init) ?? error.field
+        let flag = flags[field] ?? "--" + Self.kebab(field)
+        self.init("\(flag): \(error.reason)")
+    }
+
+    static func kebab(_ name: String) -> String {
+        var out = ""
+        var previousUpper = false
+        for character in name {
+            if character.isUppercase {
+                if !out.isEmpty, !previousUpper { out.append("-") }
+                out.append(contentsOf: character.lowercased())
+                previousUpper = true
+            } else {
+                out.append(character)
+                previousUpper = false
+            }
+        }
+        return out
+    }
+
+    /// PEM certificates from `--apns-ca-file`.
+    static func caPEM(file: String) throws -> String {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8), text.contains("BEGIN CERTIFICATE") else {
+            throw CLIError("--apns-ca-file: cannot read PEM certificates from \(file)")
+        }
+        return text
+    }
+
     /// `--frequency-cap` values, or the one-line reason the first bad one is refused.
     static func frequencyCaps(_ texts: [String]) throws -> [FrequencyCap] {
         switch FrequencyCap.parse(list: texts) {

@@ -80,6 +80,9 @@ struct HeraldConfiguration: Sendable {
     var apnsRequestTimeoutMilliseconds = 30_000
     /// `HERALD_APNS_PING_TIMEOUT_MS`: how long a connection may leave a PING unanswered before it is closed.
     var apnsPingTimeoutMilliseconds = 10_000
+    /// `HERALD_APNS_CREDENTIAL_RECHECK_MS`: how often a sender checks that its app's active
+    /// credential is still the one it signs with, and that the app is not disabled.
+    var credentialRecheckMilliseconds = 5_000
 
     /// Reads the configuration; `overrides` are the flags given on the command line, keyed
     /// like the environment (`herald.http.port` ↔ `HERALD_HTTP_PORT`).
@@ -153,6 +156,8 @@ struct HeraldConfiguration: Sendable {
             reader, "herald.apns.request_timeout_ms", configuration.apnsRequestTimeoutMilliseconds)
         configuration.apnsPingTimeoutMilliseconds = try positive(
             reader, "herald.apns.ping_timeout_ms", configuration.apnsPingTimeoutMilliseconds)
+        configuration.credentialRecheckMilliseconds = try positive(
+            reader, "herald.apns.credential_recheck_ms", configuration.credentialRecheckMilliseconds)
         return configuration
     }
 

@@ -44,8 +44,12 @@ struct SendCommand: AsyncParsableCommand {
                 guard let parsed = APNSEnvironment(rawValue: name) else { throw CLIError("--environment must be sandbox or production") }
                 return parsed
             } ?? app.defaultEnvironment
+            if app.disabledAt != nil { throw CLIError("--app: \(app.bundleID) is disabled (herald apps enable \(app.bundleID))") }
+            guard let credential = try await store.apps.activeCredential(appID: app.id) else {
+                throw CLIError("--app: \(app.bundleID) has no active credential (herald apps credentials add)")
+            }
             let client = try APNSClient.forApp(
-                app, signingKeyPEM: try await store.apps.signingKey(appID: app.id), environment: environment,
+                app, credential: credential, environment: environment,
                 adjust: { $0.shards = 1 }, logger: logger)
             let notification = APNSNotification(
                 token: token, bundleID: app.bundleID, pushType: pushType, priority: priority,

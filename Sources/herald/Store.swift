@@ -10,6 +10,7 @@ struct Store: Sendable {
     let devices: PostgresDeviceRepository
     let pruner: PostgresDevicePruner
     let keys: PostgresAPIKeyRepository
+    let audit: PostgresAuditRepository
     let templates: PostgresTemplateRepository
     let campaigns: PostgresCampaignRepository
     let campaignWork: PostgresCampaignWork
@@ -34,6 +35,7 @@ struct Store: Sendable {
         devices = PostgresDeviceRepository(client: client, logger: logger)
         pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)
         keys = PostgresAPIKeyRepository(client: client, logger: logger)
+        audit = PostgresAuditRepository(client: client, logger: logger)
         templates = PostgresTemplateRepository(client: client, logger: logger)
         campaigns = PostgresCampaignRepository(client: client, logger: logger)
         campaignWork = PostgresCampaignWork(client: client, logger: logger)

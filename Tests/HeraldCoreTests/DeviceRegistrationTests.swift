@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import APNSCore
 import HeraldCore
 import Testing
@@ -70,17 +72,58 @@ import Testing
         #expect(a.prefix == String(a.value.prefix(11)))
     }
 
-    @Test func newAppsValidateAppleIdentifiers() {
-        #expect(throws: ValidationError.self) {
-            try NewApp(bundleID: "com.example", teamID: "short", keyID: "ABCDE12345", signingKeyPEM: "", defaultEnvironment: .sandbox)
+    @Test func newAppsValidateAppleIdentifiersKeysAndEndpoints() throws {
+        let pem = P256.Signing.PrivateKey().pemRepresentation
+        func field(_ make: () throws -> NewApp) -> String? {
+            do {
+                _ = try make()
+                return nil
+            } catch let error as ValidationError {
+                return error.field
+            } catch {
+                return "\(error)"
+            }
         }
-        #expect(throws: ValidationError.self) {
-            try NewApp(bundleID: "bad id", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: "", defaultEnvironment: .sandbox)
+        #expect(field { try NewApp(bundleID: "com.example", teamID: "short", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "teamID")
+        #expect(field { try NewApp(bundleID: "bad id", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "bundleID")
+        #expect(field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "abcde12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "keyID")
+        #expect(field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: "", defaultEnvironment: .sandbox) } == "privateKey")
+        // A P-384 key is a key, but not one APNs takes.
+        let p384 = P384.Signing.PrivateKey().pemRepresentation
+        #expect(field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: p384, defaultEnvironment: .sandbox) } == "privateKey")
+        #expect(
+            field {
+                try NewApp(
+                    bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: pem,
+                    defaultEnvironment: .sandbox, apnsEndpoint: "http://insecure")
+            } == "apnsEndpoint")
+        let app = try NewApp(
+            bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox)
+        #expect(app.signingKey.fingerprint.count == 16)
+        #expect(app.signingKey.fingerprint == ProviderTokenSigner.publicKeyFingerprint(pemRepresentation: pem))
+    }
+
+    @Test func newKeysFollowTheirRole() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func field(_ make: () throws -> NewAPIKey) -> String? {
+            do {
+                _ = try make()
+                return nil
+            } catch let error as ValidationError {
+                return error.field
+            } catch {
+                return "\(error)"
+            }
         }
-        #expect(throws: ValidationError.self) {
-            try NewApp(
-                bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: "",
-                defaultEnvironment: .sandbox, apnsEndpoint: "http://insecure")
-        }
+        #expect(field { try NewAPIKey(role: .app, now: now) } == "app")
+        #expect(field { try NewAPIKey(role: .app, appID: 1, appScope: [1], now: now) } == "apps")
+        #expect(field { try NewAPIKey(role: .admin, appScope: [1], now: now) } == "apps")
+        #expect(field { try NewAPIKey(role: .marketing, appID: 1, now: now) } == "app")
+        #expect(field { try NewAPIKey(role: .marketing, appScope: [], now: now) } == "apps")
+        #expect(field { try NewAPIKey(role: .admin, name: "a\u{0}b", now: now) } == "name")
+        #expect(field { try NewAPIKey(role: .admin, expiresAt: now, now: now) } == "expiresAt")
+        #expect(field { try NewAPIKey(role: .admin, expiresAt: Date(timeIntervalSince1970: 32_503_680_000), now: now) } == "expiresAt")
+        let scoped = try NewAPIKey(role: .marketing, appScope: [3, 1, 3], expiresAt: now.addingTimeInterval(60), now: now)
+        #expect(scoped.appScope == [1, 3])
     }
 }

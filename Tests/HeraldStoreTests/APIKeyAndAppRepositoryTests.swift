@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import PostgresNIO
 import Testing
 
@@ -36,20 +37,134 @@ import Testing
         }
     }
 
-    @Test func signingKeysAreSealedAndDuplicateAppsRefused() async throws {
+    @Test func signingKeysAreSealedToTheirRowAndDuplicateAppsRefused() async throws {
         try await StoreFixture.with { f in
-            let sealed = try await f.client.query("SELECT signing_key_sealed FROM apps").collect()
-            let bytes = Array(buffer: try #require(sealed.first).decode(ByteBuffer.self))
-            #expect(!String(decoding: bytes, as: UTF8.self).contains("secret"))
-            #expect(try f.vault.open(bytes).contains("secret"))
+            let rows = try await f.client.query("SELECT id, secret_sealed FROM app_credentials").collect()
+            let (credentialID, buffer) = try #require(rows.first).decode((Int64, ByteBuffer).self)
+            let bytes = Array(buffer: buffer)
+            #expect(!String(decoding: bytes, as: UTF8.self).contains("PRIVATE KEY"))
+            #expect(try f.vault.open(bytes, format: 2, appID: f.app.id, credentialID: credentialID).contains("BEGIN PRIVATE KEY"))
+            // Bound to its row: the same bytes on another row (or read without the binding) do not open.
+            #expect(throws: SigningKeyVaultError.self) { try f.vault.open(bytes, format: 2, appID: f.app.id + 1, credentialID: credentialID) }
+            #expect(throws: SigningKeyVaultError.self) { try f.vault.open(bytes, format: 1, appID: f.app.id, credentialID: credentialID) }
 
             let again = try NewApp(
-                bundleID: f.app.bundleID, teamID: "TEAM123456", keyID: "KEY1234567", signingKeyPEM: "x", defaultEnvironment: .sandbox)
+                bundleID: f.app.bundleID, teamID: "TEAM123456", keyID: "KEY1234567", signingKeyPEM: TestSigningKey.pem(),
+                defaultEnvironment: .sandbox)
             await #expect(throws: ValidationError(field: "bundleID", reason: "an app with this bundle ID exists already")) {
                 try await f.apps.add(again, actor: "test")
             }
             #expect(try await f.apps.list().count == 1)
             #expect(try await f.apps.find(bundleID: f.app.bundleID)?.defaultEnvironment == .sandbox)
+            #expect(try await f.count("SELECT count(*) FROM app_credentials") == 1)
+        }
+    }
+
+    @Test func credentialsSwitchOneActiveAtATimeAndRetiredSecretsAreWiped() async throws {
+        try await StoreFixture.with { f in
+            let first = try #require(try await f.apps.credentials(appID: f.app.id).first)
+            #expect(first.state == .active && first.keyID == "KEY1234567" && first.fingerprint?.count == 16)
+            let newPEM = TestSigningKey.pem()
+            let second = try await f.apps.addCredential(
+                appID: f.app.id, signingKey: try NewSigningKey(keyID: "KEY2345678", pem: newPEM), activate: false, actor: "admin")
+            #expect(second.state == .standby && second.activatedAt == nil)
+            #expect(try await f.apps.activeCredential(appID: f.app.id)?.credential.id == first.id)
+            #expect(try await f.apps.sendingState(appID: f.app.id) == AppSendingState(activeCredentialID: first.id, disabled: false))
+
+            // The active one cannot be retired; the standby one becomes active, the old one standby.
+            await #expect(throws: CredentialStateError.self) {
+                try await f.apps.retireCredential(appID: f.app.id, credentialID: first.id, actor: "admin")
+            }
+            let activated = try #require(try await f.apps.activateCredential(appID: f.app.id, credentialID: second.id, actor: "admin"))
+            #expect(activated.state == .active && activated.activatedAt != nil)
+            let active = try #require(try await f.apps.activeCredential(appID: f.app.id))
+            #expect(active.credential.id == second.id && active.signingKeyPEM == newPEM)
+            #expect(try await f.apps.find(id: f.app.id)?.keyID == "KEY2345678")
+            #expect(try await f.apps.credentials(appID: f.app.id).map(\.state) == [.standby, .active])
+            // Activating the active one again changes nothing.
+            #expect(try await f.apps.activateCredential(appID: f.app.id, credentialID: second.id, actor: "admin")?.state == .active)
+
+            let retired = try #require(try await f.apps.retireCredential(appID: f.app.id, credentialID: first.id, actor: "admin"))
+            #expect(retired.state == .retired && retired.retiredAt != nil)
+            #expect(try await f.count("SELECT count(*) FROM app_credentials WHERE secret_sealed IS NULL") == 1)
+            await #expect(throws: CredentialStateError.self) {
+                try await f.apps.activateCredential(appID: f.app.id, credentialID: first.id, actor: "admin")
+            }
+            // Another app's credential is not this app's.
+            #expect(try await f.apps.activateCredential(appID: f.app.id + 1_000, credentialID: second.id, actor: "admin") == nil)
+            #expect(try await f.apps.retireCredential(appID: f.app.id, credentialID: 999_999, actor: "admin") == nil)
+
+            // Adding with activate switches at once.
+            let third = try await f.apps.addCredential(
+                appID: f.app.id, signingKey: try NewSigningKey(keyID: "KEY3456789", pem: TestSigningKey.pem()), activate: true,
+                actor: "admin")
+            #expect(try await f.apps.credentials(appID: f.app.id).map(\.state) == [.retired, .standby, .active])
+            #expect(try await f.apps.sendingState(appID: f.app.id)?.activeCredentialID == third.id)
+            let actions = try await f.client.query(
+                "SELECT action FROM audit_log WHERE action LIKE 'credential.%' ORDER BY id"
+            ).collect().map { try $0.decode(String.self) }
+            #expect(actions == ["credential.add", "credential.activate", "credential.retire", "credential.add+activate"])
+        }
+    }
+
+    @Test func disablingAnAppShowsInItsSendingState() async throws {
+        try await StoreFixture.with { f in
+            let disabled = try #require(try await f.apps.update(appID: f.app.id, changes: AppChanges(disabled: true), actor: "admin"))
+            #expect(disabled.disabledAt != nil)
+            #expect(try await f.apps.sendingState(appID: f.app.id)?.disabled == true)
+            let moved = try #require(
+                try await f.apps.update(
+                    appID: f.app.id,
+                    changes: AppChanges(defaultEnvironment: .production, apnsEndpoint: .some("https://127.0.0.1:2197"), disabled: false),
+                    actor: "admin"))
+            #expect(moved.disabledAt == nil && moved.defaultEnvironment == .production && moved.apnsEndpoint == "https://127.0.0.1:2197")
+            let cleared = try #require(try await f.apps.update(appID: f.app.id, changes: AppChanges(apnsEndpoint: .some(nil)), actor: "admin"))
+            #expect(cleared.apnsEndpoint == nil && cleared.defaultEnvironment == .production)
+            #expect(try await f.apps.update(appID: 999_999, changes: AppChanges(disabled: true), actor: "admin") == nil)
+            #expect(try await f.apps.sendingState(appID: 999_999) == nil)
+        }
+    }
+
+    @Test func keysExpireAndScopedKeysNameTheirApps() async throws {
+        try await StoreFixture.with { f in
+            let soon = Date().addingTimeInterval(2)
+            let (expiring, expiringSecret) = try await f.keys.create(try NewAPIKey(role: .admin, expiresAt: soon), actor: "test")
+            #expect(expiring.expiresAt != nil)
+            #expect(try await f.keys.authenticate(expiringSecret.value) != nil)
+            try await f.client.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = \(expiring.id)").collect()
+            #expect(try await f.keys.authenticate(expiringSecret.value) == nil)
+
+            let (scoped, scopedSecret) = try await f.keys.create(
+                try NewAPIKey(role: .marketing, appScope: [f.app.id], name: "store team"), actor: "test")
+            #expect(scoped.appScope == [f.app.bundleID])
+            let principal = try #require(try await f.keys.authenticate(scopedSecret.value))
+            #expect(principal.appScope == [f.app.bundleID])
+            #expect(principal.mayUse(bundleID: f.app.bundleID) && !principal.mayUse(bundleID: "com.example.other"))
+            let (_, open) = try await f.keys.create(role: .marketing, appID: nil, name: nil, actor: "test")
+            #expect(try await f.keys.authenticate(open.value)?.appScope == nil)
+            #expect(try await f.keys.list().map(\.id).first == scoped.id + 1)
+        }
+    }
+
+    @Test func theAuditLogReadsNewestFirstByFilterAndPage() async throws {
+        try await StoreFixture.with { f in
+            let audit = PostgresAuditRepository(client: f.client, logger: TestDatabase.logger)
+            for index in 0..<5 {
+                _ = try await f.keys.create(role: .admin, appID: nil, name: "key \(index)", actor: index.isMultiple(of: 2) ? "alice" : "bob")
+            }
+            _ = try await f.apps.update(appID: f.app.id, changes: AppChanges(disabled: true), actor: "alice")
+            let first = try await audit.list(AuditQuery(limit: 3))
+            #expect(first.entries.count == 3 && first.nextCursor != nil)
+            #expect(first.entries.first?.action == "app.update" && first.entries.first?.bundleID == f.app.bundleID)
+            #expect(first.entries.first?.details == ["disabled": true])
+            let rest = try await audit.list(AuditQuery(cursor: first.nextCursor, limit: 100))
+            // Five keys, the app's update, and the fixture's app.add.
+            #expect(first.entries.count + rest.entries.count == 7 && rest.nextCursor == nil)
+            #expect(Set(first.entries.map(\.id)).isDisjoint(with: rest.entries.map(\.id)))
+            #expect(try await audit.list(AuditQuery(actor: "bob")).entries.count == 2)
+            #expect(try await audit.list(AuditQuery(action: "key.create", appID: nil)).entries.count == 5)
+            #expect(try await audit.list(AuditQuery(appID: f.app.id)).entries.map(\.action) == ["app.update", "app.add"])
+            #expect(try await audit.list(AuditQuery(since: Date().addingTimeInterval(3600))).entries.isEmpty)
         }
     }
 }

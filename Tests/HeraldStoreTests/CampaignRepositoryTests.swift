@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import PostgresNIO
 import Testing
 
@@ -149,7 +150,7 @@ import Testing
             try await f.invalidate(StoreFixture.token(6), reason: "BadDeviceToken", daysAgo: 0)
             let other = try await f.apps.add(
                 try NewApp(
-                    bundleID: "com.example.other", teamID: "TEAM123456", keyID: "KEY1234567", signingKeyPEM: "x",
+                    bundleID: "com.example.other", teamID: "TEAM123456", keyID: "KEY1234567", signingKeyPEM: TestSigningKey.pem(),
                     defaultEnvironment: .sandbox),
                 actor: "test")
             try await register(

@@ -25,7 +25,7 @@ struct StoreFixture {
                 let app = try await apps.add(
                     try NewApp(
                         bundleID: "com.example.store", teamID: "TEAM123456", keyID: "KEY1234567",
-                        signingKeyPEM: "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----",
+                        signingKeyPEM: TestSigningKey.pem(),
                         defaultEnvironment: .sandbox),
                     actor: "test")
                 try await body(

@@ -63,7 +63,7 @@ struct APIHarness {
     static func newApp(_ bundleID: String) throws -> NewApp {
         try NewApp(
             bundleID: bundleID, teamID: "TEAM123456", keyID: "KEY1234567",
-            signingKeyPEM: "-----BEGIN PRIVATE KEY-----\nMIG\n-----END PRIVATE KEY-----", defaultEnvironment: .production)
+            signingKeyPEM: TestSigningKey.pem(), defaultEnvironment: .production)
     }
 
     static func token(_ n: Int) -> String {

@@ -26,15 +26,18 @@ struct EngineHarness {
     let recordFile: String
     let logs: LogCapture
 
+    /// `moreProviderKeys`: further signing keys the simulator accepts, by key ID (for key switches).
     static func with(
-        fault: SimulatorFaultScript = SimulatorFaultScript(), adjust: (inout HeraldConfiguration) -> Void = { _ in },
+        fault: SimulatorFaultScript = SimulatorFaultScript(), moreProviderKeys: [String: P256.Signing.PublicKey] = [:],
+        adjust: (inout HeraldConfiguration) -> Void = { _ in },
         _ body: @Sendable (EngineHarness) async throws -> Void
     ) async throws {
         let key = P256.Signing.PrivateKey()
         let recordFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sim-\(UUID().uuidString).ndjson").path
         defer { try? FileManager.default.removeItem(atPath: recordFile) }
         let simulator = try await APNSSimulator.start(
-            configuration: SimulatorConfiguration(providerKeys: [keyID: key.publicKey], recordFile: recordFile, fault: fault))
+            configuration: SimulatorConfiguration(
+                providerKeys: moreProviderKeys.merging([keyID: key.publicKey]) { $1 }, recordFile: recordFile, fault: fault))
         do {
             try await TestDatabase.withDatabase { url in
                 var configuration = HeraldConfiguration()
@@ -206,7 +209,8 @@ struct EngineHarness {
             let payload = try JSONSerialization.data(withJSONObject: try #require(object["payload"]), options: [.sortedKeys])
             return ReceivedNotification(
                 token: try #require(object["token"] as? String), apnsID: try #require(object["apns-id"] as? String),
-                collapseID: object["collapse-id"] as? String, payload: String(decoding: payload, as: UTF8.self))
+                collapseID: object["collapse-id"] as? String, payload: String(decoding: payload, as: UTF8.self),
+                keyID: object["key-id"] as? String)
         }
     }
 }
@@ -225,6 +229,8 @@ struct ReceivedNotification {
     var collapseID: String?
     /// The payload as JSON with sorted keys, to compare with an expected one.
     var payload: String
+    /// The provider token's key ID.
+    var keyID: String?
 
     static func normalized(_ bytes: [UInt8]) throws -> String {
         let object = try JSONSerialization.jsonObject(with: Data(bytes))

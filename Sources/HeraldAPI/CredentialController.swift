@@ -1,0 +1,133 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// `/v1/apps/{bundleID}/credentials`: an app's APNs signing keys, for admins. Add a new key
+/// (standby, or active at once), make one active, retire an old one. Secrets go in and never
+/// come out: answers show the key ID, a fingerprint of the public key and the state. Sending
+/// switches to a newly active key within `HERALD_APNS_CREDENTIAL_RECHECK_MS` on every instance,
+/// without a restart and without dropping a notification (docs/admin.md "Credentials").
+struct CredentialController {
+    static let keyFields: Set<String> = ["keyID", "privateKey"]
+    static let addFields: Set<String> = ["kind", "keyID", "privateKey", "activate"]
+    /// A `.p8` is about 250 bytes; anything much bigger is not one.
+    static let maximumPrivateKey = 8 * 1024
+
+    let directory: AppDirectory
+    let apps: any AppRepository
+
+    func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(use: list)
+        group.post(use: add)
+        group.post(":credentialID/activate", use: activate)
+        group.delete(":credentialID", use: retire)
+    }
+
+    @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> CredentialListResponse {
+        let app = try await adminApp(context)
+        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        return CredentialListResponse(credentials: try await apps.credentials(appID: app.id).map(CredentialResponse.init))
+    }
+
+    @Sendable func add(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<CredentialResponse> {
+        let app = try await adminApp(context)
+        let object = try await JSONFields.bodyObject(request, context: context)
+        try JSONFields.refuseUnknown(object, known: Self.addFields)
+        let kind = try JSONFields.string(object["kind"], field: "kind") ?? AppCredential.Kind.token.rawValue
+        switch AppCredential.Kind(rawValue: kind) {
+        case .token?: break
+        case .certificate?:
+            throw Problem.invalidField("kind", "certificate credentials are not supported yet; add a .p8 signing key (token)")
+        case nil: throw Problem.invalidField("kind", "must be token")
+        }
+        let key = try NewSigningKey(
+            keyID: try JSONFields.requiredString(object["keyID"], field: "keyID"),
+            pem: try Self.privateKey(object["privateKey"], field: "privateKey"))
+        let activate = try JSONFields.bool(object["activate"], field: "activate") ?? false
+        let credential = try await apps.addCredential(
+            appID: app.id, signingKey: key, activate: activate, actor: try context.requirePrincipal().keyPrefix)
+        return EditedResponse(status: .created, response: CredentialResponse(credential))
+    }
+
+    @Sendable func activate(request: Request, context: HeraldRequestContext) async throws -> CredentialResponse {
+        let app = try await adminApp(context)
+        let id = try Self.credentialID(context)
+        do {
+            guard
+                let credential = try await apps.activateCredential(
+                    appID: app.id, credentialID: id, actor: try context.requirePrincipal().keyPrefix)
+            else { throw Self.unknownCredential() }
+            return CredentialResponse(credential)
+        } catch let error as CredentialStateError {
+            throw Problem.credentialState(error.description)
+        }
+    }
+
+    /// Retires a standby credential: its secret is wiped; the row stays as a record.
+    @Sendable func retire(request: Request, context: HeraldRequestContext) async throws -> CredentialResponse {
+        let app = try await adminApp(context)
+        let id = try Self.credentialID(context)
+        do {
+            guard
+                let credential = try await apps.retireCredential(
+                    appID: app.id, credentialID: id, actor: try context.requirePrincipal().keyPrefix)
+            else { throw Self.unknownCredential() }
+            return CredentialResponse(credential)
+        } catch let error as CredentialStateError {
+            throw Problem.credentialState(error.description)
+        }
+    }
+
+    private func adminApp(_ context: HeraldRequestContext) async throws -> App {
+        try context.requirePrincipal().requireAdmin()
+        return try await directory.require(bundleID: try context.parameters.require("bundleID"))
+    }
+
+    static func credentialID(_ context: HeraldRequestContext) throws -> Int64 {
+        guard let id = Int64(try context.parameters.require("credentialID")), id > 0 else { throw unknownCredential() }
+        return id
+    }
+
+    static func unknownCredential() -> Problem {
+        Problem(
+            status: .notFound, slug: "unknown-credential", title: "Unknown credential",
+            detail: "this app has no credential with this ID", field: "credentialID")
+    }
+
+    /// The `.p8` PEM text; never echoed back in an error.
+    static func privateKey(_ value: PayloadValue?, field: String) throws -> String {
+        let text = try JSONFields.requiredString(value, field: field)
+        guard text.utf8.count <= maximumPrivateKey else {
+            throw Problem.invalidField(field, "is too long for a .p8 signing key")
+        }
+        return text
+    }
+}
+
+/// A credential as admins see it: never its secret.
+struct CredentialResponse: ResponseEncodable {
+    var id: String
+    var kind: String
+    var keyID: String?
+    var fingerprint: String?
+    var state: String
+    var createdAt: Date
+    var activatedAt: Date?
+    var retiredAt: Date?
+
+    init(_ credential: AppCredential) {
+        id = String(credential.id)
+        kind = credential.kind.rawValue
+        keyID = credential.keyID
+        fingerprint = credential.fingerprint
+        state = credential.state.rawValue
+        createdAt = credential.createdAt
+        activatedAt = credential.activatedAt
+        retiredAt = credential.retiredAt
+    }
+}
+
+struct CredentialListResponse: ResponseEncodable {
+    var credentials: [CredentialResponse]
+}

@@ -1,0 +1,108 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// `/v1/admin/keys`: API keys, for admins. A key's secret is in the answer that creates it and
+/// nowhere else, ever; lists show its first characters. Revoking works at once on every
+/// instance (each request looks its key up).
+struct KeyController {
+    static let createFields: Set<String> = ["role", "app", "apps", "name", "expiresAt"]
+
+    let directory: AppDirectory
+    let keys: any APIKeyRepository
+
+    func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(use: list)
+        group.post(use: create)
+        group.delete(":keyID", use: revoke)
+    }
+
+    @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> KeyListResponse {
+        try context.requirePrincipal().requireAdmin()
+        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        return KeyListResponse(keys: try await keys.list().map { KeyResponse($0) })
+    }
+
+    @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<KeyResponse> {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let object = try await JSONFields.bodyObject(request, context: context)
+        try JSONFields.refuseUnknown(object, known: Self.createFields)
+        let role: APIKeyRole = try PageQuery.oneOf(try JSONFields.requiredString(object["role"], field: "role"), field: "role")
+        var appID: Int64?
+        if let bundleID = try JSONFields.string(object["app"], field: "app") {
+            appID = try await directory.require(bundleID: bundleID, field: "app").id
+        }
+        var scope: [Int64]?
+        if let value = object["apps"], value != .null {
+            guard case .array(let items) = value else {
+                throw Problem.invalidField("apps", "must be an array of bundle IDs")
+            }
+            guard items.count <= NewAPIKey.maximumScope else {
+                throw Problem.invalidField("apps", "at most \(NewAPIKey.maximumScope) apps")
+            }
+            var ids = [Int64]()
+            for (index, item) in items.enumerated() {
+                let field = "apps[\(index)]"
+                guard case .string(let bundleID) = item else { throw Problem.invalidField(field, "must be a bundle ID") }
+                ids.append(try await directory.require(bundleID: bundleID, field: field).id)
+            }
+            scope = ids
+        }
+        let new = try NewAPIKey(
+            role: role, appID: appID, appScope: scope, name: try JSONFields.string(object["name"], field: "name"),
+            expiresAt: try JSONFields.date(object["expiresAt"], field: "expiresAt"))
+        let (key, secret) = try await keys.create(new, actor: principal.keyPrefix)
+        return EditedResponse(status: .created, response: KeyResponse(key, secret: secret.value))
+    }
+
+    @Sendable func revoke(request: Request, context: HeraldRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        guard let id = Int64(try context.parameters.require("keyID")), id > 0,
+            try await keys.revoke(id: id, actor: principal.keyPrefix)
+        else {
+            throw Problem(
+                status: .notFound, slug: "unknown-key", title: "Unknown key",
+                detail: "no active key has this ID", field: "keyID")
+        }
+        return Response(status: .noContent)
+    }
+}
+
+/// A key as listed; `key` (the secret) only in the answer that creates it.
+struct KeyResponse: ResponseEncodable {
+    var id: String
+    var prefix: String
+    var role: String
+    var app: String?
+    var apps: [String]?
+    var name: String?
+    var createdAt: Date
+    var lastUsedAt: Date?
+    var expiresAt: Date?
+    var revokedAt: Date?
+    /// `active`, `expired` or `revoked`.
+    var state: String
+    var key: String?
+
+    init(_ key: APIKey, secret: String? = nil, now: Date = Date()) {
+        id = String(key.id)
+        prefix = key.prefix
+        role = key.role.rawValue
+        app = key.bundleID
+        apps = key.appScope
+        name = key.name
+        createdAt = key.createdAt
+        lastUsedAt = key.lastUsedAt
+        expiresAt = key.expiresAt
+        revokedAt = key.revokedAt
+        state = key.revokedAt != nil ? "revoked" : (key.expiresAt.map { $0 <= now } ?? false) ? "expired" : "active"
+        self.key = secret
+    }
+}
+
+struct KeyListResponse: ResponseEncodable {
+    var keys: [KeyResponse]
+}

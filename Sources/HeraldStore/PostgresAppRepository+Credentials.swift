@@ -1,0 +1,193 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// An app's credentials: one active, any number standby, retired ones kept as a record with
+/// their secret wiped. Changes take the app's row lock, so two admins switching keys at once
+/// take turns and the app never has two active credentials (a unique index says so too).
+extension PostgresAppRepository {
+    public func credentials(appID: Int64) async throws -> [AppCredential] {
+        try await DatabaseMetrics.measure("apps.credentials") {
+            let rows = try await client.query(
+                "SELECT \(unescaped: Self.credentialColumns) FROM app_credentials WHERE app_id = \(appID) ORDER BY id",
+                logger: logger)
+            return try await rows.collect().map { try Self.decodeCredential($0) }
+        }
+    }
+
+    public func addCredential(appID: Int64, signingKey: NewSigningKey, activate: Bool, actor: String) async throws
+        -> AppCredential
+    {
+        try await DatabaseMetrics.measure("apps.addCredential") {
+            let vault = try requireVault()
+            return try await client.withDomainTransaction(logger: logger) { connection in
+                guard try await Self.lockApp(appID, on: connection, logger: logger) else { throw StoreError.missingRow }
+                if activate {
+                    try await connection.query(
+                        "UPDATE app_credentials SET state = 'standby' WHERE app_id = \(appID) AND state = 'active'",
+                        logger: logger)
+                }
+                let credential = try await Self.insertCredential(
+                    signingKey, appID: appID, state: activate ? .active : .standby, vault: vault, on: connection,
+                    logger: logger)
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: activate ? "credential.add+activate" : "credential.add",
+                    appID: appID, details: Self.auditDetails(credential), logger: logger)
+                return credential
+            }
+        }
+    }
+
+    public func activateCredential(appID: Int64, credentialID: Int64, actor: String) async throws -> AppCredential? {
+        try await DatabaseMetrics.measure("apps.activateCredential") {
+            try await client.withDomainTransaction(logger: logger) { connection -> AppCredential? in
+                guard try await Self.lockApp(appID, on: connection, logger: logger),
+                    let credential = try await Self.credential(appID: appID, id: credentialID, on: connection, logger: logger)
+                else { return nil }
+                switch credential.state {
+                case .active: return credential
+                case .retired: throw CredentialStateError("credential \(credentialID) is retired: its secret is gone; add the key again")
+                case .standby: break
+                }
+                try await connection.query(
+                    "UPDATE app_credentials SET state = 'standby' WHERE app_id = \(appID) AND state = 'active'", logger: logger)
+                try await connection.query(
+                    "UPDATE app_credentials SET state = 'active', activated_at = now() WHERE id = \(credentialID)",
+                    logger: logger)
+                let activated = try await Self.credential(appID: appID, id: credentialID, on: connection, logger: logger)
+                guard let activated else { throw StoreError.missingRow }
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "credential.activate", appID: appID,
+                    details: Self.auditDetails(activated), logger: logger)
+                return activated
+            }
+        }
+    }
+
+    public func retireCredential(appID: Int64, credentialID: Int64, actor: String) async throws -> AppCredential? {
+        try await DatabaseMetrics.measure("apps.retireCredential") {
+            try await client.withDomainTransaction(logger: logger) { connection -> AppCredential? in
+                guard try await Self.lockApp(appID, on: connection, logger: logger),
+                    let credential = try await Self.credential(appID: appID, id: credentialID, on: connection, logger: logger)
+                else { return nil }
+                switch credential.state {
+                case .retired: return credential
+                case .active:
+                    throw CredentialStateError(
+                        "credential \(credentialID) is the active one: make another credential active first")
+                case .standby: break
+                }
+                try await connection.query(
+                    """
+                    UPDATE app_credentials SET state = 'retired', secret_sealed = NULL, retired_at = now()
+                    WHERE id = \(credentialID)
+                    """, logger: logger)
+                let retired = try await Self.credential(appID: appID, id: credentialID, on: connection, logger: logger)
+                guard let retired else { throw StoreError.missingRow }
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "credential.retire", appID: appID,
+                    details: Self.auditDetails(retired), logger: logger)
+                return retired
+            }
+        }
+    }
+
+    public func activeCredential(appID: Int64) async throws -> ActiveCredential? {
+        try await DatabaseMetrics.measure("apps.activeCredential") {
+            let vault = try requireVault()
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: Self.credentialColumns), secret_sealed, seal_format
+                FROM app_credentials WHERE app_id = \(appID) AND state = 'active'
+                """, logger: logger)
+            guard let row = try await rows.collect().first else { return nil }
+            let columns = row.makeRandomAccess()
+            let credential = try Self.decodeCredential(columns)
+            let sealed = try columns["secret_sealed"].decode(ByteBuffer.self)
+            let format = try columns["seal_format"].decode(Int16.self)
+            let secret = try vault.open(Array(buffer: sealed), format: format, appID: appID, credentialID: credential.id)
+            return ActiveCredential(credential: credential, signingKeyPEM: secret)
+        }
+    }
+
+    public func sendingState(appID: Int64) async throws -> AppSendingState? {
+        let rows = try await client.query(
+            """
+            SELECT c.id, a.disabled_at IS NOT NULL
+            FROM \(unescaped: Self.source) WHERE a.id = \(appID)
+            """, logger: logger)
+        guard let row = try await rows.collect().first else { return nil }
+        let (credentialID, disabled) = try row.decode((Int64?, Bool).self)
+        return AppSendingState(activeCredentialID: credentialID, disabled: disabled)
+    }
+
+    /// Inserts a credential sealed to its own row: its ID is taken first so the seal can name it.
+    static func insertCredential(
+        _ key: NewSigningKey, appID: Int64, state: AppCredential.State, vault: SigningKeyVault,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> AppCredential {
+        let ids = try await connection.query(
+            "SELECT nextval(pg_get_serial_sequence('app_credentials', 'id'))", logger: logger)
+        guard let id = try await ids.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }
+        let sealed = ByteBuffer(bytes: try vault.seal(key.pem, appID: appID, credentialID: id))
+        let rows = try await connection.query(
+            """
+            INSERT INTO app_credentials (id, app_id, kind, key_id, secret_sealed, seal_format, fingerprint, state,
+                                         activated_at)
+            OVERRIDING SYSTEM VALUE
+            VALUES (\(id), \(appID), 'token', \(key.keyID), \(sealed), 2, \(key.fingerprint), \(state.rawValue),
+                    CASE WHEN \(state == .active) THEN now() END)
+            RETURNING \(unescaped: Self.credentialColumns)
+            """, logger: logger)
+        guard let row = try await rows.collect().first else { throw StoreError.missingRow }
+        return try decodeCredential(row)
+    }
+
+    /// Takes the app's row lock; false for an unknown app.
+    static func lockApp(_ appID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let rows = try await connection.query("SELECT id FROM apps WHERE id = \(appID) FOR UPDATE", logger: logger)
+        return try await rows.collect().first != nil
+    }
+
+    static func credential(appID: Int64, id: Int64, on connection: PostgresConnection, logger: Logger) async throws
+        -> AppCredential?
+    {
+        let rows = try await connection.query(
+            "SELECT \(unescaped: credentialColumns) FROM app_credentials WHERE app_id = \(appID) AND id = \(id)",
+            logger: logger)
+        return try await rows.collect().first.map { try decodeCredential($0) }
+    }
+
+    static func auditDetails(_ credential: AppCredential) -> [String: PayloadValue] {
+        var details: [String: PayloadValue] = [
+            "credentialID": .int(Int(credential.id)), "kind": .string(credential.kind.rawValue),
+        ]
+        if let keyID = credential.keyID { details["keyID"] = .string(keyID) }
+        if let fingerprint = credential.fingerprint { details["fingerprint"] = .string(fingerprint) }
+        return details
+    }
+
+    static let credentialColumns =
+        "id, app_id, kind, key_id, fingerprint, state, certificate_subject, certificate_expires_at, created_at, "
+        + "activated_at, retired_at"
+
+    static func decodeCredential(_ row: PostgresRow) throws -> AppCredential {
+        try decodeCredential(row.makeRandomAccess())
+    }
+
+    /// Reads the credential columns by name, so a query may select more.
+    static func decodeCredential(_ row: PostgresRandomAccessRow) throws -> AppCredential {
+        AppCredential(
+            id: try row["id"].decode(Int64.self), appID: try row["app_id"].decode(Int64.self),
+            kind: try StoreError.decode(try row["kind"].decode(String.self), as: AppCredential.Kind.self, column: "app_credentials.kind"),
+            keyID: try row["key_id"].decode(String?.self), fingerprint: try row["fingerprint"].decode(String?.self),
+            state: try StoreError.decode(
+                try row["state"].decode(String.self), as: AppCredential.State.self, column: "app_credentials.state"),
+            certificateSubject: try row["certificate_subject"].decode(String?.self),
+            certificateExpiresAt: try row["certificate_expires_at"].decode(Date?.self),
+            createdAt: try row["created_at"].decode(Date.self), activatedAt: try row["activated_at"].decode(Date?.self),
+            retiredAt: try row["retired_at"].decode(Date?.self))
+    }
+}
