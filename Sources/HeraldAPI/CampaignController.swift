@@ -105,11 +105,6 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
-        if event == .schedule || event == .resume, let app = try await directory.app(id: campaign.appID),
-            try await directory.current(app).disabledAt != nil
-        {
-            throw Problem.invalidTransition("\(app.bundleID) is disabled: an admin must enable it before it sends again")
-        }
         do {
             guard let changed = try await campaigns.transition(id: campaign.id, event: event, actor: principal.keyPrefix)
             else { throw Problem.unknownCampaign() }

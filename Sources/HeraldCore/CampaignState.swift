@@ -84,9 +84,13 @@ public enum CampaignAction: Sendable, Hashable {
 public enum CampaignError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The event is not allowed in the campaign's state (e.g. editing a running campaign).
     case invalidTransition(from: CampaignState, event: CampaignEvent)
+    /// The campaign's app is disabled: it cannot be scheduled or resumed until enabled.
+    case appDisabled(bundleID: String)
 
     public var description: String {
         switch self {
+        case .appDisabled(let bundleID):
+            "\(bundleID) is disabled: an admin must enable it before it sends again"
         case .invalidTransition(let state, .edit):
             "a \(state.rawValue) campaign cannot be edited; only drafts can"
         case .invalidTransition(let state, let event):

@@ -21,6 +21,13 @@ enum CampaignLifecycle {
         let from = try StoreError.decode(stateText, as: CampaignState.self, column: "campaigns.state")
         var machine = CampaignStateMachine(state: from)
         let actions = try machine.apply(event)
+        if event == .schedule || event == .resume {
+            let apps = try await connection.query(
+                "SELECT bundle_id FROM apps WHERE id = \(appID) AND disabled_at IS NOT NULL", logger: logger)
+            if let disabled = try await apps.collect().first {
+                throw CampaignError.appDisabled(bundleID: try disabled.decode(String.self))
+            }
+        }
 
         var recordStart = false
         var recordFinish = false

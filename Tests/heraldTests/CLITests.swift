@@ -54,7 +54,9 @@ import Testing
         for command in [[], ["migrate"], ["serve"], ["apps", "add"], ["apps", "list"], ["keys", "create"], ["keys", "list"],
                         ["keys", "revoke"], ["tokens", "prune"], ["templates", "sync"], ["templates", "list"],
                         ["campaigns", "create"], ["campaigns", "list"], ["campaigns", "show"], ["campaigns", "schedule"],
-                        ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"]] {
+                        ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"], ["apps", "update"],
+                        ["apps", "disable"], ["apps", "enable"], ["apps", "credentials", "add"], ["apps", "credentials", "list"],
+                        ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"]] {
             let run = try herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
@@ -91,6 +93,69 @@ import Testing
 
             let prune = try herald(["tokens", "prune", "--invalidated-before", "30d", "--dry-run"], database: url)
             #expect(prune.status == 0 && prune.stdout.contains("Would delete 0 tokens."))
+        }
+    }
+
+    @Test func credentialsKeysAndTheAuditLogFromTheCLI() async throws {
+        try await TestDatabase.withDatabase { url in
+            let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
+            let add = try herald(
+                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                 "--key-file", try keyFile()],
+                database: url, extraEnvironment: secret)
+            #expect(add.status == 0, "\(add.stderr)")
+            let newKey = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID()).p8").path
+            try TestSigningKey.pem().write(toFile: newKey, atomically: true, encoding: .utf8)
+            let added = try herald(
+                ["apps", "credentials", "add", "com.example.cli", "--key-id", "KEY2345678", "--key-file", newKey],
+                database: url, extraEnvironment: secret)
+            #expect(added.status == 0 && added.stdout.contains("as standby"), "\(added.stderr)")
+            #expect(try herald(["apps", "credentials", "activate", "com.example.cli", "2"], database: url).status == 0)
+            let list = try herald(["apps", "credentials", "list", "com.example.cli"], database: url)
+            #expect(list.stdout.contains("KEY2345678") && list.stdout.contains("active") && list.stdout.contains("standby"))
+            #expect(!list.stdout.contains("PRIVATE"))
+            #expect(try herald(["apps", "credentials", "retire", "com.example.cli", "1"], database: url).status == 0)
+            #expect(try herald(["apps", "disable", "com.example.cli"], database: url).stdout.contains("Disabled"))
+            #expect(try herald(["apps", "list"], database: url).stdout.contains("disabled"))
+            #expect(try herald(["apps", "enable", "com.example.cli"], database: url).status == 0)
+            let update = try herald(["apps", "update", "com.example.cli", "--environment", "sandbox"], database: url)
+            #expect(update.status == 0 && update.stdout.contains("sandbox"), "\(update.stderr)")
+
+            let scoped = try herald(
+                ["keys", "create", "--role", "marketing", "--scope-app", "com.example.cli", "--expires-at", "2030-01-01T00:00:00Z"],
+                database: url)
+            #expect(scoped.status == 0 && scoped.stdout.contains("for com.example.cli, expires 2030-01-01"), "\(scoped.stderr)")
+            #expect(try herald(["keys", "list"], database: url).stdout.contains("expires 2030-01-01"))
+
+            let audit = try herald(["audit", "--action", "credential.activate"], database: url)
+            #expect(audit.status == 0 && audit.stdout.contains("credential.activate") && audit.stdout.contains("KEY2345678"))
+            #expect(audit.stdout.split(separator: "\n").count == 2, "\(audit.stdout)")
+            #expect(try herald(["audit", "--app", "com.example.cli", "--limit", "3"], database: url).stdout.split(separator: "\n").count == 4)
+
+            let bad: [([String], String)] = [
+                (["apps", "credentials", "retire", "com.example.cli", "2"], "active"),
+                (["apps", "credentials", "activate", "com.example.cli", "1"], "retired"),
+                (["apps", "credentials", "activate", "com.example.cli", "99"], "no credential"),
+                (["apps", "credentials", "add", "com.example.cli", "--key-id", "KEY3456789", "--key-file", "/nonexistent.p8"], "--key-file"),
+                (["apps", "credentials", "add", "com.example.cli", "--key-id", "short", "--key-file", newKey], "--key-id"),
+                (["apps", "credentials", "list", "com.example.nope"], "com.example.nope"),
+                (["apps", "update", "com.example.cli", "--apns-endpoint", "http://x"], "--apns-endpoint"),
+                (["apps", "update", "com.example.cli"], "--environment"),
+                (["apps", "disable", "com.example.nope"], "com.example.nope"),
+                (["keys", "create", "--role", "admin", "--scope-app", "com.example.cli"], "--scope-app"),
+                (["keys", "create", "--role", "marketing", "--scope-app", "com.nope"], "--scope-app"),
+                (["keys", "create", "--role", "admin", "--expires-at", "yesterday"], "--expires-at"),
+                (["keys", "create", "--role", "admin", "--expires-at", "2001-01-01T00:00:00Z"], "--expires-at"),
+                (["audit", "--since", "nope"], "--since"),
+                (["audit", "--limit", "0"], "--limit"),
+                (["audit", "--app", "com.nope"], "com.nope"),
+            ]
+            for (arguments, mention) in bad {
+                let run = try herald(arguments, database: url, extraEnvironment: secret)
+                #expect(run.status != 0, "\(arguments)")
+                let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
+                #expect(lines.count == 1 && run.stderr.contains(mention), "\(arguments): \(run.stderr)")
+            }
         }
     }
 
