@@ -8,6 +8,8 @@ public struct APIDependencies: Sendable {
     public var pruner: any DevicePruner
     public var keys: any APIKeyRepository
     public var audit: any AuditRepository
+    /// The ledgers read back, and users' data requests.
+    public var ledger: any LedgerRepository
     public var templates: any TemplateRepository
     public var campaigns: any CampaignRepository
     /// Opens and conversions, and the reports built on them.
@@ -24,7 +26,7 @@ public struct APIDependencies: Sendable {
 
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        audit: any AuditRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
+        audit: any AuditRepository, ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending,
         readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
@@ -36,6 +38,7 @@ public struct APIDependencies: Sendable {
         self.pruner = pruner
         self.keys = keys
         self.audit = audit
+        self.ledger = ledger
         self.templates = templates
         self.campaigns = campaigns
         self.events = events
@@ -69,6 +72,10 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
         .addRoutes(to: v1.group("apps/:bundleID/credentials"))
     KeyController(directory: directory, keys: dependencies.keys).addRoutes(to: v1.group("admin/keys"))
     AuditController(directory: directory, audit: dependencies.audit).addRoutes(to: v1.group("admin/audit"))
+    let ledger = LedgerController(directory: directory, ledger: dependencies.ledger)
+    ledger.addNotificationRoutes(to: v1.group("apps/:bundleID/notifications"))
+    ledger.addDeviceRoutes(to: v1.group("apps/:bundleID/devices"))
+    ledger.addUserRoutes(to: v1.group("apps/:bundleID/users"))
     NotificationController(directory: directory, sender: dependencies.sender)
         .addRoutes(to: v1.group("apps/:bundleID/notifications"))
     return router

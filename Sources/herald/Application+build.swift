@@ -17,7 +17,7 @@ func buildHTTPRouter(
 ) -> Router<HeraldRequestContext> {
     let router = buildRouter(
         APIDependencies(
-            apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, audit: store.audit,
+            apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, audit: store.audit, ledger: store.ledger,
             templates: store.templates,
             campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, metricsText: metricsText,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))

@@ -11,6 +11,7 @@ struct Store: Sendable {
     let pruner: PostgresDevicePruner
     let keys: PostgresAPIKeyRepository
     let audit: PostgresAuditRepository
+    let ledger: PostgresLedgerRepository
     let templates: PostgresTemplateRepository
     let campaigns: PostgresCampaignRepository
     let campaignWork: PostgresCampaignWork
@@ -36,6 +37,7 @@ struct Store: Sendable {
         pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)
         keys = PostgresAPIKeyRepository(client: client, logger: logger)
         audit = PostgresAuditRepository(client: client, logger: logger)
+        ledger = PostgresLedgerRepository(client: client, logger: logger)
         templates = PostgresTemplateRepository(client: client, logger: logger)
         campaigns = PostgresCampaignRepository(client: client, logger: logger)
         campaignWork = PostgresCampaignWork(client: client, logger: logger)

@@ -21,6 +21,7 @@ import Testing
         ("0010_add_deferred_retries.sql", "57df172f3c95c4d24bd8c61fa31a89dc0ed874505d5378958ced49d5112b7078"),
         ("0011_create_console_users.sql", "e6856634e36ef3f74f05ba7f5521deccf7f588e2a0f006b5008ead05bf39d752"),
         ("0012_add_campaign_timelines.sql", "2311f357d1232aaa41cffec3734dae5af9d9e543fb8302865624df5fb58070dd"),
+        ("0013_add_app_credentials_and_key_scopes.sql", "726ddb2d292ee9f56e22475e7b7b630ba7f484734ff2e43f7d4fb4f629c836b6"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

@@ -56,7 +56,8 @@ import Testing
                         ["campaigns", "create"], ["campaigns", "list"], ["campaigns", "show"], ["campaigns", "schedule"],
                         ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"], ["apps", "update"],
                         ["apps", "disable"], ["apps", "enable"], ["apps", "credentials", "add"], ["apps", "credentials", "list"],
-                        ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"]] {
+                        ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"],
+                        ["user-data", "export"], ["user-data", "erase"]] {
             let run = try herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
@@ -149,6 +150,10 @@ import Testing
                 (["audit", "--since", "nope"], "--since"),
                 (["audit", "--limit", "0"], "--limit"),
                 (["audit", "--app", "com.nope"], "com.nope"),
+                (["user-data", "export", "com.example.cli", "nobody"], "nobody"),
+                (["user-data", "erase", "com.example.cli", "nobody"], "nobody"),
+                (["user-data", "erase", "com.example.cli", ""], "USER_ID"),
+                (["user-data", "export", "com.nope", "user-1"], "com.nope"),
             ]
             for (arguments, mention) in bad {
                 let run = try herald(arguments, database: url, extraEnvironment: secret)

@@ -1,0 +1,254 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// The ledgers read back, and a user's data requests:
+/// - `GET /v1/apps/{bundleID}/notifications`: the transactional ledger by user, token, request
+///   and time, newest first, keyset-paged;
+/// - `GET /v1/apps/{bundleID}/devices/{token}/history`: a token's registration, invalidation,
+///   latest notifications and what the latest campaigns did with it;
+/// - `GET /v1/apps/{bundleID}/users/{userID}/export` and `DELETE /v1/apps/{bundleID}/users/{userID}`:
+///   everything Herald holds about a user, as JSON; and its erasure.
+///
+/// Tokens appear only as their last 8 hex digits, here as everywhere.
+struct LedgerController {
+    let directory: AppDirectory
+    let ledger: any LedgerRepository
+
+    func addNotificationRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(use: notifications)
+    }
+
+    func addDeviceRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(":token/history", use: history)
+    }
+
+    func addUserRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(":userID/export", use: export)
+        group.delete(":userID", use: erase)
+    }
+
+    @Sendable func notifications(request: Request, context: HeraldRequestContext) async throws -> NotificationPageResponse {
+        let app = try await self.app(context, access: .read)
+        var query = NotificationQuery()
+        for (key, value) in request.uri.queryParameters {
+            let text = String(value)
+            switch String(key) {
+            case "userID":
+                query.userID = try Self.userID(text, field: "userID")
+            case "token":
+                do {
+                    query.token = try DeviceToken(hex: text)
+                } catch {
+                    throw Problem.invalidField("token", "must be 8 to 200 hex digits, an even number of them")
+                }
+            case "requestID":
+                guard let id = UUID(uuidString: text) else { throw Problem.invalidField("requestID", "must be a UUID") }
+                query.requestID = id
+            case "since":
+                guard let since = RFC3339.parse(text) else {
+                    throw Problem.invalidField("since", "must be an RFC 3339 time such as 2026-12-01T09:00:00Z")
+                }
+                query.since = since
+            case "cursor":
+                query.cursor = try PageQuery.cursor(text)
+            case "limit":
+                query.limit = try PageQuery.limit(text, maximum: NotificationQuery.maximumLimit)
+            default:
+                throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        let page = try await ledger.notifications(appID: app.id, query: query)
+        return NotificationPageResponse(
+            notifications: page.records.map(NotificationRecordResponse.init), nextCursor: page.nextCursor.map(String.init))
+    }
+
+    @Sendable func history(request: Request, context: HeraldRequestContext) async throws -> DeviceHistoryResponse {
+        let app = try await self.app(context, access: .read)
+        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        let token: DeviceToken
+        do {
+            token = try DeviceToken(hex: try context.parameters.require("token"))
+        } catch let error as DeviceTokenError {
+            throw Problem.invalidDeviceToken(error.description)
+        }
+        let history = try await ledger.history(appID: app.id, token: token)
+        guard history.device != nil || !history.notifications.isEmpty else {
+            throw Problem.notFound("Herald has neither a registration of nor a notification to this token")
+        }
+        return DeviceHistoryResponse(history)
+    }
+
+    @Sendable func export(request: Request, context: HeraldRequestContext) async throws -> UserDataResponse {
+        let app = try await userApp(context)
+        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        let userID = try Self.userID(try context.parameters.require("userID"), field: "userID")
+        let data = try await ledger.export(appID: app.id, userID: userID)
+        guard !data.devices.isEmpty || !data.events.isEmpty else { throw Self.unknownUser() }
+        return UserDataResponse(data, bundleID: app.bundleID)
+    }
+
+    @Sendable func erase(request: Request, context: HeraldRequestContext) async throws -> UserErasureResponse {
+        let app = try await userApp(context)
+        let userID = try Self.userID(try context.parameters.require("userID"), field: "userID")
+        let erasure = try await ledger.erase(appID: app.id, userID: userID, actor: try context.requirePrincipal().keyPrefix)
+        guard erasure.devicesDeleted > 0 || erasure.eventsAnonymised > 0 else { throw Self.unknownUser() }
+        return UserErasureResponse(
+            devicesDeleted: erasure.devicesDeleted, notificationsAnonymised: erasure.notificationsAnonymised,
+            eventsAnonymised: erasure.eventsAnonymised)
+    }
+
+    private func app(_ context: HeraldRequestContext, access: Principal.DeviceAccess) async throws -> App {
+        let bundleID = try context.parameters.require("bundleID")
+        try context.requirePrincipal().requireDeviceAccess(access, bundleID: bundleID)
+        return try await directory.require(bundleID: bundleID)
+    }
+
+    /// Data requests come from the app's backend (its own key) or an admin.
+    private func userApp(_ context: HeraldRequestContext) async throws -> App {
+        let bundleID = try context.parameters.require("bundleID")
+        let principal = try context.requirePrincipal()
+        guard principal.role == .admin || (principal.role == .app && principal.appBundleID == bundleID) else {
+            throw Problem.forbidden("a user's data is for the app's own key or an admin key")
+        }
+        return try await directory.require(bundleID: bundleID)
+    }
+
+    static func userID(_ text: String, field: String) throws -> String {
+        guard !text.isEmpty, TextRules.storedLength(text) <= DeviceRegistration.maximumUserIDLength,
+            TextRules.forbiddenCharacter(in: text) == nil
+        else {
+            throw Problem.invalidField(field, "must be 1 to \(DeviceRegistration.maximumUserIDLength) characters without control characters")
+        }
+        return text
+    }
+
+    static func unknownUser() -> Problem {
+        Problem(
+            status: .notFound, slug: "unknown-user", title: "Unknown user",
+            detail: "Herald holds no device or event of this user for this app", field: "userID")
+    }
+}
+
+struct NotificationRecordResponse: Encodable {
+    var id: String
+    var requestID: String
+    var tokenSuffix: String
+    var deviceID: Int64?
+    var outcome: String
+    var status: Int?
+    var reason: String?
+    var apnsID: String?
+    var language: String?
+    var actor: String
+    var createdAt: Date
+
+    init(_ record: NotificationRecord) {
+        id = String(record.id)
+        requestID = record.requestID.canonicalString
+        tokenSuffix = String(record.token.hex.suffix(8))
+        deviceID = record.deviceID
+        outcome = record.outcome.rawValue
+        status = record.status
+        reason = record.reason
+        apnsID = record.apnsID?.canonicalString
+        language = record.language
+        actor = record.actor
+        createdAt = record.createdAt
+    }
+}
+
+struct NotificationPageResponse: ResponseEncodable {
+    var notifications: [NotificationRecordResponse]
+    var nextCursor: String?
+}
+
+struct CampaignDeliveryResponse: Encodable {
+    var campaignID: String
+    var campaignName: String
+    var deviceID: Int64
+    var outcome: String
+    var status: Int?
+    var reason: String?
+    var apnsID: String?
+    var language: String?
+    var recordedAt: Date
+
+    init(_ record: CampaignDeliveryRecord) {
+        campaignID = record.campaignID.canonicalString
+        campaignName = record.campaignName
+        deviceID = record.deviceID
+        outcome = record.outcome.rawValue
+        status = record.status
+        reason = record.reason
+        apnsID = record.apnsID?.canonicalString
+        language = record.language
+        recordedAt = record.recordedAt
+    }
+}
+
+struct DeviceHistoryResponse: ResponseEncodable {
+    /// Absent once the token was deleted or pruned.
+    var device: DeviceResponse?
+    var notifications: [NotificationRecordResponse]
+    var campaigns: [CampaignDeliveryResponse]
+
+    init(_ history: DeviceHistory) {
+        device = history.device.map(DeviceResponse.init)
+        notifications = history.notifications.map(NotificationRecordResponse.init)
+        campaigns = history.campaigns.map(CampaignDeliveryResponse.init)
+    }
+}
+
+struct UserDataResponse: ResponseEncodable {
+    struct Event: Encodable {
+        var kind: String
+        var occurredAt: Date
+        var apnsID: String?
+        var name: String?
+        var value: Double?
+        var campaignID: String?
+    }
+
+    var app: String
+    var userID: String
+    var exportedAt: Date
+    var devices: [DeviceResponse]
+    var notifications: [NotificationRecordResponse]
+    var campaigns: [CampaignDeliveryResponse]
+    var events: [Event]
+    /// True when a list was cut at 10,000 entries.
+    var truncated: Bool
+
+    init(_ data: UserDataExport, bundleID: String, now: Date = Date()) {
+        app = bundleID
+        userID = data.userID
+        exportedAt = now
+        devices = data.devices.map(DeviceResponse.init)
+        notifications = data.notifications.map(NotificationRecordResponse.init)
+        campaigns = data.campaigns.map(CampaignDeliveryResponse.init)
+        events = data.events.map {
+            Event(
+                kind: $0.kind, occurredAt: $0.occurredAt, apnsID: $0.apnsID?.canonicalString, name: $0.name, value: $0.value,
+                campaignID: $0.campaignID?.canonicalString)
+        }
+        truncated = data.truncated
+    }
+}
+
+struct UserErasureResponse: ResponseEncodable {
+    var devicesDeleted: Int
+    var notificationsAnonymised: Int
+    var eventsAnonymised: Int
+}
+
+/// The JSON of a user's data, as `GET …/users/{userID}/export` answers it (the CLI prints it too).
+public enum UserDataJSON {
+    public static func encode(_ data: UserDataExport, bundleID: String) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(UserDataResponse(data, bundleID: bundleID)), as: UTF8.self)
+    }
+}

@@ -1,0 +1,201 @@
+import APNSCore
+import Crypto
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// The ledgers read back: the transactional ledger by user, token or request; a token's
+/// history; a user's data, exported or erased. Campaign deliveries are keyed by campaign, so a
+/// device's are found by probing the primary key of each of the app's latest campaigns
+/// instead of indexing the biggest table a second time.
+public struct PostgresLedgerRepository: LedgerRepository {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger.forDatabase
+    }
+
+    public func notifications(appID: Int64, query: NotificationQuery) async throws -> NotificationPage {
+        try await DatabaseMetrics.measure("ledger.notifications") {
+            let token = query.token.map { ByteBuffer(bytes: $0.bytes) }
+            let rows = try await client.query(
+                """
+                SELECT \(unescaped: Self.notificationColumns) FROM notifications n
+                WHERE n.app_id = \(appID)
+                  AND (\(query.userID)::text IS NULL OR n.device_id IN (
+                        SELECT id FROM devices WHERE app_id = \(appID) AND user_id = \(query.userID)))
+                  AND (\(token)::bytea IS NULL OR n.token = \(token))
+                  AND (\(query.requestID)::uuid IS NULL OR n.request_id = \(query.requestID))
+                  AND (\(query.since)::timestamptz IS NULL OR n.created_at >= \(query.since))
+                  AND (\(query.cursor)::bigint IS NULL OR n.id < \(query.cursor))
+                ORDER BY n.id DESC
+                LIMIT \(query.limit + 1)
+                """, logger: logger)
+            var records = try await rows.collect().map(Self.decodeNotification)
+            var next: Int64?
+            if records.count > query.limit {
+                records.removeLast()
+                next = records.last?.id
+            }
+            return NotificationPage(records: records, nextCursor: next)
+        }
+    }
+
+    public func history(appID: Int64, token: DeviceToken) async throws -> DeviceHistory {
+        try await DatabaseMetrics.measure("ledger.history") {
+            let bytes = ByteBuffer(bytes: token.bytes)
+            let devices = try await client.query(
+                "SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app_id = \(appID) AND token = \(bytes)",
+                logger: logger)
+            let device = try await devices.collect().first.map(DeviceRow.decode)
+            let notifications = try await client.query(
+                """
+                SELECT \(unescaped: Self.notificationColumns) FROM notifications n
+                WHERE n.app_id = \(appID) AND n.token = \(bytes)
+                ORDER BY n.id DESC LIMIT \(DeviceHistory.notificationLimit)
+                """, logger: logger)
+            let records = try await notifications.collect().map(Self.decodeNotification)
+            var campaigns = [CampaignDeliveryRecord]()
+            if let device {
+                campaigns = try await Self.campaignDeliveries(
+                    appID: appID, deviceIDs: [device.id], latestCampaigns: DeviceHistory.campaignLimit,
+                    limit: DeviceHistory.campaignLimit, on: client, logger: logger)
+            }
+            return DeviceHistory(device: device, notifications: records, campaigns: campaigns)
+        }
+    }
+
+    public func export(appID: Int64, userID: String) async throws -> UserDataExport {
+        try await DatabaseMetrics.measure("ledger.export") {
+            let limit = UserDataExport.rowLimit
+            let devices = try await client.query(
+                """
+                SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app_id = \(appID) AND user_id = \(userID)
+                ORDER BY id LIMIT \(limit + 1)
+                """, logger: logger
+            ).collect().map(DeviceRow.decode)
+            let ids = devices.prefix(limit).map(\.id)
+            let notifications = try await client.query(
+                """
+                SELECT \(unescaped: Self.notificationColumns) FROM notifications n
+                WHERE n.app_id = \(appID) AND n.device_id = ANY (\(ids)::bigint[])
+                ORDER BY n.id DESC LIMIT \(limit + 1)
+                """, logger: logger
+            ).collect().map(Self.decodeNotification)
+            let campaigns = try await Self.campaignDeliveries(
+                appID: appID, deviceIDs: ids, latestCampaigns: nil, limit: limit + 1, on: client, logger: logger)
+            let events = try await client.query(
+                """
+                SELECT e.kind, e.occurred_at, e.apns_id, e.name, e.value, c.public_id
+                FROM events e LEFT JOIN campaigns c ON c.id = e.campaign_id
+                WHERE e.app_id = \(appID) AND (e.user_id = \(userID) OR e.device_id = ANY (\(ids)::bigint[]))
+                ORDER BY e.id DESC LIMIT \(limit + 1)
+                """, logger: logger
+            ).collect().map { row -> AppEventRecord in
+                let (kind, occurredAt, apnsID, name, value, campaign) = try row.decode(
+                    (String, Date, UUID?, String?, Double?, UUID?).self)
+                return AppEventRecord(kind: kind, occurredAt: occurredAt, apnsID: apnsID, name: name, value: value, campaignID: campaign)
+            }
+            let truncated = [devices.count, notifications.count, campaigns.count, events.count].contains { $0 > limit }
+            return UserDataExport(
+                userID: userID, devices: Array(devices.prefix(limit)), notifications: Array(notifications.prefix(limit)),
+                campaigns: Array(campaigns.prefix(limit)), events: Array(events.prefix(limit)), truncated: truncated)
+        }
+    }
+
+    public func erase(appID: Int64, userID: String, actor: String) async throws -> UserErasure {
+        try await DatabaseMetrics.measure("ledger.erase") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                let deleted = try await connection.query(
+                    "DELETE FROM devices WHERE app_id = \(appID) AND user_id = \(userID) RETURNING id, token", logger: logger
+                ).collect().map { try $0.decode((Int64, ByteBuffer).self) }
+                let ids = deleted.map(\.0)
+                let tokens = deleted.map(\.1)
+                // A ledger row keeps its outcome but no longer names the token: it holds the
+                // token's SHA-256 instead, which cannot be sent to or matched to a person.
+                let notifications = try await connection.query(
+                    """
+                    WITH changed AS (
+                        UPDATE notifications SET token = sha256(token), device_id = NULL
+                        WHERE app_id = \(appID) AND (device_id = ANY (\(ids)::bigint[]) OR token = ANY (\(tokens)::bytea[]))
+                        RETURNING 1
+                    ) SELECT count(*) FROM changed
+                    """, logger: logger
+                ).collect().first?.decode(Int64.self) ?? 0
+                try await connection.query(
+                    """
+                    UPDATE test_deliveries SET token = sha256(token), device_id = NULL
+                    WHERE app_id = \(appID) AND token = ANY (\(tokens)::bytea[])
+                    """, logger: logger)
+                let events = try await connection.query(
+                    """
+                    WITH changed AS (
+                        UPDATE events SET user_id = NULL, device_id = NULL
+                        WHERE app_id = \(appID) AND (user_id = \(userID) OR device_id = ANY (\(ids)::bigint[]))
+                        RETURNING 1
+                    ) SELECT count(*) FROM changed
+                    """, logger: logger
+                ).collect().first?.decode(Int64.self) ?? 0
+                try await connection.query(
+                    "DELETE FROM frequency_sends WHERE app_id = \(appID) AND device_id = ANY (\(ids)::bigint[])", logger: logger)
+                let erasure = UserErasure(
+                    devicesDeleted: ids.count, notificationsAnonymised: Int(notifications), eventsAnonymised: Int(events))
+                // Erasing a user Herald knows nothing of changes nothing, and is not recorded.
+                guard erasure.devicesDeleted > 0 || erasure.eventsAnonymised > 0 else { return erasure }
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "user.erase", appID: appID,
+                    details: [
+                        // The audit log must not keep what was erased: a digest tells requests apart.
+                        "userIDSHA256": .string(SHA256.hash(data: Data(userID.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()),
+                        "devicesDeleted": .int(erasure.devicesDeleted),
+                        "notificationsAnonymised": .int(erasure.notificationsAnonymised),
+                        "eventsAnonymised": .int(erasure.eventsAnonymised),
+                    ], logger: logger)
+                return erasure
+            }
+        }
+    }
+
+    /// What campaigns did with these devices: each of the app's campaigns (or its latest
+    /// `latestCampaigns`) probes the deliveries primary key `(app_id, campaign_id, device_id)`.
+    static func campaignDeliveries(
+        appID: Int64, deviceIDs: [Int64], latestCampaigns: Int?, limit: Int, on client: PostgresClient, logger: Logger
+    ) async throws -> [CampaignDeliveryRecord] {
+        guard !deviceIDs.isEmpty else { return [] }
+        let rows = try await client.query(
+            """
+            SELECT c.public_id, c.name, d.device_id, d.outcome, d.status, d.reason, d.apns_id, d.language, d.created_at
+            FROM (SELECT id, public_id, name FROM campaigns WHERE app_id = \(appID) ORDER BY id DESC
+                  LIMIT \(latestCampaigns ?? Int.max)) c
+            JOIN LATERAL (
+                SELECT * FROM deliveries d
+                WHERE d.app_id = \(appID) AND d.campaign_id = c.id AND d.device_id = ANY (\(deviceIDs)::bigint[])
+            ) d ON true
+            ORDER BY c.id DESC, d.device_id
+            LIMIT \(limit)
+            """, logger: logger)
+        return try await rows.collect().map { row in
+            let (campaign, name, deviceID, outcome, status, reason, apnsID, language, createdAt) = try row.decode(
+                (UUID, String, Int64, String, Int32?, String?, UUID?, String?, Date).self)
+            return CampaignDeliveryRecord(
+                campaignID: campaign, campaignName: name, deviceID: deviceID,
+                outcome: try StoreError.decode(outcome, as: DeliveryOutcome.Kind.self, column: "deliveries.outcome"),
+                status: status.map(Int.init), reason: reason, apnsID: apnsID, language: language, recordedAt: createdAt)
+        }
+    }
+
+    static let notificationColumns =
+        "n.id, n.request_id, n.token, n.device_id, n.outcome, n.status, n.reason, n.apns_id, n.language, n.actor, n.created_at"
+
+    static func decodeNotification(_ row: PostgresRow) throws -> NotificationRecord {
+        let (id, requestID, token, deviceID, outcome, status, reason, apnsID, language, actor, createdAt) = try row.decode(
+            (Int64, UUID, ByteBuffer, Int64?, String, Int32?, String?, UUID?, String?, String, Date).self)
+        return NotificationRecord(
+            id: id, requestID: requestID, token: try DeviceToken(bytes: Array(buffer: token)), deviceID: deviceID,
+            outcome: try StoreError.decode(outcome, as: DeliveryOutcome.Kind.self, column: "notifications.outcome"),
+            status: status.map(Int.init), reason: reason, apnsID: apnsID, language: language, actor: actor, createdAt: createdAt)
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import HeraldAPI
+import HeraldCore
+import HeraldStore
+
+struct UserDataCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user-data", abstract: "A user's data requests: export everything Herald holds about them, or erase it.",
+        subcommands: [Export.self, Erase.self])
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the user's devices, ledger rows and events as JSON (tokens as their last 8 hex digits).")
+
+        @OptionGroup var options: CommonOptions
+        @Argument(help: "The app's bundle ID.") var bundleID: String
+        @Argument(help: "The user ID the app registered devices with.") var userID: String
+
+        func run() async throws {
+            try UserDataCommand.check(userID)
+            let (configuration, logger) = try options.load()
+            let json = try await Store.with(configuration, logger: logger) { store -> String in
+                let app = try await store.requireApp(bundleID)
+                let data = try await store.ledger.export(appID: app.id, userID: userID)
+                guard !data.devices.isEmpty || !data.events.isEmpty else {
+                    throw CLIError("Herald holds no device or event of user \(userID) for \(bundleID)")
+                }
+                return try UserDataJSON.encode(data, bundleID: app.bundleID)
+            }
+            print(json)
+        }
+    }
+
+    struct Erase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the user's devices and anonymise their ledger rows and events, in one transaction (audited).")
+
+        @OptionGroup var options: CommonOptions
+        @Argument(help: "The app's bundle ID.") var bundleID: String
+        @Argument(help: "The user ID the app registered devices with.") var userID: String
+
+        func run() async throws {
+            try UserDataCommand.check(userID)
+            let (configuration, logger) = try options.load()
+            let erasure = try await Store.with(configuration, logger: logger) { store -> UserErasure in
+                let app = try await store.requireApp(bundleID)
+                let erasure = try await store.ledger.erase(appID: app.id, userID: userID, actor: cliActor)
+                guard erasure.devicesDeleted > 0 || erasure.eventsAnonymised > 0 else {
+                    throw CLIError("Herald holds no device or event of user \(userID) for \(bundleID)")
+                }
+                return erasure
+            }
+            print(
+                "Erased: \(erasure.devicesDeleted) devices deleted, \(erasure.notificationsAnonymised) notifications and "
+                    + "\(erasure.eventsAnonymised) events anonymised.")
+        }
+    }
+
+    static func check(_ userID: String) throws {
+        guard !userID.isEmpty, TextRules.storedLength(userID) <= DeviceRegistration.maximumUserIDLength,
+            TextRules.forbiddenCharacter(in: userID) == nil
+        else {
+            throw CLIError("USER_ID must be 1 to \(DeviceRegistration.maximumUserIDLength) characters without control characters")
+        }
+    }
+}
