@@ -63,6 +63,9 @@ func buildApplication(
     if configuration.engineEnabled {
         app.addServices(
             EngineService(configuration: configuration, store: store, logger: logger, senders: senders, after: migrated))
+        if configuration.retentionEnabled {
+            app.addServices(RetentionService(configuration: configuration, store: store, logger: logger, after: migrated))
+        }
     }
     if configuration.autoMigrate {
         // Migrations first: the port opens only on a current schema, and the engine waits too.

@@ -3,6 +3,7 @@ import HeraldConsole
 import HeraldStore
 import Configuration
 import Foundation
+import HeraldCore
 import Logging
 
 /// Every setting Herald reads, with its default. Values come from command-line flags, then
@@ -83,6 +84,16 @@ struct HeraldConfiguration: Sendable {
     /// `HERALD_APNS_CREDENTIAL_RECHECK_MS`: how often a sender checks that its app's active
     /// credential is still the one it signs with, and that the app is not disabled.
     var credentialRecheckMilliseconds = 5_000
+    /// `HERALD_RETENTION_ENABLED`: whether `serve` (with the engine) deletes old ledger rows.
+    var retentionEnabled = true
+    /// `HERALD_RETENTION_*_DAYS`: how long each kind of row is kept.
+    var retention = RetentionPolicy()
+    /// `HERALD_RETENTION_FIRST_RUN_MINUTES`: the first run after start.
+    var retentionFirstRunMinutes = 10
+    /// `HERALD_RETENTION_INTERVAL_HOURS`: between runs.
+    var retentionIntervalHours = 24
+    /// `HERALD_RETENTION_BATCH_SIZE`: rows one delete statement takes.
+    var retentionBatchSize = 5_000
 
     /// Reads the configuration; `overrides` are the flags given on the command line, keyed
     /// like the environment (`herald.http.port` ↔ `HERALD_HTTP_PORT`).
@@ -158,6 +169,19 @@ struct HeraldConfiguration: Sendable {
             reader, "herald.apns.ping_timeout_ms", configuration.apnsPingTimeoutMilliseconds)
         configuration.credentialRecheckMilliseconds = try positive(
             reader, "herald.apns.credential_recheck_ms", configuration.credentialRecheckMilliseconds)
+        configuration.retentionEnabled = try flag(reader, "herald.retention.enabled", configuration.retentionEnabled)
+        configuration.retention.deliveriesDays = try days(reader, "herald.retention.deliveries_days", configuration.retention.deliveriesDays)
+        configuration.retention.notificationsDays = try days(
+            reader, "herald.retention.notifications_days", configuration.retention.notificationsDays)
+        configuration.retention.testDeliveriesDays = try days(
+            reader, "herald.retention.test_deliveries_days", configuration.retention.testDeliveriesDays)
+        configuration.retention.eventsDays = try days(reader, "herald.retention.events_days", configuration.retention.eventsDays)
+        configuration.retention.auditDays = try days(reader, "herald.retention.audit_days", configuration.retention.auditDays)
+        configuration.retentionFirstRunMinutes = try positive(
+            reader, "herald.retention.first_run_minutes", configuration.retentionFirstRunMinutes)
+        configuration.retentionIntervalHours = try positive(
+            reader, "herald.retention.interval_hours", configuration.retentionIntervalHours)
+        configuration.retentionBatchSize = try positive(reader, "herald.retention.batch_size", configuration.retentionBatchSize)
         return configuration
     }
 
@@ -195,6 +219,16 @@ struct HeraldConfiguration: Sendable {
         guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
         let name = key.uppercased().replacingOccurrences(of: ".", with: "_")
         guard let value = Bool(text.lowercased()) else { throw ConfigurationError.invalid(name, "must be true or false") }
+        return value
+    }
+
+    /// A retention period: 1 to 3,650 days (0 would delete what was just written).
+    private static func days(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws -> Int {
+        let value = try positive(reader, key, fallback)
+        guard value <= RetentionPolicy.maximumDays else {
+            throw ConfigurationError.invalid(
+                key.uppercased().replacingOccurrences(of: ".", with: "_"), "must be 1 to \(RetentionPolicy.maximumDays) days")
+        }
         return value
     }
 

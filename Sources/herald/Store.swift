@@ -12,6 +12,7 @@ struct Store: Sendable {
     let keys: PostgresAPIKeyRepository
     let audit: PostgresAuditRepository
     let ledger: PostgresLedgerRepository
+    let retention: PostgresRetention
     let templates: PostgresTemplateRepository
     let campaigns: PostgresCampaignRepository
     let campaignWork: PostgresCampaignWork
@@ -38,6 +39,7 @@ struct Store: Sendable {
         keys = PostgresAPIKeyRepository(client: client, logger: logger)
         audit = PostgresAuditRepository(client: client, logger: logger)
         ledger = PostgresLedgerRepository(client: client, logger: logger)
+        retention = PostgresRetention(client: client, logger: logger)
         templates = PostgresTemplateRepository(client: client, logger: logger)
         campaigns = PostgresCampaignRepository(client: client, logger: logger)
         campaignWork = PostgresCampaignWork(client: client, logger: logger)
