@@ -22,6 +22,8 @@ import Testing
         ("0011_create_console_users.sql", "e6856634e36ef3f74f05ba7f5521deccf7f588e2a0f006b5008ead05bf39d752"),
         ("0012_add_campaign_timelines.sql", "2311f357d1232aaa41cffec3734dae5af9d9e543fb8302865624df5fb58070dd"),
         ("0013_add_app_credentials_and_key_scopes.sql", "726ddb2d292ee9f56e22475e7b7b630ba7f484734ff2e43f7d4fb4f629c836b6"),
+        ("0014_index_user_data.sql", "2a68277df028ad3f1635886c22845b2195a0677138a74e2739dbef7b8fb2e818"),
+        ("0015_add_retention.sql", "ace8a3356f3116bc2fd5cc9d1e59c5079fdfacac9a9a685f7bddbb5c12dfbbae"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
