@@ -3,5 +3,8 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure Herald's hot paths (figures go to BENCHMARKS.md).",
-        subcommands: [BenchCampaignCommand.self, BenchSenderCommand.self, BenchEncodeCommand.self, BenchRenderCommand.self])
+        subcommands: [
+            BenchCampaignCommand.self, BenchSenderCommand.self, BenchEncodeCommand.self, BenchRenderCommand.self,
+            BenchRetentionCommand.self,
+        ])
 }

@@ -86,7 +86,8 @@ struct HeraldConfiguration: Sendable {
     var credentialRecheckMilliseconds = 5_000
     /// `HERALD_RETENTION_ENABLED`: whether `serve` (with the engine) deletes old ledger rows.
     var retentionEnabled = true
-    /// `HERALD_RETENTION_*_DAYS`: how long each kind of row is kept.
+    /// How long each kind of row is kept: `HERALD_RETENTION_DELIVERIES_DAYS`, `…_NOTIFICATIONS_DAYS`,
+    /// `…_TEST_DELIVERIES_DAYS`, `…_EVENTS_DAYS`, `…_AUDIT_DAYS`.
     var retention = RetentionPolicy()
     /// `HERALD_RETENTION_FIRST_RUN_MINUTES`: the first run after start.
     var retentionFirstRunMinutes = 10
