@@ -16,7 +16,7 @@ extension PostgresClient {
         } catch let error as PostgresTransactionError {
             if error.rollbackError == nil, let inner = error.closureError,
                 inner is CampaignError || inner is ValidationError || inner is CampaignWorkError
-                    || inner is CredentialStateError
+                    || inner is CredentialStateError || inner is SigningKeyVaultError
             {
                 throw inner
             }

@@ -1,40 +1,48 @@
 import Crypto
 import Foundation
 
-/// Seals APNs signing keys for storage with AES-256-GCM under `HERALD_SECRET_KEY`, so a
-/// database dump alone does not give away the keys.
+/// Seals APNs credentials for storage with AES-256-GCM under `HERALD_SECRET_KEY`, so a
+/// database dump alone does not give away the keys. While the secret is being changed,
+/// `HERALD_PREVIOUS_SECRET_KEYS` still open what the old secrets sealed; new values are always
+/// sealed with the current one, and `herald secrets rotate` re-seals the rest
+/// (docs/admin.md "Changing HERALD_SECRET_KEY").
 public struct SigningKeyVault: Sendable {
-    private let key: SymmetricKey
+    /// The current key first: it seals; every key opens.
+    private let keys: [SymmetricKey]
 
-    /// `secret` is 32 bytes, base64 (e.g. `openssl rand -base64 32`).
-    public init(base64Secret secret: String) throws(SigningKeyVaultError) {
-        guard let data = Data(base64Encoded: secret.trimmingCharacters(in: .whitespacesAndNewlines)),
-            data.count == 32
-        else { throw .badSecret }
-        key = SymmetricKey(data: data)
+    /// `secret` and each of `previous` are 32 bytes, base64 (e.g. `openssl rand -base64 32`).
+    public init(base64Secret secret: String, previous: [String] = []) throws(SigningKeyVaultError) {
+        var keys = [SymmetricKey]()
+        for (index, text) in ([secret] + previous).enumerated() {
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
+                throw index == 0 ? .badSecret : .badPreviousSecret
+            }
+            keys.append(SymmetricKey(data: data))
+        }
+        self.keys = keys
     }
 
-    /// Seals `secret` bound to its row: the app's and the credential's IDs are authenticated
-    /// with it, so a sealed value copied onto another row does not open (seal format 2).
+    /// Seals `secret` with the current key, bound to its row: the app's and the credential's IDs
+    /// are authenticated with it, so a sealed value copied onto another row does not open (seal
+    /// format 2).
     public func seal(_ secret: String, appID: Int64, credentialID: Int64) throws -> [UInt8] {
-        let box = try AES.GCM.seal(Data(secret.utf8), using: key, authenticating: Self.binding(appID, credentialID))
+        let box = try AES.GCM.seal(Data(secret.utf8), using: keys[0], authenticating: Self.binding(appID, credentialID))
         guard let combined = box.combined else { throw SigningKeyVaultError.cannotOpen }
         return Array(combined)
     }
 
-    /// Opens a sealed secret: format 1 (stored before credentials were rows of their own) has
-    /// no binding, format 2 is bound to its row.
+    /// Opens a sealed secret with whichever key sealed it: format 1 (stored before credentials
+    /// were rows of their own) has no binding, format 2 is bound to its row.
     public func open(_ sealed: [UInt8], format: Int16, appID: Int64, credentialID: Int64) throws(SigningKeyVaultError) -> String {
-        do {
-            let box = try AES.GCM.SealedBox(combined: sealed)
+        guard let box = try? AES.GCM.SealedBox(combined: sealed) else { throw .cannotOpen }
+        for key in keys {
             let opened =
                 format == 1
-                ? try AES.GCM.open(box, using: key)
-                : try AES.GCM.open(box, using: key, authenticating: Self.binding(appID, credentialID))
-            return String(decoding: opened, as: UTF8.self)
-        } catch {
-            throw .cannotOpen
+                ? try? AES.GCM.open(box, using: key)
+                : try? AES.GCM.open(box, using: key, authenticating: Self.binding(appID, credentialID))
+            if let opened { return String(decoding: opened, as: UTF8.self) }
         }
+        throw .cannotOpen
     }
 
     private static func binding(_ appID: Int64, _ credentialID: Int64) -> Data {
@@ -44,12 +52,15 @@ public struct SigningKeyVault: Sendable {
 
 public enum SigningKeyVaultError: Error, CustomStringConvertible {
     case badSecret
+    case badPreviousSecret
     case cannotOpen
 
     public var description: String {
         switch self {
         case .badSecret: "HERALD_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32)"
-        case .cannotOpen: "a stored credential cannot be opened with this HERALD_SECRET_KEY"
+        case .badPreviousSecret: "HERALD_PREVIOUS_SECRET_KEYS must be secrets of 32 bytes in base64, separated by commas"
+        case .cannotOpen:
+            "a stored credential cannot be opened with HERALD_SECRET_KEY or HERALD_PREVIOUS_SECRET_KEYS"
         }
     }
 }

@@ -37,6 +37,9 @@ struct HeraldConfiguration: Sendable {
     var httpPort = 8080
     /// `HERALD_SECRET_KEY`: 32 bytes, base64; seals APNs signing keys in the database.
     var secretKey: String?
+    /// `HERALD_PREVIOUS_SECRET_KEYS`: earlier secrets, comma-separated, that still open stored
+    /// credentials while `herald secrets rotate` moves them to `HERALD_SECRET_KEY`.
+    var previousSecretKeys: [String] = []
     /// `HERALD_LOG_LEVEL`: trace, debug, info, notice, warning, error, critical.
     var logLevel = Logger.Level.info
     /// `HERALD_MIGRATIONS_DIR`: where the `NNNN_*.sql` files are; found next to the binary's
@@ -109,7 +112,7 @@ struct HeraldConfiguration: Sendable {
             InMemoryProvider(name: "flags", values: values),
             EnvironmentVariablesProvider(
                 environmentVariables: environment,
-                secretsSpecifier: .specific(["HERALD_DATABASE_URL", "HERALD_SECRET_KEY"])),
+                secretsSpecifier: .specific(["HERALD_DATABASE_URL", "HERALD_SECRET_KEY", "HERALD_PREVIOUS_SECRET_KEYS"])),
         ])
         var configuration = HeraldConfiguration()
         configuration.databaseURL = reader.string(forKey: "herald.database.url", isSecret: true)
@@ -130,6 +133,8 @@ struct HeraldConfiguration: Sendable {
         configuration.httpPort = try positive(reader, "herald.http.port", configuration.httpPort)
         guard configuration.httpPort <= 65535 else { throw ConfigurationError.invalid("HERALD_HTTP_PORT", "must be 1 to 65535") }
         configuration.secretKey = reader.string(forKey: "herald.secret_key", isSecret: true)
+        configuration.previousSecretKeys = (reader.string(forKey: "herald.previous_secret_keys", isSecret: true) ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if let level = reader.string(forKey: "herald.log_level") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ConfigurationError.invalid("HERALD_LOG_LEVEL", "must be trace, debug, info, notice, warning, error or critical")

@@ -26,7 +26,8 @@ struct Store: Sendable {
     init(configuration: HeraldConfiguration, logger: Logger) throws {
         let url = try configuration.requireDatabaseURL()
         let migrations = try Migration.load(from: try Self.migrationsDirectory(configured: configuration.migrationsDirectory))
-        let vault = try configuration.secretKey.map { try SigningKeyVault(base64Secret: $0) }
+        let previous = configuration.previousSecretKeys
+        let vault = try configuration.secretKey.map { try SigningKeyVault(base64Secret: $0, previous: previous) }
         client = PostgresClient(
             configuration: url.clientConfiguration(
                 maxConnections: configuration.databaseMaxConnections,

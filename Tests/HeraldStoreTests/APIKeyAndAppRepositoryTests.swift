@@ -167,4 +167,33 @@ import Testing
             #expect(try await audit.list(AuditQuery(since: Date().addingTimeInterval(3600))).entries.isEmpty)
         }
     }
+
+    @Test func rotatingTheSecretResealsEveryCredentialInOneGo() async throws {
+        try await StoreFixture.with { f in
+            let pem = TestSigningKey.pem()
+            _ = try await f.apps.addCredential(
+                appID: f.app.id, signingKey: try NewSigningKey(keyID: "KEY2345678", pem: pem), activate: false, actor: "t")
+            let newSecret = Data(repeating: 9, count: 32).base64EncodedString()
+            let both = PostgresAppRepository(
+                client: f.client, vault: try SigningKeyVault(base64Secret: newSecret, previous: [StoreFixture.secret]),
+                logger: TestDatabase.logger)
+            let newOnly = PostgresAppRepository(
+                client: f.client, vault: try SigningKeyVault(base64Secret: newSecret), logger: TestDatabase.logger)
+            // During the change, the old secret still opens; the new one alone does not yet.
+            #expect(try await both.activeCredential(appID: f.app.id) != nil)
+            await #expect(throws: (any Error).self) { try await newOnly.activeCredential(appID: f.app.id) }
+            // A rotation without the old secret changes nothing.
+            await #expect(throws: SigningKeyVaultError.self) { try await newOnly.resealAll(actor: "t") }
+            #expect(try await f.apps.activeCredential(appID: f.app.id) != nil)
+
+            #expect(try await both.resealAll(actor: "admin") == 2)
+            #expect(try await newOnly.activeCredential(appID: f.app.id) != nil)
+            await #expect(throws: (any Error).self) { try await f.apps.activeCredential(appID: f.app.id) }
+            let standby = try await newOnly.activateCredential(appID: f.app.id, credentialID: 2, actor: "t")
+            #expect(standby?.state == .active)
+            #expect(try await newOnly.activeCredential(appID: f.app.id)?.signingKeyPEM == pem)
+            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'secrets.rotate'") == 1)
+            #expect(throws: SigningKeyVaultError.self) { try SigningKeyVault(base64Secret: newSecret, previous: ["short"]) }
+        }
+    }
 }

@@ -57,7 +57,7 @@ import Testing
                         ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"], ["apps", "update"],
                         ["apps", "disable"], ["apps", "enable"], ["apps", "credentials", "add"], ["apps", "credentials", "list"],
                         ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"],
-                        ["user-data", "export"], ["user-data", "erase"]] {
+                        ["user-data", "export"], ["user-data", "erase"], ["retention", "run"], ["secrets", "rotate"]] {
             let run = try herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
@@ -161,6 +161,35 @@ import Testing
                 let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
                 #expect(lines.count == 1 && run.stderr.contains(mention), "\(arguments): \(run.stderr)")
             }
+        }
+    }
+
+    @Test func secretsRotateMovesEveryKeyToTheNewSecret() async throws {
+        try await TestDatabase.withDatabase { url in
+            let old = Data(repeating: 1, count: 32).base64EncodedString()
+            let new = Data(repeating: 2, count: 32).base64EncodedString()
+            let add = try herald(
+                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                 "--key-file", try keyFile()],
+                database: url, extraEnvironment: ["HERALD_SECRET_KEY": old])
+            #expect(add.status == 0, "\(add.stderr)")
+            let without = try herald(["secrets", "rotate"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": new])
+            #expect(without.status != 0 && without.stderr.contains("nothing was changed"), "\(without.stderr)")
+            #expect(!without.stderr.contains(old) && !without.stderr.contains(new))
+            let rotate = try herald(
+                ["secrets", "rotate"], database: url,
+                extraEnvironment: ["HERALD_SECRET_KEY": new, "HERALD_PREVIOUS_SECRET_KEYS": old])
+            #expect(rotate.status == 0 && rotate.stdout.contains("Re-sealed 1 credentials"), "\(rotate.stderr)")
+            let vault = try SigningKeyVault(base64Secret: new)
+            let opened = try await TestDatabase.withClient(url) { client in
+                try await PostgresAppRepository(client: client, vault: vault, logger: TestDatabase.logger)
+                    .activeCredential(appID: 1)?.signingKeyPEM
+            }
+            #expect(opened?.contains("BEGIN PRIVATE KEY") == true)
+            let badPrevious = try herald(
+                ["secrets", "rotate"], database: url,
+                extraEnvironment: ["HERALD_SECRET_KEY": new, "HERALD_PREVIOUS_SECRET_KEYS": "nope"])
+            #expect(badPrevious.status != 0 && badPrevious.stderr.contains("HERALD_PREVIOUS_SECRET_KEYS"))
         }
     }
 

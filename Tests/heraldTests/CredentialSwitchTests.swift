@@ -59,7 +59,11 @@ import Testing
             let campaign = try await h.withEngines {
                 try await h.waitFor("the first notifications") { try h.received().count >= 300 }
                 _ = try await h.store.apps.update(appID: h.app.id, changes: AppChanges(disabled: true), actor: "test")
-                try await h.waitFor("the campaign to stop") { try await h.campaign(scheduled.id).state.isFinished }
+                // Failed, and the batches other chunks had in flight then are recorded.
+                try await h.waitFor("the campaign to stop") {
+                    guard try await h.campaign(scheduled.id).state.isFinished else { return false }
+                    return try await h.batchesInFlight(scheduled.id) == 0
+                }
                 return try await h.campaign(scheduled.id)
             }
             #expect(campaign.state == .failed)
