@@ -61,7 +61,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     DeviceController(directory: directory, devices: dependencies.devices, limits: dependencies.limits)
         .addRoutes(to: v1.group("apps/:bundleID/devices"))
     PruneController(directory: directory, pruner: dependencies.pruner).addRoutes(to: v1.group("admin"))
-    TemplateController(templates: dependencies.templates).addRoutes(to: v1.group("templates"))
+    TemplateController(directory: directory, templates: dependencies.templates).addRoutes(to: v1.group("templates"))
     CampaignController(
         directory: directory, campaigns: dependencies.campaigns, events: dependencies.events, sender: dependencies.sender
     )

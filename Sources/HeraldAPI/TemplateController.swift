@@ -5,29 +5,60 @@ import HeraldTemplates
 import Hummingbird
 
 /// `/v1/templates`: templates as immutable versions, and previews of what devices would get.
-/// Marketing and admin keys only.
+/// Marketing and admin keys only. A template belongs to one app or is shared: a marketing key
+/// scoped to some apps sees and writes its apps' templates, and sees the shared ones.
 struct TemplateController {
+    let directory: AppDirectory
     let templates: any TemplateRepository
 
     func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
         group.get(use: list)
         group.get(":name", use: show)
         group.put(":name", use: save)
+        group.patch(":name", use: setOwner)
         group.get(":name/versions/:version", use: showVersion)
         group.post(":name/preview", use: preview)
     }
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> TemplateListResponse {
-        try context.requirePrincipal().requireTemplateAccess()
-        return TemplateListResponse(templates: try await templates.list().map(TemplateSummaryResponse.init))
+        let principal = try context.requirePrincipal()
+        try principal.requireTemplateAccess()
+        var shown = [TemplateSummaryResponse]()
+        for summary in try await templates.list() {
+            let owner = try await owner(summary.appID)
+            if owner.map(principal.mayUse(bundleID:)) ?? true { shown.append(TemplateSummaryResponse(summary, app: owner)) }
+        }
+        return TemplateListResponse(templates: shown)
     }
 
     @Sendable func show(request: Request, context: HeraldRequestContext) async throws -> TemplateResponse {
-        try context.requirePrincipal().requireTemplateAccess()
+        let principal = try context.requirePrincipal()
+        try principal.requireTemplateAccess()
         let versions = try await templates.versions(name: try context.parameters.require("name"))
         guard let latest = versions.first else { throw Problem.unknownTemplate() }
+        let owner = try await visibleOwner(latest, principal)
         return TemplateResponse(
-            name: latest.name, latest: try TemplateVersionResponse(latest), versions: versions.map(TemplateVersionInfo.init))
+            name: latest.name, app: owner, latest: try TemplateVersionResponse(latest),
+            versions: versions.map(TemplateVersionInfo.init))
+    }
+
+    /// Gives the template to an app (`{"app": "com.example.app"}`) or shares it (`{"app": null}`);
+    /// admins only, audited.
+    @Sendable func setOwner(request: Request, context: HeraldRequestContext) async throws -> TemplateResponse {
+        let principal = try context.requirePrincipal()
+        try principal.requireAdmin()
+        let name = try context.parameters.require("name")
+        let object = try await JSONFields.bodyObject(request, context: context)
+        try JSONFields.refuseUnknown(object, known: ["app"])
+        guard let value = object["app"] else { throw Problem.invalidField("app", "is required: a bundle ID, or null to share it") }
+        var appID: Int64?
+        if let bundleID = try JSONFields.string(value, field: "app") {
+            appID = try await directory.require(bundleID: bundleID, field: "app").id
+        }
+        guard try await templates.setOwner(name: name, appID: appID, actor: principal.keyPrefix) else {
+            throw Problem.unknownTemplate()
+        }
+        return try await show(request: request, context: context)
     }
 
     @Sendable func showVersion(request: Request, context: HeraldRequestContext) async throws -> TemplateVersionResponse {
@@ -37,19 +68,31 @@ struct TemplateController {
             throw Problem.invalidField("version", "must be a version number, 1 or more")
         }
         guard let record = try await templates.version(name: name, version: number) else {
-            guard try await templates.latest(name: name) != nil else { throw Problem.unknownTemplate() }
+            guard let latest = try await templates.latest(name: name) else { throw Problem.unknownTemplate() }
+            _ = try await visibleOwner(latest, try context.requirePrincipal())
             throw Problem.unknownTemplateVersion("the template has no version \(number)")
         }
+        _ = try await visibleOwner(record, try context.requirePrincipal())
         return try TemplateVersionResponse(record)
     }
 
     /// Stores the body as the template's next version: 201 when it differs from the latest,
     /// 200 with the latest when it does not. The path names the template; the body's `name`
-    /// may be left out, and must match when given.
+    /// may be left out, and must match when given. `?app=` names the app a new template belongs
+    /// to (left out: shared), and must match an existing template's.
     @Sendable func save(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<TemplateVersionResponse> {
         let principal = try context.requirePrincipal()
         try principal.requireTemplateAccess()
         let name = try context.parameters.require("name")
+        var appID: Int64?
+        for (key, value) in request.uri.queryParameters {
+            guard key == "app" else { throw Problem.invalidField(String(key), "unknown query parameter") }
+            try principal.requireScope(bundleID: String(value))
+            appID = try await directory.require(bundleID: String(value), field: "app").id
+        }
+        if appID == nil, principal.appScope != nil {
+            throw Problem.forbidden("this key is scoped to some apps: save the template for one of them with ?app=")
+        }
         var object = try await JSONFields.bodyObject(request, context: context, what: "a JSON object: a template document")
         switch object["name"] {
         case nil, .null?:
@@ -68,30 +111,42 @@ struct TemplateController {
         } catch {
             throw Self.invalidTemplate(error.problems)
         }
-        let (record, created) = try await templates.save(template, createdBy: principal.keyPrefix)
+        let (record, created) = try await templates.save(template, createdBy: principal.keyPrefix, appID: appID)
         return EditedResponse(status: created ? .created : .ok, response: try TemplateVersionResponse(record))
     }
 
     /// Renders a version (the latest unless `version` is given) for each described recipient,
     /// in both localization modes. Stores nothing.
     @Sendable func preview(request: Request, context: HeraldRequestContext) async throws -> TemplatePreview.PreviewResponse {
-        try context.requirePrincipal().requireTemplateAccess()
+        let principal = try context.requirePrincipal()
+        try principal.requireTemplateAccess()
         let name = try context.parameters.require("name")
+        // Another app's template is unknown to a scoped key, whatever the body says.
+        guard let latest = try await templates.latest(name: name) else { throw Problem.unknownTemplate() }
+        _ = try await visibleOwner(latest, principal)
         let object = try await JSONFields.bodyObject(request, context: context)
         let input = try TemplatePreview.Input.parse(object)
-        let record: TemplateVersionRecord
+        var record = latest
         if let version = input.version {
             guard let found = try await templates.version(name: name, version: version) else {
-                guard try await templates.latest(name: name) != nil else { throw Problem.unknownTemplate() }
                 throw Problem.invalidField("version", "the template has no version \(version)")
             }
             record = found
-        } else {
-            guard let latest = try await templates.latest(name: name) else { throw Problem.unknownTemplate() }
-            record = latest
         }
         let template = try CompiledTemplate(try record.templateDocument())
         return TemplatePreview.render(template, version: record.version, input: input)
+    }
+
+    /// The owner's bundle ID (nil: shared), or 404 when the caller's key may not see it.
+    private func visibleOwner(_ record: TemplateVersionRecord, _ principal: Principal) async throws -> String? {
+        let owner = try await owner(record.appID)
+        if let owner, !principal.mayUse(bundleID: owner) { throw Problem.unknownTemplate() }
+        return owner
+    }
+
+    private func owner(_ appID: Int64?) async throws -> String? {
+        guard let appID else { return nil }
+        return try await directory.app(id: appID)?.bundleID
     }
 
     /// 422 listing every problem; `field` is the first one's.

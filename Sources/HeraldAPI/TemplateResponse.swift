@@ -11,8 +11,11 @@ struct TemplateSummaryResponse: ResponseEncodable {
     /// The latest version's languages.
     var languages: [String]
     var updatedAt: Date
+    /// The app the template belongs to; absent: shared by every app.
+    var app: String?
 
-    init(_ summary: TemplateSummary) {
+    init(_ summary: TemplateSummary, app: String?) {
+        self.app = app
         name = summary.name
         latestVersion = summary.latestVersion
         versionCount = summary.versionCount
@@ -70,6 +73,8 @@ struct TemplateVersionResponse: ResponseEncodable {
 /// A template: its latest version in full and every version, newest first.
 struct TemplateResponse: ResponseEncodable {
     var name: String
+    /// The app the template belongs to; absent: shared by every app.
+    var app: String?
     var latest: TemplateVersionResponse
     var versions: [TemplateVersionInfo]
 }

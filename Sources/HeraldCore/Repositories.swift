@@ -151,9 +151,13 @@ public protocol TemplateRepository: Sendable {
     /// unless it is the same as the latest version (same SHA-256), in which case the latest is
     /// returned with `created` false. One transaction; concurrent saves of one template take
     /// turns, so the same new content saved twice at once makes one version.
+    /// `appID` is the owner the template gets when it is new (nil: shared); saving a version of
+    /// an existing template under another owner is a `ValidationError` on `app`.
     func saveIfChanged(
-        name: String, document: [UInt8], defaultLanguage: String, languages: [String], createdBy: String
+        name: String, document: [UInt8], defaultLanguage: String, languages: [String], createdBy: String, appID: Int64?
     ) async throws -> (record: TemplateVersionRecord, created: Bool)
+    /// Gives the template to an app, or shares it (nil), audited; false for an unknown template.
+    func setOwner(name: String, appID: Int64?, actor: String) async throws -> Bool
     /// Every template with at least one version, by name.
     func list() async throws -> [TemplateSummary]
     /// The template's versions, newest first; empty for an unknown template.

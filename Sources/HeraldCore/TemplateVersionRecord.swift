@@ -18,11 +18,14 @@ public struct TemplateVersionRecord: Sendable, Equatable {
     public var createdAt: Date
     /// Who saved it: an API key prefix, or `cli:<user>`.
     public var createdBy: String
+    /// The app the template belongs to; nil: shared by every app.
+    public var appID: Int64?
 
     public init(
         name: String, version: Int, document: [UInt8], contentHash: String, defaultLanguage: String, languages: [String],
-        createdAt: Date, createdBy: String
+        createdAt: Date, createdBy: String, appID: Int64? = nil
     ) {
+        self.appID = appID
         self.name = name
         self.version = version
         self.document = document
@@ -43,8 +46,13 @@ public struct TemplateSummary: Sendable, Equatable {
     public var languages: [String]
     /// When the latest version was added.
     public var updatedAt: Date
+    /// The app the template belongs to; nil: shared by every app.
+    public var appID: Int64?
 
-    public init(name: String, latestVersion: Int, versionCount: Int, languages: [String], updatedAt: Date) {
+    public init(
+        name: String, latestVersion: Int, versionCount: Int, languages: [String], updatedAt: Date, appID: Int64? = nil
+    ) {
+        self.appID = appID
         self.name = name
         self.latestVersion = latestVersion
         self.versionCount = versionCount

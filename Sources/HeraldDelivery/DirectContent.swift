@@ -36,6 +36,10 @@ struct DirectContent {
                 }
                 throw ValidationError(field: "template.version", reason: "the template has no version \(version ?? 0)")
             }
+            if let owner = record.appID, owner != request.app.id {
+                // Another app's template is not this app's to send (nor to know of).
+                throw ValidationError(field: "template.name", reason: "no template has this name")
+            }
             let template: CompiledTemplate
             do {
                 template = try CompiledTemplate(try record.templateDocument())

@@ -85,6 +85,7 @@ enum CampaignLifecycle {
     private static func pinTemplateVersion(campaignID: Int64, on connection: PostgresConnection, logger: Logger)
         async throws
     {
+        try await checkTemplateOwners(campaignID: campaignID, on: connection, logger: logger)
         let rows = try await connection.query(
             """
             UPDATE campaigns c SET template_version = latest.version
@@ -112,6 +113,25 @@ enum CampaignLifecycle {
         }
         try await pinVariantVersions(campaignID: campaignID, on: connection, logger: logger)
         try await planLocalTime(campaignID: campaignID, on: connection, logger: logger)
+    }
+
+    /// A campaign uses its own app's templates and shared ones, never another app's (its
+    /// message's template or a variant's). Templates not saved yet are checked when it is scheduled.
+    static func checkTemplateOwners(campaignID: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            """
+            SELECT t.name, t.name = c.template_name
+            FROM campaigns c
+            JOIN templates t ON t.app_id IS NOT NULL AND t.app_id <> c.app_id
+                AND (t.name = c.template_name
+                     OR t.name IN (SELECT v->>'templateName' FROM jsonb_array_elements(c.variants) v))
+            WHERE c.id = \(campaignID)
+            ORDER BY 2 DESC LIMIT 1
+            """, logger: logger)
+        guard let row = try await rows.collect().first else { return }
+        let (name, isMain) = try row.decode((String, Bool).self)
+        throw ValidationError(
+            field: isMain ? "templateName" : "variants", reason: "template \(name) belongs to another app")
     }
 
     /// Notes when the campaign was scheduled (a local-time zone whose moment had passed then is

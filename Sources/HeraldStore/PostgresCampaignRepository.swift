@@ -38,6 +38,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
                     """, logger: logger)
                 guard let row = try await rows.collect().first else { throw StoreError.missingRow }
                 let id = try row.decode(Int64.self)
+                try await CampaignLifecycle.checkTemplateOwners(campaignID: id, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "campaign.create", appID: draft.appID,
                     details: ["campaignID": .int(Int(id)), "name": .string(draft.name)], logger: logger)

@@ -20,21 +20,29 @@ public struct PostgresTemplateRepository: TemplateRepository {
     }
 
     public func saveIfChanged(
-        name: String, document: [UInt8], defaultLanguage: String, languages: [String], createdBy: String
+        name: String, document: [UInt8], defaultLanguage: String, languages: [String], createdBy: String, appID: Int64?
     ) async throws -> (record: TemplateVersionRecord, created: Bool) {
         try await DatabaseMetrics.measure("templates.save") {
             let hash = Array(SHA256.hash(data: document))
             let hashHex = Self.hex(hash)
             let json = String(decoding: document, as: UTF8.self)
             do {
-                return try await client.withTransaction(logger: logger) { connection -> Saved in
+                return try await client.withDomainTransaction(logger: logger) { connection -> Saved in
                     try await connection.query(
-                        "INSERT INTO templates (name) VALUES (\(name)) ON CONFLICT (name) DO NOTHING", logger: logger)
+                        "INSERT INTO templates (name, app_id) VALUES (\(name), \(appID)) ON CONFLICT (name) DO NOTHING",
+                        logger: logger)
                     // From here to the commit, other saves of this template wait.
                     let locked = try await connection.query(
-                        "SELECT id FROM templates WHERE name = \(name) FOR UPDATE", logger: logger)
+                        "SELECT id, app_id FROM templates WHERE name = \(name) FOR UPDATE", logger: logger)
                     guard let templateRow = try await locked.collect().first else { throw StoreError.missingRow }
-                    let templateID = try templateRow.decode(Int64.self)
+                    let (templateID, owner) = try templateRow.decode((Int64, Int64?).self)
+                    guard owner == appID else {
+                        throw ValidationError(
+                            field: "app",
+                            reason: owner == nil
+                                ? "template \(name) is shared by every app; save it without an app (or an admin gives it to one)"
+                                : "template \(name) belongs to another app")
+                    }
 
                     let latestRows = try await connection.query(
                         """
@@ -81,7 +89,7 @@ public struct PostgresTemplateRepository: TemplateRepository {
         try await DatabaseMetrics.measure("templates.list") {
             let rows = try await client.query(
                 """
-                SELECT t.name, latest.version, counted.versions, latest.languages, t.updated_at
+                SELECT t.name, latest.version, counted.versions, latest.languages, t.updated_at, t.app_id
                 FROM templates t
                 JOIN LATERAL (
                     SELECT version, languages FROM template_versions
@@ -91,10 +99,11 @@ public struct PostgresTemplateRepository: TemplateRepository {
                 ORDER BY t.name
                 """, logger: logger)
             return try await rows.collect().map { row in
-                let (name, version, count, languages, updatedAt) = try row.decode((String, Int32, Int64, [String], Date).self)
+                let (name, version, count, languages, updatedAt, appID) = try row.decode(
+                    (String, Int32, Int64, [String], Date, Int64?).self)
                 return TemplateSummary(
                     name: name, latestVersion: Int(version), versionCount: Int(count), languages: languages,
-                    updatedAt: updatedAt)
+                    updatedAt: updatedAt, appID: appID)
             }
         }
     }
@@ -134,16 +143,31 @@ public struct PostgresTemplateRepository: TemplateRepository {
         }
     }
 
+    public func setOwner(name: String, appID: Int64?, actor: String) async throws -> Bool {
+        try await DatabaseMetrics.measure("templates.setOwner") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    "UPDATE templates SET app_id = \(appID) WHERE name = \(name) RETURNING id", logger: logger)
+                guard try await rows.collect().first != nil else { return false }
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "template.owner", appID: appID,
+                    details: ["name": .string(name), "shared": .bool(appID == nil)], logger: logger)
+                return true
+            }
+        }
+    }
+
     static let columns = """
-        t.name, v.version, v.document::text, v.content_hash, v.default_language, v.languages, v.created_at, v.created_by
+        t.name, v.version, v.document::text, v.content_hash, v.default_language, v.languages, v.created_at, v.created_by,
+        t.app_id
         """
 
     static func decode(_ row: PostgresRow) throws -> TemplateVersionRecord {
-        let (name, version, document, hash, defaultLanguage, languages, createdAt, createdBy) = try row.decode(
-            (String, Int32, String, ByteBuffer, String, [String], Date, String).self)
+        let (name, version, document, hash, defaultLanguage, languages, createdAt, createdBy, appID) = try row.decode(
+            (String, Int32, String, ByteBuffer, String, [String], Date, String, Int64?).self)
         return TemplateVersionRecord(
             name: name, version: Int(version), document: Array(document.utf8), contentHash: hex(Array(buffer: hash)),
-            defaultLanguage: defaultLanguage, languages: languages, createdAt: createdAt, createdBy: createdBy)
+            defaultLanguage: defaultLanguage, languages: languages, createdAt: createdAt, createdBy: createdBy, appID: appID)
     }
 
     /// What `contentHash` of a version saved from `document` is: SHA-256, lowercase hex. Lets

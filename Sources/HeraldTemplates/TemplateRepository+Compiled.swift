@@ -3,14 +3,15 @@ import HeraldCore
 
 extension TemplateRepository {
     /// Stores a compiled (so valid) template as a new version when it differs from the latest:
-    /// its canonical JSON, with its default language and languages normalized.
-    public func save(_ template: CompiledTemplate, createdBy: String) async throws
+    /// its canonical JSON, with its default language and languages normalized. `appID` owns a
+    /// new template (nil: shared by every app).
+    public func save(_ template: CompiledTemplate, createdBy: String, appID: Int64? = nil) async throws
         -> (record: TemplateVersionRecord, created: Bool)
     {
         try await saveIfChanged(
             name: template.name, document: Array(template.document.canonicalJSON()),
             defaultLanguage: template.defaultLanguage.value, languages: template.languages.map(\.value),
-            createdBy: createdBy)
+            createdBy: createdBy, appID: appID)
     }
 }
 

@@ -7,7 +7,7 @@ import HeraldTemplates
 struct TemplatesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "templates", abstract: "Store templates from a folder as immutable versions, and list them.",
-        subcommands: [Sync.self, List.self])
+        subcommands: [Sync.self, List.self, SetApp.self])
 
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -20,6 +20,8 @@ struct TemplatesCommand: AsyncParsableCommand {
         @OptionGroup var options: CommonOptions
         @Argument(help: "The templates folder: one folder per template, each with a template.json.") var directory: String
         @Flag(help: "Check the folder and say what would change; store nothing.") var dryRun = false
+        @Option(help: "The app new templates belong to (bundle ID); without it they are shared by every app.")
+        var app: String?
 
         func run() async throws {
             let folder = URL(fileURLWithPath: directory)
@@ -36,8 +38,11 @@ struct TemplatesCommand: AsyncParsableCommand {
             let (configuration, logger) = try options.load()
             let templates = compiled
             let isDryRun = self.dryRun
+            let owner = app
             let lines = try await Store.with(configuration, logger: logger) { store in
                 var lines = [String]()
+                var appID: Int64?
+                if let owner { appID = try await store.requireApp(owner).id }
                 for template in templates {
                     if isDryRun {
                         let latest = try await store.templates.latest(name: template.name)
@@ -48,7 +53,13 @@ struct TemplatesCommand: AsyncParsableCommand {
                             lines.append("\(template.name): v\((latest?.version ?? 0) + 1) (would be new)")
                         }
                     } else {
-                        let (record, created) = try await store.templates.save(template, createdBy: cliActor)
+                        let record: TemplateVersionRecord
+                        let created: Bool
+                        do {
+                            (record, created) = try await store.templates.save(template, createdBy: cliActor, appID: appID)
+                        } catch let error as HeraldCore.ValidationError {
+                            throw CLIError("\(template.name): \(error.reason); nothing more stored (use --app, or herald templates set-app)")
+                        }
                         lines.append("\(record.name): v\(record.version) (\(created ? "new" : "unchanged"))")
                     }
                 }
@@ -82,14 +93,37 @@ struct TemplatesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (configuration, logger) = try options.load()
-            let templates = try await Store.with(configuration, logger: logger) { try await $0.templates.list() }
+            let (templates, apps) = try await Store.with(configuration, logger: logger) { store in
+                (try await store.templates.list(), try await store.apps.list())
+            }
+            let bundles = Dictionary(uniqueKeysWithValues: apps.map { ($0.id, $0.bundleID) })
             let rows = templates.map { template in
                 [
-                    template.name, "v\(template.latestVersion)", String(template.versionCount),
-                    template.languages.joined(separator: " "),
+                    template.name, template.appID.flatMap { bundles[$0] } ?? "shared", "v\(template.latestVersion)",
+                    String(template.versionCount), template.languages.joined(separator: " "),
                 ]
             }
-            print(Table.render(header: ["NAME", "LATEST", "VERSIONS", "LANGUAGES"], rows: rows))
+            print(Table.render(header: ["NAME", "APP", "LATEST", "VERSIONS", "LANGUAGES"], rows: rows))
+        }
+    }
+
+    struct SetApp: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-app", abstract: "Give a template to an app, or share it with every app ('shared').")
+
+        @OptionGroup var options: CommonOptions
+        @Argument(help: "The template's name.") var name: String
+        @Argument(help: "The app's bundle ID, or 'shared'.") var app: String
+
+        func run() async throws {
+            let (configuration, logger) = try options.load()
+            let changed = try await Store.with(configuration, logger: logger) { store in
+                var appID: Int64?
+                if app != "shared" { appID = try await store.requireApp(app).id }
+                return try await store.templates.setOwner(name: name, appID: appID, actor: cliActor)
+            }
+            guard changed else { throw CLIError("no template is named \(name)") }
+            print(app == "shared" ? "\(name) is shared by every app." : "\(name) belongs to \(app).")
         }
     }
 }

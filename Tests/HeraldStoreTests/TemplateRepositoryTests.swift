@@ -20,7 +20,8 @@ import Testing
         _ templates: PostgresTemplateRepository, _ body: String, name: String = "promo", languages: [String] = ["en"]
     ) async throws -> (record: TemplateVersionRecord, created: Bool) {
         try await templates.saveIfChanged(
-            name: name, document: document(body, name: name), defaultLanguage: "en", languages: languages, createdBy: "test")
+            name: name, document: document(body, name: name), defaultLanguage: "en", languages: languages, createdBy: "test",
+            appID: nil)
     }
 
     @Test func theFirstSaveIsVersionOneTheSameContentChangesNothingAndNewContentIsVersionTwo() async throws {
