@@ -26,10 +26,7 @@ struct AuditController {
             case "app":
                 query.appID = try await directory.require(bundleID: text, field: "app").id
             case "since":
-                guard let since = RFC3339.parse(text) else {
-                    throw Problem.invalidField("since", "must be an RFC 3339 time such as 2026-12-01T09:00:00Z")
-                }
-                query.since = since
+                query.since = try PageQuery.since(text)
             case "cursor":
                 query.cursor = try PageQuery.cursor(text)
             case "limit":

@@ -51,28 +51,29 @@ struct CredentialController {
     }
 
     @Sendable func activate(request: Request, context: HeraldRequestContext) async throws -> CredentialResponse {
-        let app = try await adminApp(context)
-        let id = try Self.credentialID(context)
-        do {
-            guard
-                let credential = try await apps.activateCredential(
-                    appID: app.id, credentialID: id, actor: try context.requirePrincipal().keyPrefix)
-            else { throw Self.unknownCredential() }
-            return CredentialResponse(credential)
-        } catch let error as CredentialStateError {
-            throw Problem.credentialState(error.description)
+        try await change(context) { appID, id, actor in
+            try await apps.activateCredential(appID: appID, credentialID: id, actor: actor)
         }
     }
 
     /// Retires a standby credential: its secret is wiped; the row stays as a record.
     @Sendable func retire(request: Request, context: HeraldRequestContext) async throws -> CredentialResponse {
+        try await change(context) { appID, id, actor in
+            try await apps.retireCredential(appID: appID, credentialID: id, actor: actor)
+        }
+    }
+
+    /// Applies a state change to the path's credential: 404 for an unknown one, 409 for one
+    /// whose state does not allow it.
+    private func change(
+        _ context: HeraldRequestContext, _ body: (Int64, Int64, String) async throws -> AppCredential?
+    ) async throws -> CredentialResponse {
         let app = try await adminApp(context)
         let id = try Self.credentialID(context)
         do {
-            guard
-                let credential = try await apps.retireCredential(
-                    appID: app.id, credentialID: id, actor: try context.requirePrincipal().keyPrefix)
-            else { throw Self.unknownCredential() }
+            guard let credential = try await body(app.id, id, try context.requirePrincipal().keyPrefix) else {
+                throw Self.unknownCredential()
+            }
             return CredentialResponse(credential)
         } catch let error as CredentialStateError {
             throw Problem.credentialState(error.description)

@@ -1,3 +1,4 @@
+import Foundation
 /// The query parameters list routes take: keyset paging, and filters naming one of a set.
 enum PageQuery {
     /// `cursor`: the `nextCursor` of a previous page.
@@ -6,6 +7,14 @@ enum PageQuery {
             throw Problem.invalidField("cursor", "must be the nextCursor of a previous page")
         }
         return cursor
+    }
+
+    /// `since`: an RFC 3339 time.
+    static func since(_ text: String) throws -> Date {
+        guard let date = RFC3339.parse(text) else {
+            throw Problem.invalidField("since", "must be an RFC 3339 time such as 2026-12-01T09:00:00Z")
+        }
+        return date
     }
 
     /// `limit`: 1 to `maximum` rows.

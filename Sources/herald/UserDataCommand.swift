@@ -14,11 +14,10 @@ struct UserDataCommand: AsyncParsableCommand {
             abstract: "Print the user's devices, ledger rows and events as JSON (tokens as their last 8 hex digits).")
 
         @OptionGroup var options: CommonOptions
-        @Argument(help: "The app's bundle ID.") var bundleID: String
-        @Argument(help: "The user ID the app registered devices with.") var userID: String
+        @OptionGroup var user: UserDataCommand.User
 
         func run() async throws {
-            try UserDataCommand.check(userID)
+            let (bundleID, userID) = try user.checked()
             let (configuration, logger) = try options.load()
             let json = try await Store.with(configuration, logger: logger) { store -> String in
                 let app = try await store.requireApp(bundleID)
@@ -37,11 +36,10 @@ struct UserDataCommand: AsyncParsableCommand {
             abstract: "Delete the user's devices and anonymise their ledger rows and events, in one transaction (audited).")
 
         @OptionGroup var options: CommonOptions
-        @Argument(help: "The app's bundle ID.") var bundleID: String
-        @Argument(help: "The user ID the app registered devices with.") var userID: String
+        @OptionGroup var user: UserDataCommand.User
 
         func run() async throws {
-            try UserDataCommand.check(userID)
+            let (bundleID, userID) = try user.checked()
             let (configuration, logger) = try options.load()
             let erasure = try await Store.with(configuration, logger: logger) { store -> UserErasure in
                 let app = try await store.requireApp(bundleID)
@@ -57,11 +55,18 @@ struct UserDataCommand: AsyncParsableCommand {
         }
     }
 
-    static func check(_ userID: String) throws {
-        guard !userID.isEmpty, TextRules.storedLength(userID) <= DeviceRegistration.maximumUserIDLength,
-            TextRules.forbiddenCharacter(in: userID) == nil
-        else {
-            throw CLIError("USER_ID must be 1 to \(DeviceRegistration.maximumUserIDLength) characters without control characters")
+    /// Whose data: the app and the user, as both commands take them.
+    struct User: ParsableArguments {
+        @Argument(help: "The app's bundle ID.") var bundleID: String
+        @Argument(help: "The user ID the app registered devices with.") var userID: String
+
+        func checked() throws -> (bundleID: String, userID: String) {
+            guard !userID.isEmpty, TextRules.storedLength(userID) <= DeviceRegistration.maximumUserIDLength,
+                TextRules.forbiddenCharacter(in: userID) == nil
+            else {
+                throw CLIError("USER_ID must be 1 to \(DeviceRegistration.maximumUserIDLength) characters without control characters")
+            }
+            return (bundleID, userID)
         }
     }
 }

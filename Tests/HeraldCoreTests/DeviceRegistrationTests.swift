@@ -74,16 +74,6 @@ import Testing
 
     @Test func newAppsValidateAppleIdentifiersKeysAndEndpoints() throws {
         let pem = P256.Signing.PrivateKey().pemRepresentation
-        func field(_ make: () throws -> NewApp) -> String? {
-            do {
-                _ = try make()
-                return nil
-            } catch let error as ValidationError {
-                return error.field
-            } catch {
-                return "\(error)"
-            }
-        }
         #expect(field { try NewApp(bundleID: "com.example", teamID: "short", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "teamID")
         #expect(field { try NewApp(bundleID: "bad id", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "bundleID")
         #expect(field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "abcde12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "keyID")
@@ -105,16 +95,6 @@ import Testing
 
     @Test func newKeysFollowTheirRole() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        func field(_ make: () throws -> NewAPIKey) -> String? {
-            do {
-                _ = try make()
-                return nil
-            } catch let error as ValidationError {
-                return error.field
-            } catch {
-                return "\(error)"
-            }
-        }
         #expect(field { try NewAPIKey(role: .app, now: now) } == "app")
         #expect(field { try NewAPIKey(role: .app, appID: 1, appScope: [1], now: now) } == "apps")
         #expect(field { try NewAPIKey(role: .admin, appScope: [1], now: now) } == "apps")
@@ -125,5 +105,17 @@ import Testing
         #expect(field { try NewAPIKey(role: .admin, expiresAt: Date(timeIntervalSince1970: 32_503_680_000), now: now) } == "expiresAt")
         let scoped = try NewAPIKey(role: .marketing, appScope: [3, 1, 3], expiresAt: now.addingTimeInterval(60), now: now)
         #expect(scoped.appScope == [1, 3])
+    }
+}
+
+/// The field a `ValidationError` names when `make` throws one; nil when it does not throw.
+private func field<Value>(_ make: () throws -> Value) -> String? {
+    do {
+        _ = try make()
+        return nil
+    } catch let error as ValidationError {
+        return error.field
+    } catch {
+        return "\(error)"
     }
 }
