@@ -188,6 +188,8 @@ let package = Package(
             name: "HeraldTestSupport",
             dependencies: [
                 "HeraldStore",
+                "HeraldCore",
+                "APNSCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -241,7 +243,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeliveryTests",
-            dependencies: ["HeraldDelivery", "HeraldTemplates", "HeraldCore", "APNSCore"],
+            dependencies: [
+                "HeraldDelivery", "HeraldTemplates", "HeraldCore", "APNSCore", "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -68,6 +68,10 @@ public protocol CampaignWorkQueue: Sendable {
     func releaseChunk(_ lease: ChunkLease) async throws
     /// Completes the campaign if it is running and every chunk is done; returns it then.
     func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign?
+    /// Fails the lease's campaign with `reason` (shown to users, so never a secret) and gives the
+    /// chunk back: the one way the engine fails a campaign. False when the campaign had already
+    /// finished (another worker failed it first, or it was cancelled).
+    func failCampaign(_ lease: ChunkLease, reason: String, actor: String) async throws -> Bool
     /// Completes every running campaign whose chunks are all done (one resumed after its
     /// last chunk finished while it was paused); returns them.
     func finishDoneCampaigns(actor: String) async throws -> [Campaign]

@@ -16,7 +16,6 @@ struct ChunkRunner {
     let plan: CampaignPlan
     let configuration: DeliveryConfiguration
     let work: any CampaignWorkQueue
-    let campaigns: any CampaignRepository
     let senders: any SenderDirectory
     let draining: Signal
     let logger: Logger
@@ -244,12 +243,7 @@ struct ChunkRunner {
 
     func failCampaign(_ reason: String) async throws -> Ending {
         logger.error("campaign \(plan.campaign.publicID) failed: \(reason)")
-        do {
-            _ = try await campaigns.transition(id: lease.campaignID, event: .fail(reason: reason), actor: configuration.owner)
-        } catch is CampaignError {
-            // Another worker failed it first, or it was cancelled meanwhile.
-        }
-        try await work.releaseChunk(lease)
+        _ = try await work.failCampaign(lease, reason: reason, actor: configuration.owner)
         return .campaignFailed(reason)
     }
 

@@ -117,9 +117,7 @@ public final class DeliveryEngine: Service {
             plan = try await plans.plan(campaignID: lease.campaignID)
         } catch let error as CampaignPlanError {
             logger.error("campaign \(lease.campaignID) cannot be sent: \(error)")
-            _ = try? await campaigns.transition(
-                id: lease.campaignID, event: .fail(reason: error.description), actor: configuration.owner)
-            try? await work.releaseChunk(lease)
+            _ = try? await work.failCampaign(lease, reason: error.description, actor: configuration.owner)
             return
         } catch {
             logger.warning("campaign \(lease.campaignID): \(error)")
@@ -128,8 +126,8 @@ public final class DeliveryEngine: Service {
             return
         }
         let runner = ChunkRunner(
-            lease: lease, plan: plan, configuration: configuration, work: work, campaigns: campaigns, senders: senders,
-            draining: draining, logger: logger)
+            lease: lease, plan: plan, configuration: configuration, work: work, senders: senders, draining: draining,
+            logger: logger)
         do {
             switch try await runner.run() {
             case .completed:

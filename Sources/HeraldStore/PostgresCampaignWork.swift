@@ -178,6 +178,22 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
+    public func failCampaign(_ lease: ChunkLease, reason: String, actor: String) async throws -> Bool {
+        let failed = try await DatabaseMetrics.measure("work.failCampaign") {
+            do {
+                return try await client.withDomainTransaction(logger: logger) { connection in
+                    try await CampaignLifecycle.transition(
+                        id: lease.campaignID, event: .fail(reason: reason), actor: actor, on: connection, logger: logger) != nil
+                }
+            } catch is CampaignError {
+                // Another worker failed it first, or it was cancelled or completed meanwhile.
+                return false
+            }
+        }
+        try await releaseChunk(lease)
+        return failed
+    }
+
     public func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign? {
         try await DatabaseMetrics.measure("work.finishCampaign") {
             try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
