@@ -25,6 +25,14 @@ struct TokenBucket: Sendable, Equatable {
         tokens -= 1
         return nil
     }
+
+    /// Whether the bucket has filled up again by `now`: it then holds nothing a fresh one
+    /// would not, so it can be forgotten.
+    func isFull(at now: ContinuousClock.Instant) -> Bool {
+        let elapsed = now - updated
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return tokens + max(seconds, 0) * rate >= burst
+    }
 }
 
 /// Requests per API key, per instance: a key past its rate is answered 429 with `Retry-After`.
@@ -32,8 +40,10 @@ final class KeyRateLimiter: Sendable {
     let rate: Int
     private let burst: Int
     private let buckets = Mutex<[Int64: TokenBucket]>([:])
-    /// Keys remembered at most; past it the map starts afresh (every key gets a full bucket).
-    private static let maximumKeys = 100_000
+    /// Keys remembered at most. Past it the buckets that have filled up again are forgotten
+    /// (losing nothing); if every one is still drawing down, the new key goes unremembered until
+    /// room frees up, rather than every other key getting a full bucket again.
+    static let maximumKeys = 100_000
 
     init(rate: Int, burst: Int) {
         self.rate = rate
@@ -41,13 +51,18 @@ final class KeyRateLimiter: Sendable {
     }
 
     /// Nil when the key may go on; else the seconds to wait, rounded up.
+    /// Keys remembered now.
+    var rememberedKeys: Int { buckets.withLock { $0.count } }
+
     func admit(keyID: Int64, now: ContinuousClock.Instant = .now) -> Int? {
         guard rate > 0 else { return nil }
         let wait = buckets.withLock { buckets -> Duration? in
-            if buckets.count >= Self.maximumKeys, buckets[keyID] == nil { buckets.removeAll(keepingCapacity: true) }
+            if buckets.count >= Self.maximumKeys, buckets[keyID] == nil {
+                buckets = buckets.filter { !$0.value.isFull(at: now) }
+            }
             var bucket = buckets[keyID] ?? TokenBucket(rate: rate, burst: burst, now: now)
             let wait = bucket.take(now: now)
-            buckets[keyID] = bucket
+            if buckets.count < Self.maximumKeys || buckets[keyID] != nil { buckets[keyID] = bucket }
             return wait
         }
         guard let wait else { return nil }

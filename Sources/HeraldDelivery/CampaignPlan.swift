@@ -54,6 +54,9 @@ actor CampaignPlans {
     private let campaigns: any CampaignRepository
     private let templates: any TemplateRepository
     private var plans: [Int64: CampaignPlan] = [:]
+    /// Campaign IDs by last use, oldest first: past the limit the least recently used plan goes,
+    /// never one a worker is sending with now (unless 64 campaigns run at once on one instance).
+    private var recency: [Int64] = []
     private static let limit = 64
 
     init(campaigns: any CampaignRepository, templates: any TemplateRepository) {
@@ -62,7 +65,10 @@ actor CampaignPlans {
     }
 
     func plan(campaignID: Int64) async throws -> CampaignPlan {
-        if let plan = plans[campaignID] { return plan }
+        if let plan = plans[campaignID] {
+            touch(campaignID)
+            return plan
+        }
         guard let campaign = try await campaigns.get(id: campaignID) else {
             throw CampaignPlanError(description: "campaign \(campaignID) no longer exists")
         }
@@ -83,8 +89,17 @@ actor CampaignPlans {
             }
         }
         let plan = CampaignPlan(campaign: campaign, templates: compiled)
-        if plans.count >= Self.limit { plans.removeAll() }
+        if plans[campaignID] == nil, plans.count >= Self.limit, let oldest = recency.first {
+            plans[oldest] = nil
+            recency.removeFirst()
+        }
         plans[campaignID] = plan
+        touch(campaignID)
         return plan
+    }
+
+    private func touch(_ campaignID: Int64) {
+        recency.removeAll { $0 == campaignID }
+        recency.append(campaignID)
     }
 }

@@ -26,4 +26,19 @@ import Testing
         #expect(limiter.admit(keyID: 2, now: now) == nil)
         #expect(KeyRateLimiter(rate: 0, burst: 1).admit(keyID: 1, now: now) == nil)
     }
+
+    @Test func aFullLimiterForgetsOnlyRefilledBucketsAndNeverResetsAnActiveKey() {
+        let limiter = KeyRateLimiter(rate: 1, burst: 1)
+        let start = ContinuousClock.now
+        let full = KeyRateLimiter.maximumKeys
+        // Key 0 is drawn down; the others fill the map and refill a second later.
+        #expect(limiter.admit(keyID: 0, now: start + .milliseconds(900)) == nil)
+        for key in 1..<Int64(full) { _ = limiter.admit(keyID: key, now: start) }
+        #expect(limiter.rememberedKeys == full)
+        // A new key at 1.5 s: the refilled buckets go, key 0 (still empty) stays limited.
+        let later = start + .milliseconds(1_500)
+        #expect(limiter.admit(keyID: Int64(full), now: later) == nil)
+        #expect(limiter.rememberedKeys == 2)
+        #expect(limiter.admit(keyID: 0, now: later) == 1)
+    }
 }
