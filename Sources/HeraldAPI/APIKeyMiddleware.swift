@@ -10,10 +10,12 @@ struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
 
     let keys: any APIKeyRepository
+    let cache: APIKeyCache
     let limiter: KeyRateLimiter
 
-    init(keys: any APIKeyRepository, limits: APILimits) {
+    init(keys: any APIKeyRepository, cache: APIKeyCache, limits: APILimits) {
         self.keys = keys
+        self.cache = cache
         limiter = KeyRateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)
     }
 
@@ -25,8 +27,16 @@ struct APIKeyMiddleware: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw Problem.unauthorized("the Authorization header must be Bearer <key>")
         }
-        guard let principal = try await keys.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
-            throw Problem.unauthorized("unknown or revoked API key")
+        let presented = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        let principal: Principal
+        if let cached = cache.principal(for: presented) {
+            principal = cached
+        } else {
+            guard let found = try await keys.authenticate(presented) else {
+                throw Problem.unauthorized("unknown or revoked API key")
+            }
+            cache.remember(found, for: presented)
+            principal = found
         }
         if let wait = limiter.admit(keyID: principal.keyID) {
             throw Problem.tooManyRequests(

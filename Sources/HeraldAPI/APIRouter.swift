@@ -8,6 +8,9 @@ public struct APIDependencies: Sendable {
     public var pruner: any DevicePruner
     public var keys: any APIKeyRepository
     public var audit: any AuditRepository
+    /// Keys that authenticated lately; the composition root also hands it to the listener that
+    /// forgets keys revoked elsewhere.
+    public var keyCache: APIKeyCache
     /// The ledgers read back, and users' data requests.
     public var ledger: any LedgerRepository
     public var templates: any TemplateRepository
@@ -26,7 +29,7 @@ public struct APIDependencies: Sendable {
 
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        audit: any AuditRepository, ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
+        audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending,
         readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
@@ -38,6 +41,7 @@ public struct APIDependencies: Sendable {
         self.pruner = pruner
         self.keys = keys
         self.audit = audit
+        self.keyCache = keyCache
         self.ledger = ledger
         self.templates = templates
         self.campaigns = campaigns
@@ -57,7 +61,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     HealthController(readiness: dependencies.readiness, metricsText: dependencies.metricsText).addRoutes(to: router)
 
     let directory = AppDirectory(apps: dependencies.apps)
-    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: dependencies.keys, limits: dependencies.limits))
+    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: dependencies.keys, cache: dependencies.keyCache, limits: dependencies.limits))
     DeviceController(directory: directory, devices: dependencies.devices, limits: dependencies.limits)
         .addRoutes(to: v1.group("apps/:bundleID/devices"))
     PruneController(directory: directory, pruner: dependencies.pruner).addRoutes(to: v1.group("admin"))
@@ -70,7 +74,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     AppController(directory: directory, apps: dependencies.apps).addRoutes(to: v1)
     CredentialController(directory: directory, apps: dependencies.apps)
         .addRoutes(to: v1.group("apps/:bundleID/credentials"))
-    KeyController(directory: directory, keys: dependencies.keys).addRoutes(to: v1.group("admin/keys"))
+    KeyController(directory: directory, keys: dependencies.keys, cache: dependencies.keyCache).addRoutes(to: v1.group("admin/keys"))
     AuditController(directory: directory, audit: dependencies.audit).addRoutes(to: v1.group("admin/audit"))
     let ledger = LedgerController(directory: directory, ledger: dependencies.ledger)
     ledger.addNotificationRoutes(to: v1.group("apps/:bundleID/notifications"))

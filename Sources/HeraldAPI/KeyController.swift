@@ -11,6 +11,7 @@ struct KeyController {
 
     let directory: AppDirectory
     let keys: any APIKeyRepository
+    let cache: APIKeyCache
 
     func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
         group.get(use: list)
@@ -63,10 +64,12 @@ struct KeyController {
         guard let id = Int64(try context.parameters.require("keyID")), id > 0,
             try await keys.revoke(id: id, actor: principal.keyPrefix)
         else {
+            if let id = Int64(try context.parameters.require("keyID")) { cache.forget(keyID: id) }
             throw Problem(
                 status: .notFound, slug: "unknown-key", title: "Unknown key",
                 detail: "no active key has this ID", field: "keyID")
         }
+        cache.forget(keyID: id)
         return Response(status: .noContent)
     }
 }

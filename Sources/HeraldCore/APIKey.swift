@@ -124,13 +124,19 @@ public struct Principal: Sendable, Equatable {
     public var appBundleID: String?
     /// Set for scoped marketing keys: the apps they may work on.
     public var appScope: Set<String>?
+    /// When the key stops working; nil: never.
+    public var expiresAt: Date?
 
-    public init(keyID: Int64, keyPrefix: String, role: APIKeyRole, appBundleID: String?, appScope: Set<String>? = nil) {
+    public init(
+        keyID: Int64, keyPrefix: String, role: APIKeyRole, appBundleID: String?, appScope: Set<String>? = nil,
+        expiresAt: Date? = nil
+    ) {
         self.keyID = keyID
         self.keyPrefix = keyPrefix
         self.role = role
         self.appBundleID = appBundleID
         self.appScope = appScope
+        self.expiresAt = expiresAt
     }
 
     /// Whether this caller may work on `bundleID` at all (its role decides what it may do there).

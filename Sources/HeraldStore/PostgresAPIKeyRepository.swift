@@ -64,6 +64,10 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "key.revoke", appID: try row.decode(Int64?.self),
                     details: ["keyID": .int(Int(id))], logger: logger)
+                // Every instance forgets the key when this commits (their caches listen).
+                _ = try await connection.query(
+                    "SELECT pg_notify(\(Self.revocations), \(String(id)))", logger: logger
+                ).collect()
                 return true
             }
         }
@@ -76,7 +80,7 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
             let rows = try await client.query(
                 """
                 WITH k AS (
-                    SELECT id, prefix, role, app_id, app_scope FROM api_keys
+                    SELECT id, prefix, role, app_id, app_scope, expires_at FROM api_keys
                     WHERE key_hash = \(Self.hash(presented)) AND revoked_at IS NULL
                       AND (expires_at IS NULL OR expires_at > now())
                 ), touched AS (
@@ -84,14 +88,38 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
                     WHERE id = (SELECT id FROM k)
                       AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
                 )
-                SELECT k.id, k.prefix, k.role, a.bundle_id, \(unescaped: Self.scope)
+                SELECT k.id, k.prefix, k.role, a.bundle_id, \(unescaped: Self.scope), k.expires_at
                 FROM k LEFT JOIN apps a ON a.id = k.app_id
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
-            let (id, prefix, role, bundleID, scope) = try row.decode((Int64, String, String, String?, [String]?).self)
+            let (id, prefix, role, bundleID, scope, expiresAt) = try row.decode(
+                (Int64, String, String, String?, [String]?, Date?).self)
             return Principal(
                 keyID: id, keyPrefix: prefix, role: try StoreError.decode(role, as: APIKeyRole.self, column: "api_keys.role"),
-                appBundleID: bundleID, appScope: scope.map { Set($0) })
+                appBundleID: bundleID, appScope: scope.map { Set($0) }, expiresAt: expiresAt)
+        }
+    }
+
+    /// The channel revocations are announced on, with the key's ID.
+    static let revocations = "herald_keys"
+
+    /// Calls `revoked` with the ID of each key revoked anywhere, until `duration` has passed
+    /// or the wait fails; the caller listens again (a LISTEN on a dead connection would wait
+    /// for ever, so it is renewed).
+    public func listenForRevocations(for duration: Duration, revoked: @escaping @Sendable (Int64) -> Void) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: Self.revocations) { notifications in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await notification in notifications {
+                            if let id = Int64(notification.payload) { revoked(id) }
+                        }
+                    }
+                    group.addTask { try await Task.sleep(for: duration) }
+                    _ = try await group.next()
+                    group.cancelAll()
+                }
+            }
         }
     }
 

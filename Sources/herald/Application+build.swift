@@ -13,11 +13,13 @@ import ServiceLifecycle
 
 /// The HTTP routes: the API and, when enabled, the console.
 func buildHTTPRouter(
-    configuration: HeraldConfiguration, store: Store, directSender: DirectSender, metricsText: @escaping @Sendable () -> String
+    configuration: HeraldConfiguration, store: Store, directSender: DirectSender,
+    keyCache: APIKeyCache? = nil, metricsText: @escaping @Sendable () -> String
 ) -> Router<HeraldRequestContext> {
     let router = buildRouter(
         APIDependencies(
-            apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, audit: store.audit, ledger: store.ledger,
+            apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, audit: store.audit,
+            keyCache: keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds)), ledger: store.ledger,
             templates: store.templates,
             campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, metricsText: metricsText,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
@@ -38,13 +40,16 @@ func buildHTTPRouter(
 /// The composition root: wires the store into the API. `herald serve` and the tests both
 /// build the application here.
 func buildApplication(
-    configuration: HeraldConfiguration, store: Store, logger: Logger, metricsText: @escaping @Sendable () -> String
+    configuration: HeraldConfiguration, store: Store, logger: Logger, keyCache: APIKeyCache? = nil,
+    metricsText: @escaping @Sendable () -> String
 ) -> some ApplicationProtocol {
     // One set of APNs connection pools for the engine and the API's direct sends.
     let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
     let directSender = DirectSender(
         devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger)
-    let router = buildHTTPRouter(configuration: configuration, store: store, directSender: directSender, metricsText: metricsText)
+    let keyCache = keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds))
+    let router = buildHTTPRouter(
+        configuration: configuration, store: store, directSender: directSender, keyCache: keyCache, metricsText: metricsText)
     var app = Application(
         router: router,
         // A connection that sends nothing, not even a whole request header, for the idle timeout
@@ -57,7 +62,7 @@ func buildApplication(
             address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "herald",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.httpMaxConnections, logger: logger)),
         // Services stop in reverse order: the senders close after the engine has drained.
-        services: [store.client, SendersService(senders: senders)],
+        services: [store.client, SendersService(senders: senders), KeyRevocationListener(keys: store.keys, cache: keyCache, logger: logger)],
         logger: logger)
     let migrated = MigrationGate(open: !configuration.autoMigrate)
     if configuration.engineEnabled {

@@ -87,6 +87,9 @@ struct HeraldConfiguration: Sendable {
     /// `HERALD_APNS_CREDENTIAL_RECHECK_MS`: how often a sender checks that its app's active
     /// credential is still the one it signs with, and that the app is not disabled.
     var credentialRecheckMilliseconds = 5_000
+    /// `HERALD_API_KEY_CACHE_SECONDS`: how long a key that authenticated is remembered (0: not
+    /// at all); a revocation is seen at once wherever the database's notification arrives.
+    var apiKeyCacheSeconds = 10
     /// `HERALD_RETENTION_ENABLED`: whether `serve` (with the engine) deletes old ledger rows.
     var retentionEnabled = true
     /// How long each kind of row is kept: `HERALD_RETENTION_DELIVERIES_DAYS`, `…_NOTIFICATIONS_DAYS`,
@@ -175,6 +178,8 @@ struct HeraldConfiguration: Sendable {
             reader, "herald.apns.ping_timeout_ms", configuration.apnsPingTimeoutMilliseconds)
         configuration.credentialRecheckMilliseconds = try positive(
             reader, "herald.apns.credential_recheck_ms", configuration.credentialRecheckMilliseconds)
+        configuration.apiKeyCacheSeconds = try nonNegative(
+            reader, "herald.api.key_cache_seconds", configuration.apiKeyCacheSeconds)
         configuration.retentionEnabled = try flag(reader, "herald.retention.enabled", configuration.retentionEnabled)
         configuration.retention.deliveriesDays = try days(reader, "herald.retention.deliveries_days", configuration.retention.deliveriesDays)
         configuration.retention.notificationsDays = try days(

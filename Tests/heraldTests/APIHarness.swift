@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldAPI
 import HeraldCore
 import HeraldStore
 import HeraldTestSupport
@@ -27,9 +28,11 @@ struct APIHarness {
     static let bundleID = "com.example.herald"
     static let otherBundleID = "com.example.other"
 
+    /// `keyCache`: the API's cache of authenticated keys, for tests that watch it (else the
+    /// configuration's).
     static func with(
         adjust: (inout HeraldConfiguration) -> Void = { _ in }, testing: TestingSetup = .router,
-        _ body: @Sendable (APIHarness) async throws -> Void
+        keyCache: APIKeyCache? = nil, _ body: @Sendable (APIHarness) async throws -> Void
     ) async throws {
         try await TestDatabase.withDatabase { url in
             var configuration = HeraldConfiguration()
@@ -44,7 +47,7 @@ struct APIHarness {
             let logger = logs.logger()
             let store = try Store(configuration: configuration, logger: logger)
             let application = buildApplication(
-                configuration: configuration, store: store, logger: logger, metricsText: { "# metrics\n" })
+                configuration: configuration, store: store, logger: logger, keyCache: keyCache, metricsText: { "# metrics\n" })
             try await application.test(testing) { client in
                 let app = try await store.apps.add(Self.newApp(bundleID), actor: "test")
                 let otherApp = try await store.apps.add(Self.newApp(otherBundleID), actor: "test")

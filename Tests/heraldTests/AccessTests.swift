@@ -1,7 +1,12 @@
-@testable import herald
 import Foundation
+import HeraldAPI
+import HeraldCore
 import Hummingbird
+import PostgresNIO
+import Synchronization
 import Testing
+
+@testable import herald
 
 @Suite struct AccessTests {
     let devices = "/v1/apps/\(APIHarness.bundleID)/devices"
@@ -21,14 +26,67 @@ import Testing
     }
 
     @Test func revokedKeysStopAtOnce() async throws {
+        // Revoked through the API of this instance: its cache forgets the key with the answer.
         try await APIHarness.with { h in
             #expect(try await h.request(.get, devices, key: h.appKey).status == .ok)
             let id = try #require(try await h.store.keys.list().first { $0.role == .app && $0.bundleID == APIHarness.bundleID }?.id)
-            #expect(try await h.store.keys.revoke(id: id, actor: "test"))
+            #expect(try await h.request(.delete, "/v1/admin/keys/\(id)", key: h.adminKey).status == .noContent)
             let reply = try await h.request(.put, "\(devices)/\(APIHarness.token(1))", key: h.appKey, body: "{}")
             #expect(reply.status == .unauthorized && reply.problemSlug == "unauthorized")
             #expect(try await h.deviceCount() == 0)
         }
+    }
+
+    @Test func aKeyRevokedElsewhereIsForgottenWhenTheRevocationCommits() async throws {
+        let cache = APIKeyCache(ttl: .seconds(600))
+        try await APIHarness.with(keyCache: cache) { h in
+            #expect(try await h.request(.get, devices, key: h.appKey).status == .ok)
+            #expect(cache.count >= 1)
+            // What `herald serve` runs beside the API; the first notification it hears says it listens.
+            let heard = Mutex<Set<Int64>>([])
+            let listener = Task {
+                try await h.store.keys.listenForRevocations(for: .seconds(60)) { id in
+                    heard.withLock { _ = $0.insert(id) }
+                    cache.forget(keyID: id)
+                }
+            }
+            defer { listener.cancel() }
+            try await waitUntil("the listener hears") {
+                _ = try await h.store.client.query("SELECT pg_notify('herald_keys', '0')").collect()
+                return heard.withLock { $0.contains(0) }
+            }
+            // Revoked as the CLI or another instance would: in the database only.
+            let id = try #require(try await h.store.keys.list().first { $0.role == .app && $0.bundleID == APIHarness.bundleID }?.id)
+            #expect(try await h.store.keys.revoke(id: id, actor: "test"))
+            try await waitUntil("the key to be refused") {
+                try await h.request(.get, devices, key: h.appKey).status == .unauthorized
+            }
+        }
+    }
+
+    @Test func anExpiredKeyIsRefusedFromTheCacheWithoutTheDatabase() {
+        let cache = APIKeyCache(ttl: .seconds(600))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let principal = Principal(
+            keyID: 7, keyPrefix: "hk_00000000", role: .admin, appBundleID: nil, expiresAt: now.addingTimeInterval(60))
+        cache.remember(principal, for: "hk_secret")
+        #expect(cache.principal(for: "hk_secret", date: now) == principal)
+        #expect(cache.principal(for: "hk_secret", date: now.addingTimeInterval(61)) == nil)
+        #expect(cache.count == 0)
+        cache.remember(principal, for: "hk_secret")
+        cache.forget(keyID: 7)
+        #expect(cache.principal(for: "hk_secret", date: now) == nil)
+        #expect(APIKeyCache(ttl: .zero).principal(for: "hk_secret") == nil)
+    }
+
+    /// Polls `condition` every 50 ms for up to 10 s.
+    func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("timed out waiting for \(what)")
     }
 
     @Test func appKeysReachOnlyTheirOwnApp() async throws {
