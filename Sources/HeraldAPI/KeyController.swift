@@ -5,7 +5,8 @@ import Hummingbird
 
 /// `/v1/admin/keys`: API keys, for admins. A key's secret is in the answer that creates it and
 /// nowhere else, ever; lists show its first characters. Revoking works at once on every
-/// instance (each request looks its key up).
+/// instance: this one forgets the cached key with its answer, the others on the database's
+/// notification (`APIKeyCache`).
 struct KeyController {
     static let createFields: Set<String> = ["role", "app", "apps", "name", "expiresAt"]
 
