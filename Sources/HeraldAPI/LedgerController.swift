@@ -113,11 +113,7 @@ struct LedgerController {
     }
 
     static func userID(_ text: String, field: String) throws -> String {
-        guard !text.isEmpty, TextRules.storedLength(text) <= DeviceRegistration.maximumUserIDLength,
-            TextRules.forbiddenCharacter(in: text) == nil
-        else {
-            throw Problem.invalidField(field, "must be 1 to \(DeviceRegistration.maximumUserIDLength) characters without control characters")
-        }
+        guard DeviceRegistration.isValidUserID(text) else { throw Problem.invalidField(field, DeviceRegistration.userIDRule) }
         return text
     }
 

@@ -48,13 +48,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         }
         self.timeZone = timeZone
         if let userID {
-            guard !userID.isEmpty, TextRules.storedLength(userID) <= Self.maximumUserIDLength,
-                !userID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else {
-                throw ValidationError(
-                    field: "userID",
-                    reason: "must be 1 to \(Self.maximumUserIDLength) characters without control characters")
-            }
+            guard Self.isValidUserID(userID) else { throw ValidationError(field: "userID", reason: Self.userIDRule) }
         }
         self.userID = userID
         if let (field, scalar) = TextRules.firstForbidden(in: .object(attributes), at: "attributes") {
@@ -75,5 +69,15 @@ public struct DeviceRegistration: Sendable, Equatable {
     public static func isKnownTimeZone(_ name: String) -> Bool {
         // Foundation also accepts abbreviations and offsets ("GMT+2"); only IANA names are wanted.
         name.contains("/") || name == "UTC" ? TimeZone(identifier: name) != nil : false
+    }
+
+    /// What a user ID must be, as errors say it.
+    public static let userIDRule = "must be 1 to \(maximumUserIDLength) characters without control characters"
+
+    /// A user ID Herald stores: 1 to 256 characters, none of them a control character. Lookups
+    /// by user ID (ledger, data requests) use the same rule, so nothing stored is unreachable.
+    public static func isValidUserID(_ userID: String) -> Bool {
+        !userID.isEmpty && TextRules.storedLength(userID) <= maximumUserIDLength
+            && !userID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HeraldAPI
 import HeraldCore
 import HeraldStore
 
@@ -17,10 +16,7 @@ struct AuditCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard (1...AuditQuery.maximumLimit).contains(limit) else { throw CLIError("--limit must be 1 to \(AuditQuery.maximumLimit)") }
-        let sinceDate = try since.map { text -> Date in
-            guard let date = RFC3339.parse(text) else { throw CLIError("--since must be an RFC 3339 time such as 2026-12-01T09:00:00Z") }
-            return date
-        }
+        let sinceDate = try since.map { try CLIError.time($0, flag: "--since") }
         for (flag, value) in [("--actor", actor), ("--action", action)] {
             if let value, value.isEmpty || TextRules.forbiddenCharacter(in: value) != nil {
                 throw CLIError("\(flag) must be text without control characters")

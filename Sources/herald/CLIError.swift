@@ -1,3 +1,4 @@
+import HeraldAPI
 import HeraldCore
 import Foundation
 /// A one-line reason for the CLI to print before exiting non-zero.
@@ -30,6 +31,14 @@ struct CLIError: Error, CustomStringConvertible {
             }
         }
         return out
+    }
+
+    /// An RFC 3339 time given to `flag`.
+    static func time(_ text: String, flag: String) throws -> Date {
+        guard let date = RFC3339.parse(text) else {
+            throw CLIError("\(flag) must be an RFC 3339 time such as 2027-06-30T00:00:00Z")
+        }
+        return date
     }
 
     /// PEM certificates from `--apns-ca-file`.

@@ -1,7 +1,6 @@
 import HeraldStore
 import ArgumentParser
 import Foundation
-import HeraldAPI
 import HeraldCore
 
 struct KeysCommand: AsyncParsableCommand {
@@ -27,12 +26,7 @@ struct KeysCommand: AsyncParsableCommand {
             if role == .app, app == nil { throw CLIError("--app is required for an app key") }
             if role != .app, app != nil { throw CLIError("--app is only for app keys") }
             if role != .marketing, !scopeApp.isEmpty { throw CLIError("--scope-app is only for marketing keys") }
-            let expiry = try expiresAt.map { text -> Date in
-                guard let date = RFC3339.parse(text) else {
-                    throw CLIError("--expires-at must be an RFC 3339 time such as 2027-06-30T00:00:00Z")
-                }
-                return date
-            }
+            let expiry = try expiresAt.map { try CLIError.time($0, flag: "--expires-at") }
             let (configuration, logger) = try options.load()
             let (key, secret) = try await Store.with(configuration, logger: logger) { store in
                 var appID: Int64?

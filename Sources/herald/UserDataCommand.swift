@@ -61,11 +61,7 @@ struct UserDataCommand: AsyncParsableCommand {
         @Argument(help: "The user ID the app registered devices with.") var userID: String
 
         func checked() throws -> (bundleID: String, userID: String) {
-            guard !userID.isEmpty, TextRules.storedLength(userID) <= DeviceRegistration.maximumUserIDLength,
-                TextRules.forbiddenCharacter(in: userID) == nil
-            else {
-                throw CLIError("USER_ID must be 1 to \(DeviceRegistration.maximumUserIDLength) characters without control characters")
-            }
+            guard DeviceRegistration.isValidUserID(userID) else { throw CLIError("USER_ID \(DeviceRegistration.userIDRule)") }
             return (bundleID, userID)
         }
     }
