@@ -55,9 +55,9 @@ public final class APNSClient: Sendable {
         if let pem = configuration.additionalTrustRootsPEM {
             tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))]
         }
-        if case .certificate(let chain, let key) = credentials {
-            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(chain.utf8)).map { .certificate($0) }
-            tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem))
+        if case .certificate(let certificate) = credentials {
+            tls.certificateChain = certificate.chain.map { .certificate($0) }
+            tls.privateKey = .privateKey(certificate.privateKey)
         }
         return tls
     }
@@ -228,6 +228,8 @@ public final class APNSClient: Sendable {
                 try? await Task.sleep(for: backoff.delay(afterFailures: attempt))
             } catch let error as APNSClientError {
                 metrics.failed(error)
+                // Refused in the TLS handshake: stop with these credentials, as for a 403.
+                if error.isCredentialsRejected { stop(error) }
                 return .failed(error)
             } catch {
                 return .failed(.connectionLost("the connection failed"))

@@ -34,6 +34,24 @@ public struct APNSClientError: Error, Hashable, Sendable, CustomStringConvertibl
     static let shutdown = Self(code: .shutdown, detail: "the client is shutting down")
     static func invalidNotification(_ detail: String) -> Self { Self(code: .invalidNotification, detail: detail) }
 
+    /// The TLS alerts with which a server refuses the client's certificate (or its absence)
+    /// during the handshake: RFC 8446 §6.2 and RFC 5246 §7.2.2 names, as BoringSSL reports
+    /// alerts it received (`…:TLSV1_ALERT_CERTIFICATE_REQUIRED`).
+    static let refusalAlerts = [
+        "ALERT_BAD_CERTIFICATE", "ALERT_UNSUPPORTED_CERTIFICATE", "ALERT_CERTIFICATE_REVOKED",
+        "ALERT_CERTIFICATE_EXPIRED", "ALERT_CERTIFICATE_UNKNOWN", "ALERT_UNKNOWN_CA", "ALERT_ACCESS_DENIED",
+        "ALERT_CERTIFICATE_REQUIRED", "ALERT_DECRYPT_ERROR",
+    ]
+
+    /// The credentials error for a TLS error that is the server refusing who we are (docs/apns.md
+    /// "Certificates": a revoked or expired provider certificate); nil for any other failure,
+    /// which stays retryable. Takes the error's text, so it is tested without a handshake.
+    static func handshakeRefusal(_ errorText: String) -> Self? {
+        guard let alert = refusalAlerts.first(where: { errorText.contains($0) }) else { return nil }
+        let name = alert.dropFirst("ALERT_".count).lowercased().split(separator: "_").joined(separator: " ")
+        return .credentialsRejected("the server refused the TLS client credentials (alert: \(name))")
+    }
+
     /// Worth sending again (on another connection, after a backoff).
     public var isRetryable: Bool {
         switch code {

@@ -160,7 +160,8 @@ final class APNSConnectionHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("APNs connection error", metadata: ["error.type": "\(String(reflecting: type(of: error)))"])
-        machine.close(machine.closeReason ?? .connectionLost("the connection failed"))
+        let reason = APNSClientError.handshakeRefusal(String(describing: error)) ?? .connectionLost("the connection failed")
+        machine.close(machine.closeReason ?? reason)
         afterEvent()
     }
 

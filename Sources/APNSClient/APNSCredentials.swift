@@ -4,6 +4,6 @@ import APNSCore
 public enum APNSCredentials: Sendable {
     /// Token-based: an ES256 JWT signed with the team's `.p8` key, on every request.
     case token(ProviderTokenSigner)
-    /// Certificate-based: a TLS client certificate chain and its private key (PEM).
-    case certificate(chainPEM: String, keyPEM: String)
+    /// Certificate-based: a TLS client certificate; the `authorization` header is not sent.
+    case certificate(APNSClientCertificate)
 }

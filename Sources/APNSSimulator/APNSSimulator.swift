@@ -59,12 +59,17 @@ public final class APNSSimulator: Sendable {
         let sslContext: NIOSSLContext
         do {
             certificates = try SimulatorCertificates.make(from: configuration.certificates)
-            sslContext = try NIOSSLContext(configuration: certificates.makeServerTLSConfiguration())
+            sslContext = try NIOSSLContext(
+                configuration: certificates.makeServerTLSConfiguration(
+                    clientCAPEM: configuration.clientCertificateAuthorityPEM,
+                    requireClientCertificates: configuration.requireClientCertificates))
         } catch {
             try? engine.closeRecorder()
             throw error
         }
-        if configuration.providerKeys.isEmpty, !configuration.acceptAnySignature {
+        if configuration.providerKeys.isEmpty, !configuration.acceptAnySignature,
+            configuration.clientCertificateAuthorityPEM == nil
+        {
             logger.warning("APNs simulator has no provider keys: every request will answer 403 InvalidProviderToken")
         }
 

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// A line: `{"received":<ms>,"apns-id":"…","token":"…","topic":"…","push-type":"…",
 /// "priority":10,"collapse-id":"…","expiration":<s>,"key-id":"…","payload":{…}}`; `collapse-id`
-/// and `expiration` only when sent, `key-id` (the provider token's `kid`) with token authentication. The payload is the body as sent, with raw line breaks
+/// and `expiration` only when sent, `key-id` (the provider token's `kid`) with token authentication, `certificate-uid` with certificate authentication. The payload is the body as sent, with raw line breaks
 /// (only possible as JSON whitespace) turned into spaces.
 final class NotificationRecorder: Sendable {
     static let flushThreshold = 64 * 1024
@@ -115,6 +115,11 @@ final class NotificationRecorder: Sendable {
             out.append(UInt8(ascii: ","))
             SimulatorJSON.appendKey("key-id", to: &out)
             SimulatorJSON.appendString(keyID, to: &out)
+        }
+        if let uid = notification.certificateUID {
+            out.append(UInt8(ascii: ","))
+            SimulatorJSON.appendKey("certificate-uid", to: &out)
+            SimulatorJSON.appendString(uid, to: &out)
         }
         out.append(UInt8(ascii: ","))
         SimulatorJSON.appendKey("payload", to: &out)

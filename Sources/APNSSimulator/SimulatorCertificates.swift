@@ -123,7 +123,12 @@ public struct SimulatorCertificates: Sendable {
 
     /// A server TLS configuration presenting this chain: TLS 1.2 or later, ALPN `h2` only
     /// (docs/apns.md "The connection").
-    public func makeServerTLSConfiguration() throws -> TLSConfiguration {
+    ///
+    /// With `clientCAPEM`, clients may (or, when `requireClientCertificates`, must) present a
+    /// certificate issued by it (docs/apns.md "Certificates").
+    public func makeServerTLSConfiguration(clientCAPEM: String? = nil, requireClientCertificates: Bool = false) throws
+        -> TLSConfiguration
+    {
         let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificateChainPEM.utf8))
         let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
@@ -134,6 +139,10 @@ public struct SimulatorCertificates: Sendable {
         configuration.applicationProtocols = ["h2"]
         // A test server closes often; do not wait 5 s for a peer's close_notify.
         configuration.shutdownTimeout = .seconds(1)
+        if let clientCAPEM {
+            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(clientCAPEM.utf8)))
+            configuration.certificateVerification = requireClientCertificates ? .noHostnameVerification : .optionalVerification
+        }
         return configuration
     }
 

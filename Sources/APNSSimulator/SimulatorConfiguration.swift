@@ -18,6 +18,12 @@ public struct SimulatorConfiguration: Sendable {
     public var port: Int
     /// The TLS certificate.
     public var certificates: CertificateSource
+    /// CA certificates (PEM) whose client certificates authenticate a connection instead of a
+    /// provider token (docs/apns.md "Certificates"); nil asks no client for a certificate.
+    public var clientCertificateAuthorityPEM: String?
+    /// Refuse the TLS handshake of a client without such a certificate (as an APNs endpoint
+    /// for certificate-only providers would); false still lets token clients in.
+    public var requireClientCertificates: Bool
     /// Provider-token verification keys by key ID (the `kid` of the JWT header).
     public var providerKeys: [String: P256.Signing.PublicKey]
     /// Accept any well-formed ES256 token without checking its signature (demos with foreign
@@ -54,8 +60,12 @@ public struct SimulatorConfiguration: Sendable {
         maxConcurrentStreams: Int = 1000,
         initialStreamsBeforeAuth: Int = 1,
         recordFile: String? = nil,
-        fault: SimulatorFaultScript = SimulatorFaultScript()
+        fault: SimulatorFaultScript = SimulatorFaultScript(),
+        clientCertificateAuthorityPEM: String? = nil,
+        requireClientCertificates: Bool = false
     ) {
+        self.clientCertificateAuthorityPEM = clientCertificateAuthorityPEM
+        self.requireClientCertificates = requireClientCertificates
         self.host = host
         self.port = port
         self.certificates = certificates
@@ -81,6 +91,9 @@ public struct SimulatorConfiguration: Sendable {
         }
         guard initialStreamsBeforeAuth >= 1 else {
             throw .invalidConfiguration("initialStreamsBeforeAuth must be at least 1")
+        }
+        if requireClientCertificates, clientCertificateAuthorityPEM == nil {
+            throw .invalidConfiguration("requireClientCertificates needs clientCertificateAuthorityPEM")
         }
         try fault.validate()
     }

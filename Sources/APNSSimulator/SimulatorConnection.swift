@@ -17,12 +17,18 @@ final class SimulatorConnection {
     private var state: SimulatorConnectionState
     private var tokenCache = ProviderTokenCache()
     private var reportedIndexing = false
+    private let tls: NIOSSLServerHandler
+    /// The client certificate's identity, read once the handshake is done (at the first request).
+    private var clientCertificate: APNSCertificateIdentity??
 
-    private init(number: Int, engine: SimulatorEngine, channel: any Channel, silencer: SilenceHandler) {
+    private init(
+        number: Int, engine: SimulatorEngine, channel: any Channel, silencer: SilenceHandler, tls: NIOSSLServerHandler
+    ) {
         self.number = number
         self.engine = engine
         self.channel = channel
         self.silencer = silencer
+        self.tls = tls
         state = SimulatorConnectionState(configuration: engine.configuration)
     }
 
@@ -37,7 +43,8 @@ final class SimulatorConnection {
         }
 
         let silencer = SilenceHandler()
-        let connection = SimulatorConnection(number: number, engine: engine, channel: channel, silencer: silencer)
+        let tls = NIOSSLServerHandler(context: sslContext)
+        let connection = SimulatorConnection(number: number, engine: engine, channel: channel, silencer: silencer, tls: tls)
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
 
         // docs/apns.md "The connection": one stream until a valid provider token arrives.
@@ -48,7 +55,7 @@ final class SimulatorConnection {
         ]
 
         let pipeline = channel.pipeline.syncOperations
-        try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+        try pipeline.addHandler(tls)
         try pipeline.addHandler(silencer)
         _ = try pipeline.configureHTTP2Pipeline(
             mode: .server,
@@ -124,13 +131,24 @@ final class SimulatorConnection {
     /// Judges a request with this connection's token cache; the first valid provider token
     /// lifts the stream limit with a new SETTINGS frame (docs/apns.md "The connection").
     func validate(headers: [(String, String)], body: [UInt8], now: Date) -> SimulatorVerdict {
-        let verdict = engine.validator.validate(headers: headers, body: body, now: now, tokenCache: &tokenCache)
-        if verdict.providerToken != nil, let limit = state.providerTokenAccepted() {
+        let certificate = peerCertificate()
+        let verdict = engine.validator.validate(
+            headers: headers, body: body, now: now, clientCertificate: certificate, tokenCache: &tokenCache)
+        if verdict.isAuthenticated, let limit = state.providerTokenAccepted() {
             let settings: HTTP2Settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)]
             let frame = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))
             channel.writeAndFlush(frame, promise: nil)
         }
         return verdict
+    }
+
+    /// What the client's certificate says, if it sent one (verified against the configured CA
+    /// during the handshake).
+    private func peerCertificate() -> APNSCertificateIdentity? {
+        if let known = clientCertificate { return known }
+        let identity = tls.peerCertificate.flatMap { try? $0.toDERBytes() }.flatMap(APNSCertificateIdentity.init(derEncoded:))
+        clientCertificate = .some(identity)
+        return identity
     }
 
     /// GOAWAY with APNs's JSON data (docs/apns.md "The connection": `{"reason": "..."}`); streams above

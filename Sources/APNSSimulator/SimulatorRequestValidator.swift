@@ -12,12 +12,16 @@ import Foundation
 /// 3. `:path` `/3/device/<hex>`: 404 BadPath, 400 MissingDeviceToken, 400 BadDeviceToken
 /// 4. `authorization: bearer <jwt>`: 403 MissingProviderToken, InvalidProviderToken (malformed,
 ///    not ES256, unknown `kid`, bad signature, team not allowed), ExpiredProviderToken (`iat`
-///    more than an hour old)
-/// 5. `apns-topic` present: 400 MissingTopic
+///    more than an hour old). On a connection with a client certificate the header is
+///    ignored and the certificate decides: 403 BadCertificate outside its validity.
+/// 5. `apns-topic` present: 400 MissingTopic; with a certificate of one topic it defaults to
+///    that topic
+
 /// 6. `apns-push-type` one of the nine: 400 InvalidPushType (Herald always sends it, so absent
 ///    is refused too)
 /// 7. the topic's push-type suffix: 400 BadTopic; the bundle ID allowed: 400 TopicDisallowed;
-///    the token bound to it, if configured: 400 DeviceTokenNotForTopic
+///    one of a certificate's topics: 400 TopicDisallowed; the token bound to it, if configured:
+///    400 DeviceTokenNotForTopic
 /// 8. `apns-priority` 10, 5 or 1 (absent means 10), and not 10 for background: 400 BadPriority
 /// 9. `apns-id` canonical: 400 BadMessageId
 /// 10. `apns-expiration` UNIX seconds: 400 BadExpirationDate
@@ -64,9 +68,12 @@ public struct SimulatorRequestValidator: Sendable {
     }
 
     /// Judges a request from its decoded headers (name, value) and body at time `now`.
-    public func validate(headers: [(String, String)], body: [UInt8], now: Date) -> SimulatorVerdict {
+    /// `clientCertificate` is what the connection's TLS client certificate says, if it sent one.
+    public func validate(
+        headers: [(String, String)], body: [UInt8], now: Date, clientCertificate: APNSCertificateIdentity? = nil
+    ) -> SimulatorVerdict {
         var cache = ProviderTokenCache()
-        return validate(headers: headers, body: body, now: now, tokenCache: &cache)
+        return validate(headers: headers, body: body, now: now, clientCertificate: clientCertificate, tokenCache: &cache)
     }
 
     /// As ``validate(headers:body:now:)``, reusing a connection's last verified token: a
@@ -75,6 +82,7 @@ public struct SimulatorRequestValidator: Sendable {
         headers rawHeaders: [(String, String)],
         body: [UInt8],
         now: Date,
+        clientCertificate: APNSCertificateIdentity?,
         tokenCache: inout ProviderTokenCache
     ) -> SimulatorVerdict {
         let headers = SimulatorRequestHeaders(rawHeaders)
@@ -86,7 +94,8 @@ public struct SimulatorRequestValidator: Sendable {
             SimulatorVerdict(
                 apnsID: apnsID,
                 outcome: .rejected(status: status, reason: reason),
-                providerToken: providerToken
+                providerToken: providerToken,
+                certificateAuthenticated: clientCertificate != nil
             )
         }
 
@@ -99,12 +108,26 @@ public struct SimulatorRequestValidator: Sendable {
         case .failure(let failure): return reject(failure.status, failure.reason)
         }
 
-        switch authenticate(headers.authorization, now: now, cache: &tokenCache) {
-        case .success(let token): providerToken = token
-        case .failure(let failure): return reject(failure.status, failure.reason)
+        if let clientCertificate {
+            // docs/apns.md "Certificates": the certificate authenticates; authorization is ignored.
+            guard clientCertificate.notValidBefore <= now, now < clientCertificate.notValidAfter else {
+                return reject(403, .badCertificate)
+            }
+        } else {
+            switch authenticate(headers.authorization, now: now, cache: &tokenCache) {
+            case .success(let token): providerToken = token
+            case .failure(let failure): return reject(failure.status, failure.reason)
+            }
         }
 
-        guard let topic = headers.topic, !topic.isEmpty else { return reject(400, .missingTopic) }
+        let topic: String
+        if let given = headers.topic, !given.isEmpty {
+            topic = given
+        } else if let only = clientCertificate?.topics.first, clientCertificate?.topics.count == 1 {
+            topic = only
+        } else {
+            return reject(400, .missingTopic)
+        }
         guard let pushType = headers.pushType.flatMap({ PushType(rawValue: $0) }) else {
             return reject(400, .invalidPushType)
         }
@@ -116,6 +139,7 @@ public struct SimulatorRequestValidator: Sendable {
         }
         let bundleID = String(topic.dropLast(pushType.topicSuffix.count))
         if !topics.isEmpty, !topics.contains(bundleID) { return reject(400, .topicDisallowed) }
+        if let clientCertificate, !clientCertificate.allows(bundleID: bundleID) { return reject(400, .topicDisallowed) }
         if let boundTopic = deviceTopics[tokenHex], boundTopic != bundleID {
             return reject(400, .deviceTokenNotForTopic)
         }
@@ -158,9 +182,12 @@ public struct SimulatorRequestValidator: Sendable {
             collapseID: headers.collapseID,
             expiration: expiration,
             payload: body,
-            keyID: providerToken?.keyID
+            keyID: providerToken?.keyID,
+            certificateUID: clientCertificate.map { $0.uid ?? $0.subject }
         )
-        return SimulatorVerdict(apnsID: apnsID, outcome: .accepted(notification), providerToken: providerToken)
+        return SimulatorVerdict(
+            apnsID: apnsID, outcome: .accepted(notification), providerToken: providerToken,
+            certificateAuthenticated: clientCertificate != nil)
     }
 
     /// A refusal: status and reason.

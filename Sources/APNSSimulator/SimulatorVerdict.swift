@@ -21,6 +21,8 @@ public struct SimulatorNotification: Hashable, Sendable {
     public var payload: [UInt8]
     /// The `kid` of the provider token that authorized it (token authentication only).
     public var keyID: String?
+    /// The UID of the client certificate that authorized it (certificate authentication only).
+    public var certificateUID: String?
 
     public init(
         apnsID: UUID,
@@ -31,8 +33,10 @@ public struct SimulatorNotification: Hashable, Sendable {
         collapseID: String? = nil,
         expiration: Int64? = nil,
         payload: [UInt8],
-        keyID: String? = nil
+        keyID: String? = nil,
+        certificateUID: String? = nil
     ) {
+        self.certificateUID = certificateUID
         self.apnsID = apnsID
         self.deviceToken = deviceToken
         self.topic = topic
@@ -61,11 +65,22 @@ public struct SimulatorVerdict: Hashable, Sendable {
     /// The request's provider token when it verified and was fresh, even if the request
     /// failed a later check: the connection then lifts its one-stream limit.
     public var providerToken: VerifiedProviderToken?
+    /// The connection's client certificate authenticated the request (docs/apns.md
+    /// "Certificates"); it lifts the one-stream limit like a valid provider token.
+    public var certificateAuthenticated: Bool
 
-    public init(apnsID: UUID, outcome: Outcome, providerToken: VerifiedProviderToken?) {
+    public init(
+        apnsID: UUID, outcome: Outcome, providerToken: VerifiedProviderToken?, certificateAuthenticated: Bool = false
+    ) {
         self.apnsID = apnsID
         self.outcome = outcome
         self.providerToken = providerToken
+        self.certificateAuthenticated = certificateAuthenticated
+    }
+
+    /// The request proved who sent it, by a valid provider token or a client certificate.
+    public var isAuthenticated: Bool {
+        providerToken != nil || (certificateAuthenticated && reason != .badCertificate)
     }
 
     /// The HTTP status: 200 when accepted.

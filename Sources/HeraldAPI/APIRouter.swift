@@ -4,6 +4,8 @@ import Hummingbird
 /// What the API needs from the rest of Herald, each as the protocol it uses.
 public struct APIDependencies: Sendable {
     public var apps: any AppRepository
+    /// Opens `.p12` certificates admins add as credentials.
+    public var certificates: any CertificateReader
     public var devices: any DeviceRepository
     public var pruner: any DevicePruner
     public var keys: any APIKeyRepository
@@ -28,7 +30,7 @@ public struct APIDependencies: Sendable {
     public var classifyError: @Sendable (any Error) -> Problem?
 
     public init(
-        apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
+        apps: any AppRepository, certificates: any CertificateReader, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
         audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending,
         readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
@@ -37,6 +39,7 @@ public struct APIDependencies: Sendable {
         self.limits = limits
         self.classifyError = classifyError
         self.apps = apps
+        self.certificates = certificates
         self.devices = devices
         self.pruner = pruner
         self.keys = keys
@@ -72,7 +75,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     .addRoutes(to: v1.group("campaigns"))
     EventController(directory: directory, events: dependencies.events).addRoutes(to: v1.group("apps/:bundleID/events"))
     AppController(directory: directory, apps: dependencies.apps).addRoutes(to: v1)
-    CredentialController(directory: directory, apps: dependencies.apps)
+    CredentialController(directory: directory, apps: dependencies.apps, certificates: dependencies.certificates)
         .addRoutes(to: v1.group("apps/:bundleID/credentials"))
     KeyController(directory: directory, keys: dependencies.keys, cache: dependencies.keyCache).addRoutes(to: v1.group("admin/keys"))
     AuditController(directory: directory, audit: dependencies.audit).addRoutes(to: v1.group("admin/audit"))

@@ -3,19 +3,21 @@ import Foundation
 import HeraldCore
 import Hummingbird
 
-/// `/v1/apps/{bundleID}/credentials`: an app's APNs signing keys, for admins. Add a new key
-/// (standby, or active at once), make one active, retire an old one. Secrets go in and never
-/// come out: answers show the key ID, a fingerprint of the public key and the state. Sending
+/// `/v1/apps/{bundleID}/credentials`: an app's APNs credentials (`.p8` signing keys and `.p12`
+/// client certificates), for admins. Add one (standby, or active at once), make one active,
+/// retire an old one. Secrets go in and never come out: answers show the key ID or the
+/// certificate's subject and expiry, a fingerprint, and the state. Sending
 /// switches to a newly active key within `HERALD_APNS_CREDENTIAL_RECHECK_MS` on every instance,
 /// without a restart and without dropping a notification (docs/admin.md "Credentials").
 struct CredentialController {
     static let keyFields: Set<String> = ["keyID", "privateKey"]
-    static let addFields: Set<String> = ["kind", "keyID", "privateKey", "activate"]
+    static let addFields: Set<String> = ["kind", "keyID", "privateKey", "certificate", "password", "activate"]
     /// A `.p8` is about 250 bytes; anything much bigger is not one.
     static let maximumPrivateKey = 8 * 1024
 
     let directory: AppDirectory
     let apps: any AppRepository
+    let certificates: any CertificateReader
 
     func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
         group.get(use: list)
@@ -35,18 +37,26 @@ struct CredentialController {
         let object = try await JSONFields.bodyObject(request, context: context)
         try JSONFields.refuseUnknown(object, known: Self.addFields)
         let kind = try JSONFields.string(object["kind"], field: "kind") ?? AppCredential.Kind.token.rawValue
+        let new: NewCredential
         switch AppCredential.Kind(rawValue: kind) {
-        case .token?: break
+        case .token?:
+            try Self.refuse(["certificate", "password"], in: object, kind: "token")
+            new = .signingKey(
+                try NewSigningKey(
+                    keyID: try JSONFields.requiredString(object["keyID"], field: "keyID"),
+                    pem: try Self.privateKey(object["privateKey"], field: "privateKey")))
         case .certificate?:
-            throw Problem.invalidField("kind", "certificate credentials are not supported yet; add a .p8 signing key (token)")
-        case nil: throw Problem.invalidField("kind", "must be token")
+            try Self.refuse(["keyID", "privateKey"], in: object, kind: "certificate")
+            new = .certificate(
+                try certificates.read(
+                    pkcs12: try Self.pkcs12(object["certificate"], field: "certificate"),
+                    password: try JSONFields.string(object["password"], field: "password") ?? "",
+                    bundleID: app.bundleID, now: Date(), field: ""))
+        case nil: throw Problem.invalidField("kind", "must be token or certificate")
         }
-        let key = try NewSigningKey(
-            keyID: try JSONFields.requiredString(object["keyID"], field: "keyID"),
-            pem: try Self.privateKey(object["privateKey"], field: "privateKey"))
         let activate = try JSONFields.bool(object["activate"], field: "activate") ?? false
         let credential = try await apps.addCredential(
-            appID: app.id, signingKey: key, activate: activate, actor: try context.requirePrincipal().keyPrefix)
+            appID: app.id, new, activate: activate, actor: try context.requirePrincipal().keyPrefix)
         return EditedResponse(status: .created, response: CredentialResponse(credential))
     }
 
@@ -96,6 +106,24 @@ struct CredentialController {
             detail: "this app has no credential with this ID", field: "credentialID")
     }
 
+    /// Fields of the other kind are a mistake worth naming, not something to ignore.
+    static func refuse(_ fields: [String], in object: [String: PayloadValue], kind: String) throws {
+        for field in fields where object[field] != nil {
+            throw Problem.invalidField(field, "does not go with kind \(kind)")
+        }
+    }
+
+    /// A `.p12` file as base64; never echoed back in an error.
+    static func pkcs12(_ value: PayloadValue?, field: String) throws -> [UInt8] {
+        let text = try JSONFields.requiredString(value, field: field)
+        // Base64 of the largest .p12 the reader takes, with room for line breaks.
+        guard text.utf8.count <= 96 * 1024 else { throw Problem.invalidField(field, "is too large for a .p12 file") }
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
+            throw Problem.invalidField(field, "must be the .p12 file in base64")
+        }
+        return Array(data)
+    }
+
     /// The `.p8` PEM text; never echoed back in an error.
     static func privateKey(_ value: PayloadValue?, field: String) throws -> String {
         let text = try JSONFields.requiredString(value, field: field)
@@ -113,6 +141,8 @@ struct CredentialResponse: ResponseEncodable {
     var keyID: String?
     var fingerprint: String?
     var state: String
+    var certificateSubject: String?
+    var certificateExpiresAt: Date?
     var createdAt: Date
     var activatedAt: Date?
     var retiredAt: Date?
@@ -123,6 +153,8 @@ struct CredentialResponse: ResponseEncodable {
         keyID = credential.keyID
         fingerprint = credential.fingerprint
         state = credential.state.rawValue
+        certificateSubject = credential.certificateSubject
+        certificateExpiresAt = credential.certificateExpiresAt
         createdAt = credential.createdAt
         activatedAt = credential.activatedAt
         retiredAt = credential.retiredAt

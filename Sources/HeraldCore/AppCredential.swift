@@ -28,7 +28,9 @@ public struct AppCredential: Sendable, Equatable {
     /// credentials were kept apart.
     public var fingerprint: String?
     public var state: State
+    /// The subject of a `certificate` credential (`UID=<bundle ID>, CN=…`).
     public var certificateSubject: String?
+    /// When a `certificate` credential stops working.
     public var certificateExpiresAt: Date?
     public var createdAt: Date
     public var activatedAt: Date?
@@ -80,12 +82,106 @@ public struct NewSigningKey: Sendable {
 /// The secret of an app's active credential, for the APNs sender only: never log or return it.
 public struct ActiveCredential: Sendable {
     public var credential: AppCredential
-    /// The `.p8` PEM of a `token` credential.
-    public var signingKeyPEM: String
+    public var secret: CredentialSecret
 
-    public init(credential: AppCredential, signingKeyPEM: String) {
+    public init(credential: AppCredential, secret: CredentialSecret) {
         self.credential = credential
-        self.signingKeyPEM = signingKeyPEM
+        self.secret = secret
+    }
+}
+
+/// What a credential's sealed secret holds: a `.p8` PEM, or a `.p12` file with its password.
+public enum CredentialSecret: Sendable, Equatable {
+    case signingKey(pem: String)
+    case certificate(pkcs12: [UInt8], password: String)
+
+    /// The text that is sealed: the PEM itself (as stored before certificates existed), or a
+    /// small JSON object for a certificate.
+    public var sealedText: String {
+        switch self {
+        case .signingKey(let pem): return pem
+        case .certificate(let pkcs12, let password):
+            let stored = StoredCertificate(p12: Data(pkcs12).base64EncodedString(), password: password)
+            // Encoding two strings cannot fail.
+            let data = (try? JSONEncoder().encode(stored)) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// Reads an opened secret of a credential of `kind`; nil when it does not have that shape.
+    public init?(kind: AppCredential.Kind, sealedText: String) {
+        switch kind {
+        case .token:
+            self = .signingKey(pem: sealedText)
+        case .certificate:
+            guard let stored = try? JSONDecoder().decode(StoredCertificate.self, from: Data(sealedText.utf8)),
+                let bytes = Data(base64Encoded: stored.p12)
+            else { return nil }
+            self = .certificate(pkcs12: Array(bytes), password: stored.password)
+        }
+    }
+
+    private struct StoredCertificate: Codable {
+        var p12: String
+        var password: String
+    }
+}
+
+/// A `.p12` client certificate to store, as a ``CertificateReader`` found it: it opens with
+/// its password, is still valid, and may push to the app.
+public struct NewCertificate: Sendable {
+    public var pkcs12: [UInt8]
+    public var password: String
+    /// The subject as one line (`UID=com.example.app, CN=…`).
+    public var subject: String
+    /// The topics it may push to.
+    public var topics: [String]
+    public var expiresAt: Date
+    /// The first 16 hex digits of the SHA-256 of the certificate (DER).
+    public var fingerprint: String
+
+    public init(pkcs12: [UInt8], password: String, subject: String, topics: [String], expiresAt: Date, fingerprint: String) {
+        self.pkcs12 = pkcs12
+        self.password = password
+        self.subject = subject
+        self.topics = topics
+        self.expiresAt = expiresAt
+        self.fingerprint = fingerprint
+    }
+}
+
+/// Opens and checks `.p12` files (the TLS layer knows how); the API and the CLI share one.
+public protocol CertificateReader: Sendable {
+    /// A certificate for the app `bundleID`, or a ``ValidationError`` naming `field` +
+    /// `certificate` (not a .p12, expired, for another app) or `field` + `password`.
+    func read(pkcs12: [UInt8], password: String, bundleID: String, now: Date, field: String) throws(ValidationError)
+        -> NewCertificate
+}
+
+/// A credential to add: a `.p8` signing key or a `.p12` certificate.
+public enum NewCredential: Sendable {
+    case signingKey(NewSigningKey)
+    case certificate(NewCertificate)
+
+    public var kind: AppCredential.Kind {
+        switch self {
+        case .signingKey: .token
+        case .certificate: .certificate
+        }
+    }
+
+    public var secret: CredentialSecret {
+        switch self {
+        case .signingKey(let key): .signingKey(pem: key.pem)
+        case .certificate(let certificate): .certificate(pkcs12: certificate.pkcs12, password: certificate.password)
+        }
+    }
+
+    public var fingerprint: String {
+        switch self {
+        case .signingKey(let key): key.fingerprint
+        case .certificate(let certificate): certificate.fingerprint
+        }
     }
 }
 

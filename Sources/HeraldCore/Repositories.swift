@@ -15,9 +15,9 @@ public protocol AppRepository: Sendable {
 
     /// The app's credentials, oldest first, without their secrets.
     func credentials(appID: Int64) async throws -> [AppCredential]
-    /// Stores a signing key as a standby credential, or as the active one (the active one
-    /// before it becomes standby) when `activate`.
-    func addCredential(appID: Int64, signingKey: NewSigningKey, activate: Bool, actor: String) async throws
+    /// Stores a signing key or certificate as a standby credential, or as the active one (the
+    /// active one before it becomes standby) when `activate`.
+    func addCredential(appID: Int64, _ credential: NewCredential, activate: Bool, actor: String) async throws
         -> AppCredential
     /// Makes a standby credential the active one; the active one becomes standby. Nil for an
     /// unknown credential; ``CredentialStateError`` for a retired one.

@@ -17,7 +17,7 @@ extension PostgresAppRepository {
         }
     }
 
-    public func addCredential(appID: Int64, signingKey: NewSigningKey, activate: Bool, actor: String) async throws
+    public func addCredential(appID: Int64, _ new: NewCredential, activate: Bool, actor: String) async throws
         -> AppCredential
     {
         try await DatabaseMetrics.measure("apps.addCredential") {
@@ -30,7 +30,7 @@ extension PostgresAppRepository {
                         logger: logger)
                 }
                 let credential = try await Self.insertCredential(
-                    signingKey, appID: appID, state: activate ? .active : .standby, vault: vault, on: connection,
+                    new, appID: appID, state: activate ? .active : .standby, vault: vault, on: connection,
                     logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: activate ? "credential.add+activate" : "credential.add",
@@ -107,8 +107,11 @@ extension PostgresAppRepository {
             let credential = try Self.decodeCredential(columns)
             let sealed = try columns["secret_sealed"].decode(ByteBuffer.self)
             let format = try columns["seal_format"].decode(Int16.self)
-            let secret = try vault.open(Array(buffer: sealed), format: format, appID: appID, credentialID: credential.id)
-            return ActiveCredential(credential: credential, signingKeyPEM: secret)
+            let text = try vault.open(Array(buffer: sealed), format: format, appID: appID, credentialID: credential.id)
+            guard let secret = CredentialSecret(kind: credential.kind, sealedText: text) else {
+                throw StoreError.unknownValue(column: "app_credentials.secret_sealed", value: "(a \(credential.kind.rawValue) secret of another shape)")
+            }
+            return ActiveCredential(credential: credential, secret: secret)
         }
     }
 
@@ -125,20 +128,29 @@ extension PostgresAppRepository {
 
     /// Inserts a credential sealed to its own row: its ID is taken first so the seal can name it.
     static func insertCredential(
-        _ key: NewSigningKey, appID: Int64, state: AppCredential.State, vault: SigningKeyVault,
+        _ new: NewCredential, appID: Int64, state: AppCredential.State, vault: SigningKeyVault,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> AppCredential {
         let ids = try await connection.query(
             "SELECT nextval(pg_get_serial_sequence('app_credentials', 'id'))", logger: logger)
         guard let id = try await ids.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }
-        let sealed = ByteBuffer(bytes: try vault.seal(key.pem, appID: appID, credentialID: id))
+        let sealed = ByteBuffer(bytes: try vault.seal(new.secret.sealedText, appID: appID, credentialID: id))
+        var keyID: String?
+        var subject: String?
+        var expiresAt: Date?
+        switch new {
+        case .signingKey(let key): keyID = key.keyID
+        case .certificate(let certificate):
+            subject = certificate.subject
+            expiresAt = certificate.expiresAt
+        }
         let rows = try await connection.query(
             """
             INSERT INTO app_credentials (id, app_id, kind, key_id, secret_sealed, seal_format, fingerprint, state,
-                                         activated_at)
+                                         certificate_subject, certificate_expires_at, activated_at)
             OVERRIDING SYSTEM VALUE
-            VALUES (\(id), \(appID), 'token', \(key.keyID), \(sealed), 2, \(key.fingerprint), \(state.rawValue),
-                    CASE WHEN \(state == .active) THEN now() END)
+            VALUES (\(id), \(appID), \(new.kind.rawValue), \(keyID), \(sealed), 2, \(new.fingerprint), \(state.rawValue),
+                    \(subject), \(expiresAt), CASE WHEN \(state == .active) THEN now() END)
             RETURNING \(unescaped: Self.credentialColumns)
             """, logger: logger)
         guard let row = try await rows.collect().first else { throw StoreError.missingRow }
@@ -166,6 +178,7 @@ extension PostgresAppRepository {
         ]
         if let keyID = credential.keyID { details["keyID"] = .string(keyID) }
         if let fingerprint = credential.fingerprint { details["fingerprint"] = .string(fingerprint) }
+        if let subject = credential.certificateSubject { details["subject"] = .string(subject) }
         return details
     }
 

@@ -32,7 +32,7 @@ public struct PostgresAppRepository: AppRepository {
                         """, logger: logger)
                     guard let appID = try await rows.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }
                     let credential = try await Self.insertCredential(
-                        app.signingKey, appID: appID, state: .active, vault: vault, on: connection, logger: logger)
+                        .signingKey(app.signingKey), appID: appID, state: .active, vault: vault, on: connection, logger: logger)
                     try await AuditLog.record(
                         on: connection, actor: actor, action: "app.add", appID: appID,
                         details: [

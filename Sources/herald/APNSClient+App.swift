@@ -5,7 +5,8 @@ import Logging
 
 extension APNSClient {
     /// A sender for one app: its endpoint (Apple's for the environment, or the app's
-    /// override), its extra CA, and provider tokens signed with its active key.
+    /// override), its extra CA, and its active credential: provider tokens signed with
+    /// its `.p8` key, or its `.p12` client certificate in the TLS handshake.
     static func forApp(
         _ app: App, credential: ActiveCredential, environment: APNSEnvironment, adjust: (inout APNSClientConfiguration) -> Void = { _ in },
         logger: Logger
@@ -20,13 +21,27 @@ extension APNSClient {
         var configuration = APNSClientConfiguration(endpoint: endpoint)
         configuration.additionalTrustRootsPEM = app.apnsCAPEM
         adjust(&configuration)
-        let signer: ProviderTokenSigner
-        do {
-            signer = try ProviderTokenSigner(
-                pemRepresentation: credential.signingKeyPEM, keyID: credential.credential.keyID ?? "", teamID: app.teamID)
-        } catch {
-            throw CLIError("the stored signing key of \(app.bundleID) cannot sign provider tokens: \(error)")
+        return try APNSClient(
+            configuration: configuration, credentials: try credentials(of: app, credential), logger: logger)
+    }
+
+    /// The active credential as the TLS and provider-token layers use it.
+    static func credentials(of app: App, _ credential: ActiveCredential) throws -> APNSCredentials {
+        switch credential.secret {
+        case .signingKey(let pem):
+            do {
+                return .token(
+                    try ProviderTokenSigner(
+                        pemRepresentation: pem, keyID: credential.credential.keyID ?? "", teamID: app.teamID))
+            } catch {
+                throw CLIError("the stored signing key of \(app.bundleID) cannot sign provider tokens: \(error)")
+            }
+        case .certificate(let pkcs12, let password):
+            do {
+                return .certificate(try APNSClientCertificate(pkcs12: pkcs12, password: password))
+            } catch {
+                throw CLIError("the stored certificate of \(app.bundleID) cannot be opened: \(error)")
+            }
         }
-        return try APNSClient(configuration: configuration, credentials: .token(signer), logger: logger)
     }
 }

@@ -18,7 +18,8 @@ func buildHTTPRouter(
 ) -> Router<HeraldRequestContext> {
     let router = buildRouter(
         APIDependencies(
-            apps: store.apps, devices: store.devices, pruner: store.pruner, keys: store.keys, audit: store.audit,
+            apps: store.apps, certificates: PKCS12CertificateReader(), devices: store.devices, pruner: store.pruner,
+            keys: store.keys, audit: store.audit,
             keyCache: keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds)), ledger: store.ledger,
             templates: store.templates,
             campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, metricsText: metricsText,

@@ -76,7 +76,7 @@ extension AppsCommand {
 
     struct CredentialsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "credentials", abstract: "An app's APNs signing keys: add, list, activate, retire.",
+            commandName: "credentials", abstract: "An app's APNs credentials (.p8 keys, .p12 certificates): add, list, activate, retire.",
             subcommands: [List.self, Add.self, Activate.self, Retire.self])
 
         struct List: AsyncParsableCommand {
@@ -92,42 +92,89 @@ extension AppsCommand {
                 }
                 let rows = credentials.map { credential in
                     [
-                        String(credential.id), credential.kind.rawValue, credential.keyID ?? "-", credential.fingerprint ?? "-",
+                        String(credential.id), credential.kind.rawValue,
+                        credential.keyID ?? credential.certificateSubject ?? "-", credential.fingerprint ?? "-",
                         credential.state.rawValue, KeysCommand.List.format(credential.createdAt),
                         credential.activatedAt.map(KeysCommand.List.format) ?? "-",
+                        credential.certificateExpiresAt.map(KeysCommand.List.format) ?? "-",
                     ]
                 }
-                print(Table.render(header: ["ID", "KIND", "KEY ID", "FINGERPRINT", "STATE", "ADDED", "ACTIVATED"], rows: rows))
+                print(
+                    Table.render(
+                        header: ["ID", "KIND", "KEY ID / SUBJECT", "FINGERPRINT", "STATE", "ADDED", "ACTIVATED", "EXPIRES"],
+                        rows: rows))
             }
         }
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Add a .p8 signing key, as standby (make it active later) or active at once with --activate.")
+                abstract: "Add a .p8 signing key or a .p12 certificate, as standby (make it active later) or active at once with --activate.")
 
             @OptionGroup var options: CommonOptions
             @Argument(help: "The app's bundle ID.") var bundleID: String
-            @Option(help: "The 10-character ID of the signing key.") var keyID: String
-            @Option(help: "The AuthKey_<KEYID>.p8 file Apple gave you.") var keyFile: String
-            @Flag(help: "Make it the active key now; the active one becomes standby.") var activate = false
+            @Option(help: "The 10-character ID of the signing key (with --key-file).") var keyID: String?
+            @Option(help: "The AuthKey_<KEYID>.p8 file Apple gave you.") var keyFile: String?
+            @Option(help: "A .p12 client certificate exported from Keychain Access (instead of a .p8).") var p12: String?
+            @Option(help: "A file holding the .p12's password on its first line ('-': standard input).") var passwordFile: String?
+            @Flag(help: "Make it the active credential now; the active one becomes standby.") var activate = false
 
             func run() async throws {
-                guard let pem = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
-                    throw CLIError("--key-file: cannot read \(keyFile)")
-                }
-                let key: NewSigningKey
-                do {
-                    key = try NewSigningKey(keyID: keyID, pem: pem)
-                } catch {
-                    throw CLIError(error, flags: ["privateKey": "--key-file"])
-                }
                 let (configuration, logger) = try options.load()
                 let credential = try await Store.with(configuration, logger: logger) { store in
-                    try await store.apps.addCredential(
-                        appID: try await store.requireApp(bundleID).id, signingKey: key, activate: activate, actor: cliActor)
+                    let app = try await store.requireApp(bundleID)
+                    return try await store.apps.addCredential(
+                        appID: app.id, try newCredential(for: app), activate: activate, actor: cliActor)
                 }
+                let what =
+                    credential.kind == .token
+                    ? "key \(credential.keyID ?? "-")"
+                    : "certificate \(credential.certificateSubject ?? "-"), expires \(credential.certificateExpiresAt.map(KeysCommand.List.format) ?? "-")"
                 print(
-                    "Added credential \(credential.id) (key \(key.keyID), fingerprint \(key.fingerprint)) to \(bundleID) as \(credential.state.rawValue).")
+                    "Added credential \(credential.id) (\(what), fingerprint \(credential.fingerprint ?? "-")) to \(bundleID) as \(credential.state.rawValue).")
+            }
+
+            func newCredential(for app: App) throws -> NewCredential {
+                switch (keyFile, p12) {
+                case (let keyFile?, nil):
+                    guard let keyID else { throw CLIError("--key-id is required with --key-file") }
+                    guard let pem = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+                        throw CLIError("--key-file: cannot read \(keyFile)")
+                    }
+                    do {
+                        return .signingKey(try NewSigningKey(keyID: keyID, pem: pem))
+                    } catch {
+                        throw CLIError(error, flags: ["privateKey": "--key-file"])
+                    }
+                case (nil, let p12?):
+                    guard keyID == nil else { throw CLIError("--key-id goes with --key-file, not --p12") }
+                    guard let bytes = FileManager.default.contents(atPath: p12) else { throw CLIError("--p12: cannot read \(p12)") }
+                    guard let passwordFile else { throw CLIError("--password-file is required with --p12") }
+                    let password = try Self.password(from: passwordFile)
+                    do {
+                        return .certificate(
+                            try PKCS12CertificateReader().read(
+                                pkcs12: Array(bytes), password: password, bundleID: app.bundleID, now: Date(), field: ""))
+                    } catch {
+                        throw CLIError(error, flags: ["certificate": "--p12", "password": "--password-file"])
+                    }
+                case (nil, nil): throw CLIError("give --key-id and --key-file (a .p8 key), or --p12 and --password-file")
+                case (_?, _?): throw CLIError("give --key-file or --p12, not both")
+                }
+            }
+
+            /// The first line of the file, or of standard input for `-`.
+            static func password(from file: String) throws -> String {
+                let text: String
+                if file == "-" {
+                    text = readLine(strippingNewline: true) ?? ""
+                } else {
+                    guard let data = FileManager.default.contents(atPath: file) else {
+                        throw CLIError("--password-file: cannot read \(file)")
+                    }
+                    text = String(decoding: data, as: UTF8.self)
+                }
+                return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                    .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
             }
         }
 
@@ -143,7 +190,7 @@ extension AppsCommand {
                 let credential = try await CredentialsCommand.change(bundleID, options: options) { store, appID in
                     try await store.apps.activateCredential(appID: appID, credentialID: id, actor: cliActor)
                 }
-                print("Credential \(credential.id) (key \(credential.keyID ?? "-")) is now active for \(bundleID).")
+                print("Credential \(credential.id) (\(CredentialsCommand.name(credential))) is now active for \(bundleID).")
             }
         }
 
@@ -159,8 +206,14 @@ extension AppsCommand {
                 let credential = try await CredentialsCommand.change(bundleID, options: options) { store, appID in
                     try await store.apps.retireCredential(appID: appID, credentialID: id, actor: cliActor)
                 }
-                print("Retired credential \(credential.id) (key \(credential.keyID ?? "-")) of \(bundleID).")
+                print("Retired credential \(credential.id) (\(CredentialsCommand.name(credential))) of \(bundleID).")
             }
+        }
+
+        /// "key ABC123DEFG" or "certificate UID=…", for one-line answers.
+        static func name(_ credential: AppCredential) -> String {
+            credential.kind == .token
+                ? "key \(credential.keyID ?? "-")" : "certificate \(credential.certificateSubject ?? "-")"
         }
 
         static func change(

@@ -66,7 +66,7 @@ import Testing
             #expect(first.state == .active && first.keyID == "KEY1234567" && first.fingerprint?.count == 16)
             let newPEM = TestSigningKey.pem()
             let second = try await f.apps.addCredential(
-                appID: f.app.id, signingKey: try NewSigningKey(keyID: "KEY2345678", pem: newPEM), activate: false, actor: "admin")
+                appID: f.app.id, .signingKey(try NewSigningKey(keyID: "KEY2345678", pem: newPEM)), activate: false, actor: "admin")
             #expect(second.state == .standby && second.activatedAt == nil)
             #expect(try await f.apps.activeCredential(appID: f.app.id)?.credential.id == first.id)
             #expect(try await f.apps.sendingState(appID: f.app.id) == AppSendingState(activeCredentialID: first.id, disabled: false))
@@ -78,7 +78,7 @@ import Testing
             let activated = try #require(try await f.apps.activateCredential(appID: f.app.id, credentialID: second.id, actor: "admin"))
             #expect(activated.state == .active && activated.activatedAt != nil)
             let active = try #require(try await f.apps.activeCredential(appID: f.app.id))
-            #expect(active.credential.id == second.id && active.signingKeyPEM == newPEM)
+            #expect(active.credential.id == second.id && active.secret == .signingKey(pem: newPEM))
             #expect(try await f.apps.find(id: f.app.id)?.keyID == "KEY2345678")
             #expect(try await f.apps.credentials(appID: f.app.id).map(\.state) == [.standby, .active])
             // Activating the active one again changes nothing.
@@ -96,7 +96,7 @@ import Testing
 
             // Adding with activate switches at once.
             let third = try await f.apps.addCredential(
-                appID: f.app.id, signingKey: try NewSigningKey(keyID: "KEY3456789", pem: TestSigningKey.pem()), activate: true,
+                appID: f.app.id, .signingKey(try NewSigningKey(keyID: "KEY3456789", pem: TestSigningKey.pem())), activate: true,
                 actor: "admin")
             #expect(try await f.apps.credentials(appID: f.app.id).map(\.state) == [.retired, .standby, .active])
             #expect(try await f.apps.sendingState(appID: f.app.id)?.activeCredentialID == third.id)
@@ -172,7 +172,7 @@ import Testing
         try await StoreFixture.with { f in
             let pem = TestSigningKey.pem()
             _ = try await f.apps.addCredential(
-                appID: f.app.id, signingKey: try NewSigningKey(keyID: "KEY2345678", pem: pem), activate: false, actor: "t")
+                appID: f.app.id, .signingKey(try NewSigningKey(keyID: "KEY2345678", pem: pem)), activate: false, actor: "t")
             let newSecret = Data(repeating: 9, count: 32).base64EncodedString()
             let both = PostgresAppRepository(
                 client: f.client, vault: try SigningKeyVault(base64Secret: newSecret, previous: [StoreFixture.secret]),
@@ -191,7 +191,7 @@ import Testing
             await #expect(throws: (any Error).self) { try await f.apps.activeCredential(appID: f.app.id) }
             let standby = try await newOnly.activateCredential(appID: f.app.id, credentialID: 2, actor: "t")
             #expect(standby?.state == .active)
-            #expect(try await newOnly.activeCredential(appID: f.app.id)?.signingKeyPEM == pem)
+            #expect(try await newOnly.activeCredential(appID: f.app.id)?.secret == .signingKey(pem: pem))
             #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'secrets.rotate'") == 1)
             #expect(throws: SigningKeyVaultError.self) { try SigningKeyVault(base64Secret: newSecret, previous: ["short"]) }
         }

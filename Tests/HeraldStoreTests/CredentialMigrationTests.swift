@@ -34,12 +34,12 @@ import Testing
                 let app = try #require(try await apps.find(bundleID: "com.example.old"))
                 #expect(app.keyID == "OLDKEY1234" && app.disabledAt == nil)
                 let active = try #require(try await apps.activeCredential(appID: app.id))
-                #expect(active.signingKeyPEM == pem)
+                #expect(active.secret == .signingKey(pem: pem))
                 #expect(active.credential.state == .active && active.credential.fingerprint == nil)
 
                 // A key added now is sealed to its row and can take over.
                 let added = try await apps.addCredential(
-                    appID: app.id, signingKey: try NewSigningKey(keyID: "NEWKEY1234", pem: TestSigningKey.pem()), activate: true,
+                    appID: app.id, .signingKey(try NewSigningKey(keyID: "NEWKEY1234", pem: TestSigningKey.pem())), activate: true,
                     actor: "test")
                 #expect(try await apps.activeCredential(appID: app.id)?.credential.id == added.id)
             }

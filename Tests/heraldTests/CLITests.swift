@@ -183,9 +183,10 @@ import Testing
             let vault = try SigningKeyVault(base64Secret: new)
             let opened = try await TestDatabase.withClient(url) { client in
                 try await PostgresAppRepository(client: client, vault: vault, logger: TestDatabase.logger)
-                    .activeCredential(appID: 1)?.signingKeyPEM
+                    .activeCredential(appID: 1)?.secret
             }
-            #expect(opened?.contains("BEGIN PRIVATE KEY") == true)
+            guard case .signingKey(let pem)? = opened else { Issue.record("no signing key: \(String(describing: opened))"); return }
+            #expect(pem.contains("BEGIN PRIVATE KEY"))
             let badPrevious = try herald(
                 ["secrets", "rotate"], database: url,
                 extraEnvironment: ["HERALD_SECRET_KEY": new, "HERALD_PREVIOUS_SECRET_KEYS": "nope"])

@@ -24,7 +24,7 @@ import Testing
             let campaign = try await h.withEngines {
                 try await h.waitFor("the first notifications") { try h.received().count >= 300 }
                 let added = try await h.store.apps.addCredential(
-                    appID: h.app.id, signingKey: try NewSigningKey(keyID: Self.newKeyID, pem: newKey.pemRepresentation),
+                    appID: h.app.id, .signingKey(try NewSigningKey(keyID: Self.newKeyID, pem: newKey.pemRepresentation)),
                     activate: true, actor: "test")
                 #expect(added.state == .active)
                 try await h.waitFor("the campaign to complete") {
