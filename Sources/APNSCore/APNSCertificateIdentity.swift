@@ -24,6 +24,18 @@ public struct APNSCertificateIdentity: Sendable, Equatable {
     public static let developmentExtension: ASN1ObjectIdentifier = [1, 2, 840, 113_635, 100, 6, 3, 1]
     public static let productionExtension: ASN1ObjectIdentifier = [1, 2, 840, 113_635, 100, 6, 3, 2]
 
+    public init(
+        uid: String?, subject: String, topics: [String], environments: Set<APNSEnvironment> = [], notValidBefore: Date,
+        notValidAfter: Date
+    ) {
+        self.uid = uid
+        self.subject = subject
+        self.topics = topics
+        self.environments = environments
+        self.notValidBefore = notValidBefore
+        self.notValidAfter = notValidAfter
+    }
+
     /// Reads a DER certificate; nil when it is not one.
     public init?(derEncoded bytes: [UInt8]) {
         guard let certificate = try? Certificate(derEncoded: bytes) else { return nil }

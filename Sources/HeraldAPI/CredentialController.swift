@@ -116,8 +116,8 @@ struct CredentialController {
     /// A `.p12` file as base64; never echoed back in an error.
     static func pkcs12(_ value: PayloadValue?, field: String) throws -> [UInt8] {
         let text = try JSONFields.requiredString(value, field: field)
-        // Base64 of the largest .p12 the reader takes, with room for line breaks.
-        guard text.utf8.count <= 96 * 1024 else { throw Problem.invalidField(field, "is too large for a .p12 file") }
+        // Base64 of the largest .p12 the reader takes (32 KiB), with room for line breaks.
+        guard text.utf8.count <= 48 * 1024 else { throw Problem.invalidField(field, "is too large for a .p12 file") }
         guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
             throw Problem.invalidField(field, "must be the .p12 file in base64")
         }

@@ -55,6 +55,21 @@ public struct AppCredential: Sendable, Equatable {
     }
 }
 
+/// When one of an app's certificates stops working, for the expiry metric and alert.
+public struct CertificateExpiry: Sendable, Equatable {
+    public var bundleID: String
+    public var credentialID: Int64
+    public var state: AppCredential.State
+    public var expiresAt: Date
+
+    public init(bundleID: String, credentialID: Int64, state: AppCredential.State, expiresAt: Date) {
+        self.bundleID = bundleID
+        self.credentialID = credentialID
+        self.state = state
+        self.expiresAt = expiresAt
+    }
+}
+
 /// A `.p8` signing key to store, checked: its key ID has Apple's shape and its PEM is a P-256
 /// private key (the only kind APNs accepts for provider tokens).
 public struct NewSigningKey: Sendable {

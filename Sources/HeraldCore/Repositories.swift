@@ -28,6 +28,8 @@ public protocol AppRepository: Sendable {
     /// The app's active credential with its secret, for the APNs sender only: never log or
     /// return it. Nil when the app has none.
     func activeCredential(appID: Int64) async throws -> ActiveCredential?
+    /// The expiry of every certificate that is active or standby, for every app.
+    func certificateExpiries() async throws -> [CertificateExpiry]
     /// What the sender checks to see whether its client is still the right one: the active
     /// credential's ID and whether the app is disabled. Nil for an unknown app.
     func sendingState(appID: Int64) async throws -> AppSendingState?

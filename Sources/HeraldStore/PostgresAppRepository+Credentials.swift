@@ -115,6 +115,25 @@ extension PostgresAppRepository {
         }
     }
 
+    public func certificateExpiries() async throws -> [CertificateExpiry] {
+        try await DatabaseMetrics.measure("apps.certificateExpiries") {
+            let rows = try await client.query(
+                """
+                SELECT a.bundle_id, c.id, c.state, c.certificate_expires_at
+                FROM app_credentials c JOIN apps a ON a.id = c.app_id
+                WHERE c.kind = 'certificate' AND c.state <> 'retired' AND c.certificate_expires_at IS NOT NULL
+                ORDER BY a.bundle_id, c.id
+                """, logger: logger)
+            return try await rows.collect().map { row in
+                let (bundleID, id, state, expiresAt) = try row.decode((String, Int64, String, Date).self)
+                return CertificateExpiry(
+                    bundleID: bundleID, credentialID: id,
+                    state: try StoreError.decode(state, as: AppCredential.State.self, column: "app_credentials.state"),
+                    expiresAt: expiresAt)
+            }
+        }
+    }
+
     public func sendingState(appID: Int64) async throws -> AppSendingState? {
         let rows = try await client.query(
             """

@@ -66,6 +66,7 @@ func buildApplication(
         services: [store.client, SendersService(senders: senders), KeyRevocationListener(keys: store.keys, cache: keyCache, logger: logger)],
         logger: logger)
     let migrated = MigrationGate(open: !configuration.autoMigrate)
+    app.addServices(CertificateExpiryService(apps: store.apps, after: migrated, logger: logger))
     if configuration.engineEnabled {
         app.addServices(
             EngineService(configuration: configuration, store: store, logger: logger, senders: senders, after: migrated))

@@ -7,14 +7,14 @@ import HeraldCore
 /// still be valid, and be allowed to push to the app (docs/admin.md "Certificates").
 struct PKCS12CertificateReader: CertificateReader {
     /// A `.p12` with its chain is a few KiB; anything much bigger is not one.
-    static let maximumBytes = 64 * 1024
+    static let maximumBytes = 32 * 1024
 
     func read(pkcs12: [UInt8], password: String, bundleID: String, now: Date, field: String) throws(ValidationError)
         -> NewCertificate
     {
         let certificateField = field + "certificate"
         guard pkcs12.count <= Self.maximumBytes else {
-            throw ValidationError(field: certificateField, reason: "is too large for a .p12 file (at most 64 KiB)")
+            throw ValidationError(field: certificateField, reason: "is too large for a .p12 file (at most 32 KiB)")
         }
         let certificate: APNSClientCertificate
         do {

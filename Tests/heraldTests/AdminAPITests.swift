@@ -128,7 +128,7 @@ import Testing
                     (#"{"keyID": "KEY2345678"}"#, "privateKey"),
                     (#"{"keyID": "KEY2345678", "privateKey": "nope"}"#, "privateKey"),
                     (#"{"keyID": "short", "privateKey": \#(Self.json(pem))}"#, "keyID"),
-                    (#"{"kind": "certificate", "keyID": "KEY2345678", "privateKey": \#(Self.json(pem))}"#, "kind"),
+                    (#"{"kind": "certificate", "keyID": "KEY2345678", "privateKey": \#(Self.json(pem))}"#, "keyID"),
                     (#"{"kind": "password", "keyID": "KEY2345678", "privateKey": \#(Self.json(pem))}"#, "kind"),
                     (#"{"keyID": "KEY2345678", "privateKey": \#(Self.json(pem)), "activate": "now"}"#, "activate"),
                     (#"{"keyID": "KEY2345678", "privateKey": \#(Self.json(String(repeating: "A", count: 9000)))}"#, "privateKey"),

@@ -116,6 +116,36 @@ import Testing
             #expect(list.stdout.contains("KEY2345678") && list.stdout.contains("active") && list.stdout.contains("standby"))
             #expect(!list.stdout.contains("PRIVATE"))
             #expect(try herald(["apps", "credentials", "retire", "com.example.cli", "1"], database: url).status == 0)
+
+            // A .p12 certificate with its password in a file; the list shows its subject and expiry.
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let p12 = directory.appendingPathComponent("push.p12").path
+            let passwordFile = directory.appendingPathComponent("password").path
+            let expired = directory.appendingPathComponent("expired.p12").path
+            FileManager.default.createFile(
+                atPath: p12, contents: Data(try TestClientCertificate.make(uid: "com.example.cli").pkcs12(password: "hunter2")))
+            FileManager.default.createFile(
+                atPath: expired,
+                contents: Data(
+                    try TestClientCertificate.make(
+                        uid: "com.example.cli", notValidBefore: Date(timeIntervalSinceNow: -90 * 86400),
+                        notValidAfter: Date(timeIntervalSinceNow: -86400)
+                    ).pkcs12(password: "hunter2")))
+            try "hunter2\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            let certificate = try herald(
+                ["apps", "credentials", "add", "com.example.cli", "--p12", p12, "--password-file", passwordFile],
+                database: url, extraEnvironment: secret)
+            #expect(
+                certificate.status == 0 && certificate.stdout.contains("certificate UID=com.example.cli")
+                    && certificate.stdout.contains("as standby"), "\(certificate.stderr)")
+            let withCertificate = try herald(["apps", "credentials", "list", "com.example.cli"], database: url)
+            #expect(withCertificate.stdout.contains("certificate") && withCertificate.stdout.contains("EXPIRES"))
+            #expect(!withCertificate.stdout.contains("hunter2"))
+            let wrongPassword = directory.appendingPathComponent("wrong").path
+            try "hunter3".write(toFile: wrongPassword, atomically: true, encoding: .utf8)
+
             #expect(try herald(["apps", "disable", "com.example.cli"], database: url).stdout.contains("Disabled"))
             #expect(try herald(["apps", "list"], database: url).stdout.contains("disabled"))
             #expect(try herald(["apps", "enable", "com.example.cli"], database: url).status == 0)
@@ -140,6 +170,12 @@ import Testing
                 (["apps", "credentials", "add", "com.example.cli", "--key-id", "KEY3456789", "--key-file", "/nonexistent.p8"], "--key-file"),
                 (["apps", "credentials", "add", "com.example.cli", "--key-id", "short", "--key-file", newKey], "--key-id"),
                 (["apps", "credentials", "list", "com.example.nope"], "com.example.nope"),
+                (["apps", "credentials", "add", "com.example.cli", "--p12", p12, "--password-file", wrongPassword], "--password-file"),
+                (["apps", "credentials", "add", "com.example.cli", "--p12", expired, "--password-file", passwordFile], "expired"),
+                (["apps", "credentials", "add", "com.example.cli", "--p12", passwordFile, "--password-file", passwordFile], "PKCS#12"),
+                (["apps", "credentials", "add", "com.example.cli", "--p12", p12], "--password-file"),
+                (["apps", "credentials", "add", "com.example.cli", "--p12", p12, "--key-file", newKey, "--password-file", passwordFile], "not both"),
+                (["apps", "credentials", "add", "com.example.cli"], "--p12"),
                 (["apps", "update", "com.example.cli", "--apns-endpoint", "http://x"], "--apns-endpoint"),
                 (["apps", "update", "com.example.cli"], "--environment"),
                 (["apps", "disable", "com.example.nope"], "com.example.nope"),

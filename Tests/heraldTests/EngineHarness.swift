@@ -27,8 +27,10 @@ struct EngineHarness {
     let logs: LogCapture
 
     /// `moreProviderKeys`: further signing keys the simulator accepts, by key ID (for key switches).
+    /// `clientCertificateAuthority`: the simulator requires client certificates issued by it.
     static func with(
         fault: SimulatorFaultScript = SimulatorFaultScript(), moreProviderKeys: [String: P256.Signing.PublicKey] = [:],
+        clientCertificateAuthority: TestCertificateAuthority? = nil,
         adjust: (inout HeraldConfiguration) -> Void = { _ in },
         _ body: @Sendable (EngineHarness) async throws -> Void
     ) async throws {
@@ -37,7 +39,9 @@ struct EngineHarness {
         defer { try? FileManager.default.removeItem(atPath: recordFile) }
         let simulator = try await APNSSimulator.start(
             configuration: SimulatorConfiguration(
-                providerKeys: moreProviderKeys.merging([keyID: key.publicKey]) { $1 }, recordFile: recordFile, fault: fault))
+                providerKeys: moreProviderKeys.merging([keyID: key.publicKey]) { $1 }, recordFile: recordFile, fault: fault,
+                clientCertificateAuthorityPEM: clientCertificateAuthority?.pem,
+                requireClientCertificates: clientCertificateAuthority != nil))
         do {
             try await TestDatabase.withDatabase { url in
                 var configuration = HeraldConfiguration()
@@ -210,7 +214,7 @@ struct EngineHarness {
             return ReceivedNotification(
                 token: try #require(object["token"] as? String), apnsID: try #require(object["apns-id"] as? String),
                 collapseID: object["collapse-id"] as? String, payload: String(decoding: payload, as: UTF8.self),
-                keyID: object["key-id"] as? String)
+                keyID: object["key-id"] as? String, certificateUID: object["certificate-uid"] as? String)
         }
     }
 }
@@ -231,9 +235,11 @@ struct ReceivedNotification {
     var payload: String
     /// The provider token's key ID.
     var keyID: String?
+    /// The client certificate's UID (certificate authentication).
+    var certificateUID: String? = nil
 
     static func normalized(_ bytes: [UInt8]) throws -> String {
         let object = try JSONSerialization.jsonObject(with: Data(bytes))
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
-    }
+}
 }
