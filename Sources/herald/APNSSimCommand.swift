@@ -18,6 +18,10 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "A provider key clients sign with, as KEYID=FILE (the .p8 or its public key PEM); repeatable.")
     var providerKey: [String] = []
     @Flag(help: "Accept provider tokens without checking their signature.") var acceptAnySignature = false
+    @Option(help: "CA certificates (PEM) whose client certificates authenticate instead of a provider token.")
+    var clientCAFile: String?
+    @Flag(help: "Refuse the TLS handshake of clients without such a certificate (needs --client-ca-file).")
+    var requireClientCertificates = false
     @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS after the first valid token.") var maxConcurrentStreams = 1000
     @Option(help: "Append each accepted notification as a JSON line to this file.") var record: String?
     @Option(help: "Answer 410 Unregistered for this token, as HEX=UNIX_MILLISECONDS; repeatable.") var unregistered: [String] = []
@@ -47,6 +51,12 @@ struct APNSSimCommand: AsyncParsableCommand {
                 throw CLIError("--provider-key \(parts[0]): not a P-256 key in PEM")
             }
         }
+        var clientCA: String?
+        if let clientCAFile {
+            clientCA = try CLIError.caPEM(file: clientCAFile, flag: "--client-ca-file")
+        } else if requireClientCertificates {
+            throw CLIError("--require-client-certificates needs --client-ca-file")
+        }
         var gone = [String: Date]()
         var lines = unregistered.map { $0.replacingOccurrences(of: "=", with: " ") }
         if let unregisteredFile {
@@ -69,7 +79,8 @@ struct APNSSimCommand: AsyncParsableCommand {
                 unregistered: gone, badDeviceTokens: Set(badDeviceToken.map { $0.lowercased() }),
                 tooManyRequestsFraction: tooManyRequests, internalErrorFraction: internalErrors,
                 serviceUnavailableFraction: serviceUnavailable, goAwayAfterRequests: goAwayAfter,
-                responseDelay: delayMilliseconds.map { .milliseconds($0) }, stallFraction: stall))
+                responseDelay: delayMilliseconds.map { .milliseconds($0) }, stallFraction: stall),
+            clientCertificateAuthorityPEM: clientCA, requireClientCertificates: requireClientCertificates)
         let simulator = try await APNSSimulator.start(configuration: configuration, logger: logger)
         if let caOut {
             do {

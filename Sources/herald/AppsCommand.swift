@@ -34,7 +34,7 @@ struct AppsCommand: AsyncParsableCommand {
             guard let pem = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
                 throw CLIError("--key-file: cannot read \(keyFile)")
             }
-            let caPEM = try apnsCAFile.map(CLIError.caPEM(file:))
+            let caPEM = try apnsCAFile.map { try CLIError.caPEM(file: $0) }
             let newApp: NewApp
             do {
                 newApp = try NewApp(

@@ -41,10 +41,10 @@ struct CLIError: Error, CustomStringConvertible {
         return date
     }
 
-    /// PEM certificates from `--apns-ca-file`.
-    static func caPEM(file: String) throws -> String {
+    /// PEM certificates from `--apns-ca-file` (or another `flag`).
+    static func caPEM(file: String, flag: String = "--apns-ca-file") throws -> String {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8), text.contains("BEGIN CERTIFICATE") else {
-            throw CLIError("--apns-ca-file: cannot read PEM certificates from \(file)")
+            throw CLIError("\(flag): cannot read PEM certificates from \(file)")
         }
         return text
     }

@@ -59,6 +59,30 @@ import Testing
         }
     }
 
+    /// APNs refusing the certificate in the handshake (here: issued by a CA the simulator does
+    /// not trust, as a revoked one would be) fails the campaign at once instead of retrying.
+    @Test func aCertificateRefusedInTheHandshakeFailsTheCampaignWithoutRetrying() async throws {
+        let stranger = try TestClientCertificate.make(uid: EngineHarness.bundleID).pkcs12(password: Self.password)
+        try await EngineHarness.with(clientCertificateAuthority: TestCertificateAuthority()) { h in
+            try await h.withAPI { api in
+                let added = try await api.request(
+                    .post, Self.path, key: api.adminKey, body: Self.body(stranger, extra: #", "activate": true"#))
+                #expect(added.status == .created, "\(added.body)")
+            }
+            try await h.register(0..<200, CampaignEngineTests.registration)
+            let scheduled = try await h.scheduledCampaign()
+            let campaign = try await h.withEngines {
+                try await h.waitFor("the campaign to stop", timeout: .seconds(30)) {
+                    try await h.campaign(scheduled.id).state.isFinished
+                }
+                return try await h.campaign(scheduled.id)
+            }
+            #expect(campaign.state == .failed)
+            #expect(campaign.failureReason?.contains("CredentialsRejected") == true, "\(campaign.failureReason ?? "")")
+            #expect(try h.received().isEmpty && h.simulator.stats.accepted == 0)
+        }
+    }
+
     @Test func badCertificatesAreRefusedNamingTheFieldAndChangeNothing() async throws {
         let authority = TestCertificateAuthority()
         let good = try TestClientCertificate.make(uid: EngineHarness.bundleID, issuer: authority).pkcs12(password: Self.password)
