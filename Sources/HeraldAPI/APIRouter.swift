@@ -22,6 +22,8 @@ public struct APIDependencies: Sendable {
     /// Transactional sends and campaign test sends.
     public var sender: any DirectSending
     public var readiness: any ReadinessCheck
+    /// Webhook endpoints and their outbox.
+    public var webhooks: any WebhookStore
     /// The Prometheus exposition of this process's metrics.
     public var metricsText: @Sendable () -> String
     public var limits: APILimits
@@ -33,7 +35,7 @@ public struct APIDependencies: Sendable {
         apps: any AppRepository, certificates: any CertificateReader, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
         audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending,
-        readiness: any ReadinessCheck, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
+        readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
         self.limits = limits
@@ -51,6 +53,7 @@ public struct APIDependencies: Sendable {
         self.events = events
         self.sender = sender
         self.readiness = readiness
+        self.webhooks = webhooks
         self.metricsText = metricsText
     }
 }
@@ -77,6 +80,12 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     AppController(directory: directory, apps: dependencies.apps).addRoutes(to: v1)
     CredentialController(directory: directory, apps: dependencies.apps, certificates: dependencies.certificates)
         .addRoutes(to: v1.group("apps/:bundleID/credentials"))
+    WebhookController(directory: directory, webhooks: dependencies.webhooks) { context in
+        try await directory.require(bundleID: try context.parameters.require("bundleID"))
+    }
+    .addRoutes(to: v1.group("apps/:bundleID/webhooks"))
+    WebhookController(directory: directory, webhooks: dependencies.webhooks) { _ in nil }
+        .addRoutes(to: v1.group("admin/webhooks"))
     KeyController(directory: directory, keys: dependencies.keys, cache: dependencies.keyCache).addRoutes(to: v1.group("admin/keys"))
     AuditController(directory: directory, audit: dependencies.audit).addRoutes(to: v1.group("admin/audit"))
     let ledger = LedgerController(directory: directory, ledger: dependencies.ledger)

@@ -146,6 +146,8 @@ struct CredentialResponse: ResponseEncodable {
     var createdAt: Date
     var activatedAt: Date?
     var retiredAt: Date?
+    var rejectedAt: Date?
+    var rejectionReason: String?
 
     init(_ credential: AppCredential) {
         id = String(credential.id)
@@ -158,6 +160,8 @@ struct CredentialResponse: ResponseEncodable {
         createdAt = credential.createdAt
         activatedAt = credential.activatedAt
         retiredAt = credential.retiredAt
+        rejectedAt = credential.rejectedAt
+        rejectionReason = credential.rejectionReason
     }
 }
 

@@ -35,11 +35,14 @@ public struct AppCredential: Sendable, Equatable {
     public var createdAt: Date
     public var activatedAt: Date?
     public var retiredAt: Date?
+    /// When APNs first refused it (403, or a TLS alert for a certificate), and why.
+    public var rejectedAt: Date?
+    public var rejectionReason: String?
 
     public init(
         id: Int64, appID: Int64, kind: Kind, keyID: String?, fingerprint: String?, state: State,
         certificateSubject: String? = nil, certificateExpiresAt: Date? = nil, createdAt: Date, activatedAt: Date?,
-        retiredAt: Date?
+        retiredAt: Date?, rejectedAt: Date? = nil, rejectionReason: String? = nil
     ) {
         self.id = id
         self.appID = appID
@@ -52,6 +55,8 @@ public struct AppCredential: Sendable, Equatable {
         self.createdAt = createdAt
         self.activatedAt = activatedAt
         self.retiredAt = retiredAt
+        self.rejectedAt = rejectedAt
+        self.rejectionReason = rejectionReason
     }
 }
 

@@ -11,6 +11,21 @@ public enum SendResult: Sendable, Equatable {
     case failed(SendFailure)
 }
 
+extension SendResult {
+    /// Why APNs refused the app's credentials, when this result says it did (403
+    /// InvalidProviderToken or BadCertificate, or a client stopped over them); nil otherwise.
+    public var credentialsRejection: String? {
+        switch self {
+        case .answered(let response) where response.disposition == .stopApp:
+            "APNs refused the app's credentials (\(response.status) \(response.reason?.rawValue ?? "no reason"))"
+        case .failed(let failure) where failure.credentialsRejected:
+            "APNs refused the app's credentials (\(failure.reason))"
+        default:
+            nil
+        }
+    }
+}
+
 /// Why a notification got no answer from APNs.
 public struct SendFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// A short, stable reason for the ledger, e.g. `ConnectionLost`, `InvalidProviderToken`.

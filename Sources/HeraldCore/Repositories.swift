@@ -30,6 +30,10 @@ public protocol AppRepository: Sendable {
     func activeCredential(appID: Int64) async throws -> ActiveCredential?
     /// The expiry of every certificate that is active or standby, for every app.
     func certificateExpiries() async throws -> [CertificateExpiry]
+    /// Notes that APNs refused the credential, once: the first call audits it and queues a
+    /// `credentials.rejected` webhook message; later ones (other instances, retries) change
+    /// nothing and answer false.
+    func recordRejection(appID: Int64, credentialID: Int64, reason: String) async throws -> Bool
     /// What the sender checks to see whether its client is still the right one: the active
     /// credential's ID and whether the app is disabled. Nil for an unknown app.
     func sendingState(appID: Int64) async throws -> AppSendingState?

@@ -16,6 +16,8 @@ public struct RetentionPolicy: Sendable, Equatable {
     public var eventsDays = 400
     /// The audit log.
     public var auditDays = 730
+    /// Webhook messages delivered or given up on, counted from then (pending ones stay).
+    public var webhookMessagesDays = 30
 
     public init() {}
 
@@ -24,6 +26,7 @@ public struct RetentionPolicy: Sendable, Equatable {
         let periods: [(String, Int)] = [
             ("deliveriesDays", deliveriesDays), ("notificationsDays", notificationsDays),
             ("testDeliveriesDays", testDeliveriesDays), ("eventsDays", eventsDays), ("auditDays", auditDays),
+            ("webhookMessagesDays", webhookMessagesDays),
         ]
         return periods.compactMap { field, days in
             (1...Self.maximumDays).contains(days)
@@ -41,10 +44,11 @@ public struct RetentionResult: Sendable, Equatable {
     public var testDeliveries = 0
     public var events = 0
     public var audit = 0
+    public var webhookMessages = 0
 
     public init() {}
 
-    public var total: Int { deliveries + notifications + testDeliveries + events + audit }
+    public var total: Int { deliveries + notifications + testDeliveries + events + audit + webhookMessages }
 }
 
 /// Deletes what is older than the policy allows, in small batches.

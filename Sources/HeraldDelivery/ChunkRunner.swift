@@ -225,20 +225,9 @@ struct ChunkRunner {
             if record.outcome == .deferred { record.retryAt = retryAt(afterAttempt: attempts[send.deviceID] ?? 1) }
             answers.records.append(record)
             if let invalidation { answers.invalidations.append(invalidation) }
-            if answers.credentialsRejected == nil { answers.credentialsRejected = Self.credentialsRejected(result) }
+            if answers.credentialsRejected == nil { answers.credentialsRejected = result.credentialsRejection }
         }
         return answers
-    }
-
-    static func credentialsRejected(_ result: SendResult) -> String? {
-        switch result {
-        case .answered(let response) where response.disposition == .stopApp:
-            "APNs refused the app's credentials (\(response.status) \(response.reason?.rawValue ?? "no reason"))"
-        case .failed(let failure) where failure.credentialsRejected:
-            "APNs refused the app's credentials (\(failure.reason))"
-        default:
-            nil
-        }
     }
 
     func failCampaign(_ reason: String) async throws -> Ending {

@@ -70,7 +70,13 @@ enum CampaignLifecycle {
         if let failureReason { details["reason"] = .string(failureReason) }
         try await AuditLog.record(
             on: connection, actor: actor, action: "campaign.\(event.name)", appID: appID, details: details, logger: logger)
-        return try await fetch(id: id, on: connection, logger: logger)
+        let campaign = try await fetch(id: id, on: connection, logger: logger)
+        if let campaign, machine.state != from, machine.state == .completed || machine.state == .failed {
+            let apps = try await connection.query("SELECT bundle_id FROM apps WHERE id = \(appID)", logger: logger)
+            let bundleID = try await apps.collect().first?.decode(String.self) ?? ""
+            try await WebhookOutbox.campaignFinished(campaign, bundleID: bundleID, on: connection, logger: logger)
+        }
+        return campaign
     }
 
     /// The campaign as its transaction sees it now.

@@ -8,7 +8,8 @@ enum DeviceInvalidator {
     /// docs/rules.md rule 1 in one statement: with APNs's 410 timestamp T the device is
     /// invalidated only where `registered_at <= T` (a later registration wins, with no
     /// read-then-write race); other token errors invalidate unconditionally. Devices already
-    /// invalid are left as they are. Returns the IDs of the devices this invalidated.
+    /// invalid are left as they are. Each device invalidated queues a `device.invalidated`
+    /// webhook message in the same statement. Returns the IDs of the devices this invalidated.
     static func apply(
         _ invalidations: [DeviceInvalidation], appID: Int64, on connection: PostgresConnection, logger: Logger
     ) async throws -> Set<Int64> {
@@ -25,14 +26,31 @@ enum DeviceInvalidator {
                 SELECT * FROM unnest(\(ids)::bigint[], \(reasons)::text[], \(timestamps)::timestamptz[],
                                      \(conditional)::boolean[])
                     AS t(device_id, reason, unregistered_at, conditional)
+            ), invalidated AS (
+                UPDATE devices d
+                SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now(),
+                    apns_unregistered_at = CASE WHEN i.conditional THEN i.unregistered_at ELSE d.apns_unregistered_at END
+                FROM input i
+                WHERE d.app_id = \(appID) AND d.id = i.device_id AND d.invalidated_at IS NULL
+                  AND (NOT i.conditional OR d.registered_at <= i.unregistered_at)
+                RETURNING d.id, d.token, d.environment, d.user_id, d.invalidation_reason, d.invalidated_at,
+                          CASE WHEN i.conditional THEN i.unregistered_at END AS apns_timestamp
+            ), webhooks AS (
+                -- docs/webhooks.md "device.invalidated": queued with the change, for each
+                -- endpoint that takes it (none: nothing is written).
+                INSERT INTO webhook_messages (endpoint_id, type, data)
+                SELECT e.id, 'device.invalidated',
+                       jsonb_strip_nulls(jsonb_build_object(
+                           'app', (SELECT bundle_id FROM apps WHERE id = \(appID)),
+                           'token', encode(v.token, 'hex'), 'tokenSuffix', right(encode(v.token, 'hex'), 8),
+                           'environment', v.environment, 'userID', v.user_id, 'reason', v.invalidation_reason,
+                           'invalidatedAt', herald_rfc3339(v.invalidated_at),
+                           'apnsTimestamp', herald_rfc3339(v.apns_timestamp)))
+                FROM invalidated v
+                JOIN webhook_endpoints e ON (e.app_id = \(appID) OR e.app_id IS NULL)
+                                        AND 'device.invalidated' = ANY (e.events)
             )
-            UPDATE devices d
-            SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now(),
-                apns_unregistered_at = CASE WHEN i.conditional THEN i.unregistered_at ELSE d.apns_unregistered_at END
-            FROM input i
-            WHERE d.app_id = \(appID) AND d.id = i.device_id AND d.invalidated_at IS NULL
-              AND (NOT i.conditional OR d.registered_at <= i.unregistered_at)
-            RETURNING d.id
+            SELECT id FROM invalidated
             """, logger: logger)
         var changed = Set<Int64>()
         for try await id in rows.decode(Int64.self) { changed.insert(id) }

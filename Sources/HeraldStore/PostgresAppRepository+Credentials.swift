@@ -146,6 +146,46 @@ extension PostgresAppRepository {
     }
 
     /// Inserts a credential sealed to its own row: its ID is taken first so the seal can name it.
+    public func recordRejection(appID: Int64, credentialID: Int64, reason: String) async throws -> Bool {
+        try await DatabaseMetrics.measure("apps.recordRejection") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                // Once per credential, whichever instance sees it first.
+                let rows = try await connection.query(
+                    """
+                    UPDATE app_credentials c SET rejected_at = now(), rejection_reason = \(reason)
+                    FROM apps a
+                    WHERE c.app_id = \(appID) AND c.id = \(credentialID) AND c.rejected_at IS NULL AND a.id = c.app_id
+                    RETURNING a.bundle_id, c.kind, c.key_id, c.fingerprint, c.certificate_subject, c.state, c.rejected_at
+                    """, logger: logger)
+                guard let row = try await rows.collect().first else { return false }
+                let (bundleID, kind, keyID, fingerprint, subject, state, rejectedAt) =
+                    try row.decode((String, String, String?, String?, String?, String, Date).self)
+                let data = CredentialRejected(
+                    app: bundleID, credentialID: String(credentialID), kind: kind, keyID: keyID, fingerprint: fingerprint,
+                    certificateSubject: subject, state: state, reason: reason, rejectedAt: rejectedAt)
+                try await WebhookOutbox.enqueue(
+                    .credentialsRejected, appID: appID, data: try WebhookOutbox.encode(data), on: connection, logger: logger)
+                try await AuditLog.record(
+                    on: connection, actor: "engine", action: "credential.rejected", appID: appID,
+                    details: ["credentialID": .int(Int(credentialID)), "reason": .string(reason)], logger: logger)
+                return true
+            }
+        }
+    }
+
+    /// `credentials.rejected` data.
+    struct CredentialRejected: Encodable {
+        var app: String
+        var credentialID: String
+        var kind: String
+        var keyID: String?
+        var fingerprint: String?
+        var certificateSubject: String?
+        var state: String
+        var reason: String
+        var rejectedAt: Date
+    }
+
     static func insertCredential(
         _ new: NewCredential, appID: Int64, state: AppCredential.State, vault: SigningKeyVault,
         on connection: PostgresConnection, logger: Logger
@@ -203,7 +243,7 @@ extension PostgresAppRepository {
 
     static let credentialColumns =
         "id, app_id, kind, key_id, fingerprint, state, certificate_subject, certificate_expires_at, created_at, "
-        + "activated_at, retired_at"
+        + "activated_at, retired_at, rejected_at, rejection_reason"
 
     static func decodeCredential(_ row: PostgresRow) throws -> AppCredential {
         try decodeCredential(row.makeRandomAccess())
@@ -220,6 +260,7 @@ extension PostgresAppRepository {
             certificateSubject: try row["certificate_subject"].decode(String?.self),
             certificateExpiresAt: try row["certificate_expires_at"].decode(Date?.self),
             createdAt: try row["created_at"].decode(Date.self), activatedAt: try row["activated_at"].decode(Date?.self),
-            retiredAt: try row["retired_at"].decode(Date?.self))
+            retiredAt: try row["retired_at"].decode(Date?.self), rejectedAt: try row["rejected_at"].decode(Date?.self),
+            rejectionReason: try row["rejection_reason"].decode(String?.self))
     }
 }

@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresAppRepository {
-    /// Re-seals every stored credential with the vault's current secret (and binds the old
+    /// Re-seals every stored credential and webhook signing secret with the vault's current secret (and binds the old
     /// unbound ones to their row), in one transaction: either every row moves to the new
     /// secret or none does. Audited as `secrets.rotate` with the count. Returns the count.
     public func resealAll(actor: String) async throws -> Int {
@@ -27,10 +27,21 @@ extension PostgresAppRepository {
                         logger: logger
                     ).collect()
                 }
+                let endpoints = try await connection.query(
+                    "SELECT id, secret_sealed FROM webhook_endpoints ORDER BY id FOR UPDATE", logger: logger
+                ).collect()
+                for row in endpoints {
+                    let (id, sealed) = try row.decode((Int64, ByteBuffer).self)
+                    let secret = try vault.open(Array(buffer: sealed), webhookEndpointID: id)
+                    let resealed = ByteBuffer(bytes: try vault.seal(secret, webhookEndpointID: id))
+                    _ = try await connection.query(
+                        "UPDATE webhook_endpoints SET secret_sealed = \(resealed) WHERE id = \(id)", logger: logger
+                    ).collect()
+                }
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "secrets.rotate", appID: nil,
-                    details: ["credentials": .int(rows.count)], logger: logger)
-                return rows.count
+                    details: ["credentials": .int(rows.count), "webhookEndpoints": .int(endpoints.count)], logger: logger)
+                return rows.count + endpoints.count
             }
         }
     }

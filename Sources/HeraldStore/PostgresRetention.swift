@@ -81,10 +81,14 @@ public struct PostgresRetention: RetentionStore {
         result.audit = try await purge(
             table: "audit_log", column: "at", before: cutoff(policy.auditDays), batchSize: batchSize, dryRun: dryRun,
             on: connection)
+        result.webhookMessages = try await purge(
+            table: "webhook_messages", column: "finished_at", before: cutoff(policy.webhookMessagesDays),
+            batchSize: batchSize, dryRun: dryRun, on: connection)
         if !dryRun {
             for (table, count) in [
                 ("deliveries", result.deliveries), ("notifications", result.notifications),
                 ("test_deliveries", result.testDeliveries), ("events", result.events), ("audit_log", result.audit),
+                ("webhook_messages", result.webhookMessages),
             ] where count > 0 {
                 Counter(label: "herald_retention_deleted_rows_total", dimensions: [("table", table)]).increment(by: count)
             }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Seals APNs credentials for storage with AES-256-GCM under `HERALD_SECRET_KEY`, so a
+/// Seals APNs credentials (and webhook signing secrets) for storage with AES-256-GCM under `HERALD_SECRET_KEY`, so a
 /// database dump alone does not give away the keys. While the secret is being changed,
 /// `HERALD_PREVIOUS_SECRET_KEYS` still open what the old secrets sealed; new values are always
 /// sealed with the current one, and `herald secrets rotate` re-seals the rest
@@ -45,8 +45,30 @@ public struct SigningKeyVault: Sendable {
         throw .cannotOpen
     }
 
+    /// Seals a webhook endpoint's signing secret, bound to the endpoint's row.
+    public func seal(_ secret: String, webhookEndpointID: Int64) throws -> [UInt8] {
+        let box = try AES.GCM.seal(Data(secret.utf8), using: keys[0], authenticating: Self.binding(webhookEndpointID))
+        guard let combined = box.combined else { throw SigningKeyVaultError.cannotOpen }
+        return Array(combined)
+    }
+
+    /// Opens a webhook endpoint's signing secret with whichever key sealed it.
+    public func open(_ sealed: [UInt8], webhookEndpointID: Int64) throws(SigningKeyVaultError) -> String {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed) else { throw .cannotOpen }
+        for key in keys {
+            if let opened = try? AES.GCM.open(box, using: key, authenticating: Self.binding(webhookEndpointID)) {
+                return String(decoding: opened, as: UTF8.self)
+            }
+        }
+        throw .cannotOpen
+    }
+
     private static func binding(_ appID: Int64, _ credentialID: Int64) -> Data {
         Data("herald app_credentials \(appID) \(credentialID)".utf8)
+    }
+
+    private static func binding(_ webhookEndpointID: Int64) -> Data {
+        Data("herald webhook_endpoints \(webhookEndpointID)".utf8)
     }
 }
 

@@ -129,7 +129,21 @@ actor APNSSenderDirectory: SenderDirectory {
         do {
             let client = try APNSClient.forApp(
                 app, credential: active, environment: environment, adjust: adjust, logger: logger)
-            return APNSClientSender(bundleID: app.bundleID, credentialID: active.credential.id, client: client)
+            let apps = self.apps
+            let logger = self.logger
+            let credentialID = active.credential.id
+            return APNSClientSender(bundleID: app.bundleID, credentialID: credentialID, client: client) { reason in
+                // Noted once per credential (audit, credentials.rejected webhook), off the send path.
+                Task {
+                    do {
+                        _ = try await apps.recordRejection(appID: appID, credentialID: credentialID, reason: reason)
+                    } catch {
+                        logger.warning(
+                            "cannot record that APNs refused a credential",
+                            metadata: ["herald.credential": "\(credentialID)", "error.type": "\(type(of: error))"])
+                    }
+                }
+            }
         } catch {
             throw SendFailure(
                 .credentialsUnusable, detail: "\(app.bundleID): \(error)", credentialsRejected: true)
@@ -153,16 +167,20 @@ final class APNSClientSender: NotificationSender {
     let credentialID: Int64
     let client: APNSClient
     private let usage = Mutex(Usage())
+    private let onRejected: @Sendable (String) -> Void
+    private let rejectionReported = Mutex(false)
 
     private struct Usage {
         var sending = 0
         var successor: (@Sendable () async throws -> any NotificationSender)?
     }
 
-    init(bundleID: String, credentialID: Int64, client: APNSClient) {
+    /// `onRejected` is told, once, when APNs refuses the credential.
+    init(bundleID: String, credentialID: Int64, client: APNSClient, onRejected: @escaping @Sendable (String) -> Void = { _ in }) {
         self.bundleID = bundleID
         self.credentialID = credentialID
         self.client = client
+        self.onRejected = onRejected
     }
 
     func send(_ notifications: [APNSNotification]) async -> [SendResult] {
@@ -180,7 +198,16 @@ final class APNSClientSender: NotificationSender {
             }
         }
         defer { usage.withLock { $0.sending -= 1 } }
-        return await client.send(notifications).map(SendResult.init)
+        let results = await client.send(notifications).map(SendResult.init)
+        if let rejection = results.lazy.compactMap(\.credentialsRejection).first,
+            rejectionReported.withLock({ reported in
+                defer { reported = true }
+                return !reported
+            })
+        {
+            onRejected(rejection)
+        }
+        return results
     }
 
     /// From now on sends go to `successor`; the client closes once the sends inside it are done.

@@ -22,7 +22,7 @@ func buildHTTPRouter(
             keys: store.keys, audit: store.audit,
             keyCache: keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds)), ledger: store.ledger,
             templates: store.templates,
-            campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, metricsText: metricsText,
+            campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, webhooks: store.webhooks, metricsText: metricsText,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
     if configuration.consoleEnabled {
         addConsoleRoutes(
@@ -70,6 +70,7 @@ func buildApplication(
     if configuration.engineEnabled {
         app.addServices(
             EngineService(configuration: configuration, store: store, logger: logger, senders: senders, after: migrated))
+        app.addServices(WebhookService(configuration: configuration, store: store, logger: logger, after: migrated))
         if configuration.retentionEnabled {
             app.addServices(RetentionService(configuration: configuration, store: store, logger: logger, after: migrated))
         }

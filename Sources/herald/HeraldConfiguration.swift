@@ -93,7 +93,7 @@ struct HeraldConfiguration: Sendable {
     /// `HERALD_RETENTION_ENABLED`: whether `serve` (with the engine) deletes old ledger rows.
     var retentionEnabled = true
     /// How long each kind of row is kept: `HERALD_RETENTION_DELIVERIES_DAYS`, `…_NOTIFICATIONS_DAYS`,
-    /// `…_TEST_DELIVERIES_DAYS`, `…_EVENTS_DAYS`, `…_AUDIT_DAYS`.
+    /// `…_TEST_DELIVERIES_DAYS`, `…_EVENTS_DAYS`, `…_AUDIT_DAYS`, `…_WEBHOOK_MESSAGES_DAYS`.
     var retention = RetentionPolicy()
     /// `HERALD_RETENTION_FIRST_RUN_MINUTES`: the first run after start.
     var retentionFirstRunMinutes = 10
@@ -101,6 +101,11 @@ struct HeraldConfiguration: Sendable {
     var retentionIntervalHours = 24
     /// `HERALD_RETENTION_BATCH_SIZE`: rows one delete statement takes.
     var retentionBatchSize = 5_000
+    /// `HERALD_WEBHOOK_TIMEOUT_MS`: how long one webhook attempt may take, answer included.
+    var webhookTimeoutMilliseconds = 10_000
+    /// `HERALD_WEBHOOK_CONCURRENCY`: webhook messages one instance posts at once (at most a
+    /// quarter of them, and no fewer than one, to one endpoint).
+    var webhookConcurrency = 16
 
     /// Reads the configuration; `overrides` are the flags given on the command line, keyed
     /// like the environment (`herald.http.port` ↔ `HERALD_HTTP_PORT`).
@@ -188,11 +193,16 @@ struct HeraldConfiguration: Sendable {
             reader, "herald.retention.test_deliveries_days", configuration.retention.testDeliveriesDays)
         configuration.retention.eventsDays = try days(reader, "herald.retention.events_days", configuration.retention.eventsDays)
         configuration.retention.auditDays = try days(reader, "herald.retention.audit_days", configuration.retention.auditDays)
+        configuration.retention.webhookMessagesDays = try days(
+            reader, "herald.retention.webhook_messages_days", configuration.retention.webhookMessagesDays)
         configuration.retentionFirstRunMinutes = try positive(
             reader, "herald.retention.first_run_minutes", configuration.retentionFirstRunMinutes)
         configuration.retentionIntervalHours = try positive(
             reader, "herald.retention.interval_hours", configuration.retentionIntervalHours)
         configuration.retentionBatchSize = try positive(reader, "herald.retention.batch_size", configuration.retentionBatchSize)
+        configuration.webhookTimeoutMilliseconds = try positive(
+            reader, "herald.webhook.timeout_ms", configuration.webhookTimeoutMilliseconds)
+        configuration.webhookConcurrency = try positive(reader, "herald.webhook.concurrency", configuration.webhookConcurrency)
         return configuration
     }
 

@@ -28,7 +28,8 @@ struct RetentionCommand: AsyncParsableCommand {
                 "\(verb) \(result.deliveries) deliveries of \(result.campaigns) campaigns finished over \(policy.deliveriesDays) days ago, "
                     + "\(result.notifications) notifications (\(policy.notificationsDays) days), "
                     + "\(result.testDeliveries) test sends (\(policy.testDeliveriesDays) days), "
-                    + "\(result.events) events (\(policy.eventsDays) days), \(result.audit) audit rows (\(policy.auditDays) days).")
+                    + "\(result.events) events (\(policy.eventsDays) days), \(result.audit) audit rows (\(policy.auditDays) days), "
+                    + "\(result.webhookMessages) webhook messages (\(policy.webhookMessagesDays) days).")
         }
     }
 }

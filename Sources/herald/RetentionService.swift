@@ -55,6 +55,7 @@ struct RetentionService: Service {
                     "deliveries": "\(result.deliveries)", "campaigns": "\(result.campaigns)",
                     "notifications": "\(result.notifications)", "test_deliveries": "\(result.testDeliveries)",
                     "events": "\(result.events)", "audit_log": "\(result.audit)",
+                    "webhook_messages": "\(result.webhookMessages)",
                 ])
         } catch {
             logger.warning("retention failed; it runs again at its next turn", metadata: ["error.type": "\(type(of: error))"])

@@ -33,7 +33,7 @@ struct SecretsCommand: AsyncParsableCommand {
                 }
             }
             print(
-                "Re-sealed \(count) credentials with the current HERALD_SECRET_KEY. "
+                "Re-sealed \(count) credentials and webhook secrets with the current HERALD_SECRET_KEY. "
                     + "Once every instance runs with it, remove HERALD_PREVIOUS_SECRET_KEYS.")
         }
     }

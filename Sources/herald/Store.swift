@@ -20,6 +20,7 @@ struct Store: Sendable {
     let directSends: PostgresDirectSendLedger
     let users: PostgresConsoleUserRepository
     let sessions: PostgresConsoleSessionRepository
+    let webhooks: PostgresWebhookStore
     let migrator: MigrationRunner
     let readiness: PostgresReadinessCheck
 
@@ -48,6 +49,7 @@ struct Store: Sendable {
         directSends = PostgresDirectSendLedger(client: client, logger: logger)
         users = PostgresConsoleUserRepository(client: client, logger: logger)
         sessions = PostgresConsoleSessionRepository(client: client, logger: logger)
+        webhooks = PostgresWebhookStore(client: client, vault: vault, logger: logger)
         migrator = MigrationRunner(client: client, migrations: migrations, logger: logger)
         readiness = PostgresReadinessCheck(client: client, migrations: migrations, logger: logger)
     }

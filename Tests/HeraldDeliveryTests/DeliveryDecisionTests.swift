@@ -71,10 +71,10 @@ import Testing
 
     @Test func refusedCredentialsStopTheCampaign() {
         let refused = SendResult.answered(APNSResponse(status: 403, reason: .invalidProviderToken))
-        #expect(ChunkRunner.credentialsRejected(refused)?.contains("InvalidProviderToken") == true)
+        #expect(refused.credentialsRejection?.contains("InvalidProviderToken") == true)
         let stopped = SendResult.failed(SendFailure(reason: "CredentialsRejected", detail: "x", credentialsRejected: true))
-        #expect(ChunkRunner.credentialsRejected(stopped) != nil)
-        #expect(ChunkRunner.credentialsRejected(.answered(APNSResponse(status: 403, reason: .expiredProviderToken))) == nil)
-        #expect(ChunkRunner.credentialsRejected(.answered(APNSResponse(status: 200))) == nil)
+        #expect(stopped.credentialsRejection != nil)
+        #expect(SendResult.answered(APNSResponse(status: 403, reason: .expiredProviderToken)).credentialsRejection == nil)
+        #expect(SendResult.answered(APNSResponse(status: 200)).credentialsRejection == nil)
     }
 }

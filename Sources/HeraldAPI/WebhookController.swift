@@ -1,0 +1,170 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// Webhook endpoints, for admins (docs/webhooks.md): `/v1/apps/{bundleID}/webhooks` for an
+/// app's own endpoints (they get full device tokens and user IDs) and `/v1/admin/webhooks`
+/// for endpoints that get every app's events (token suffixes only). Add one (its signing
+/// secret is in that answer and nowhere else), list them with their delivery state, remove
+/// one, send it a test message, and read its latest messages.
+struct WebhookController {
+    static let addFields: Set<String> = ["url", "events", "description"]
+    static let maximumMessages = 200
+
+    let directory: AppDirectory
+    let webhooks: any WebhookStore
+    /// The app the path names, or nil for the endpoints for every app.
+    let scope: @Sendable (HeraldRequestContext) async throws -> App?
+
+    func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(use: list)
+        group.post(use: add)
+        group.delete(":webhookID", use: remove)
+        group.post(":webhookID/test", use: test)
+        group.get(":webhookID/messages", use: messages)
+    }
+
+    @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> WebhookListResponse {
+        let app = try await adminScope(context)
+        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        return WebhookListResponse(webhooks: try await webhooks.endpoints(appID: app?.id).map(WebhookResponse.init))
+    }
+
+    @Sendable func add(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<WebhookResponse> {
+        let app = try await adminScope(context)
+        let object = try await JSONFields.bodyObject(request, context: context)
+        try JSONFields.refuseUnknown(object, known: Self.addFields)
+        let new = try NewWebhookEndpoint(
+            url: try JSONFields.requiredString(object["url"], field: "url"),
+            events: try Self.strings(object["events"], field: "events"),
+            description: try JSONFields.string(object["description"], field: "description"))
+        let created = try await webhooks.addEndpoint(appID: app?.id, new, actor: try context.requirePrincipal().keyPrefix)
+        var response = WebhookResponse(created.endpoint)
+        response.secret = created.secret
+        return EditedResponse(status: .created, response: response)
+    }
+
+    @Sendable func remove(request: Request, context: HeraldRequestContext) async throws -> WebhookResponse {
+        let app = try await adminScope(context)
+        let id = try Self.webhookID(context)
+        guard let removed = try await webhooks.removeEndpoint(appID: app?.id, id: id, actor: try context.requirePrincipal().keyPrefix)
+        else { throw Self.unknownWebhook() }
+        return WebhookResponse(removed)
+    }
+
+    @Sendable func test(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<WebhookMessageResponse> {
+        let app = try await adminScope(context)
+        let id = try Self.webhookID(context)
+        guard let message = try await webhooks.sendTest(appID: app?.id, id: id, actor: try context.requirePrincipal().keyPrefix)
+        else { throw Self.unknownWebhook() }
+        return EditedResponse(status: .accepted, response: WebhookMessageResponse(message))
+    }
+
+    @Sendable func messages(request: Request, context: HeraldRequestContext) async throws -> WebhookMessageListResponse {
+        let app = try await adminScope(context)
+        let id = try Self.webhookID(context)
+        var limit = 50
+        for (key, value) in request.uri.queryParameters {
+            guard key == "limit" else { throw Problem.invalidField(String(key), "unknown query parameter") }
+            limit = try PageQuery.limit(String(value), maximum: Self.maximumMessages)
+        }
+        guard let messages = try await webhooks.messages(appID: app?.id, endpointID: id, limit: limit) else {
+            throw Self.unknownWebhook()
+        }
+        return WebhookMessageListResponse(messages: messages.map(WebhookMessageResponse.init))
+    }
+
+    private func adminScope(_ context: HeraldRequestContext) async throws -> App? {
+        try context.requirePrincipal().requireAdmin()
+        return try await scope(context)
+    }
+
+    static func webhookID(_ context: HeraldRequestContext) throws -> Int64 {
+        guard let id = Int64(try context.parameters.require("webhookID")), id > 0 else { throw unknownWebhook() }
+        return id
+    }
+
+    static func unknownWebhook() -> Problem {
+        Problem(
+            status: .notFound, slug: "unknown-webhook", title: "Unknown webhook endpoint",
+            detail: "there is no webhook endpoint with this ID here", field: "webhookID")
+    }
+
+    /// An array of strings, or nil when absent.
+    static func strings(_ value: PayloadValue?, field: String) throws -> [String]? {
+        switch value {
+        case nil, .null?: return nil
+        case .array(let items)?:
+            return try items.enumerated().map { index, item in
+                guard case .string(let text) = item else { throw Problem.invalidField("\(field)[\(index)]", "must be a string") }
+                return text
+            }
+        default: throw Problem.invalidField(field, "must be an array of strings")
+        }
+    }
+}
+
+/// An endpoint as admins see it; `secret` only in the answer that adds it.
+struct WebhookResponse: ResponseEncodable {
+    var id: String
+    var app: String?
+    var url: String
+    var events: [String]
+    var description: String?
+    var createdAt: Date
+    var pending: Int
+    var lastDeliveredAt: Date?
+    var lastFailure: Failure?
+    var secret: String?
+
+    struct Failure: Encodable {
+        var at: Date
+        var status: Int?
+        var error: String
+    }
+
+    init(_ endpoint: WebhookEndpoint) {
+        id = String(endpoint.id)
+        app = endpoint.bundleID
+        url = endpoint.url
+        events = endpoint.events.map(\.rawValue)
+        description = endpoint.description
+        createdAt = endpoint.createdAt
+        pending = endpoint.pending
+        lastDeliveredAt = endpoint.lastDeliveredAt
+        lastFailure = endpoint.lastFailure.map { Failure(at: $0.at, status: $0.status, error: $0.error) }
+    }
+}
+
+struct WebhookListResponse: ResponseEncodable {
+    var webhooks: [WebhookResponse]
+}
+
+struct WebhookMessageResponse: ResponseEncodable {
+    var id: String
+    var type: String
+    var occurredAt: Date
+    var state: String
+    var attempts: Int
+    var nextAttemptAt: Date?
+    var lastStatus: Int?
+    var lastError: String?
+    var finishedAt: Date?
+
+    init(_ message: WebhookMessageRecord) {
+        id = message.messageID.uuidString.lowercased()
+        type = message.type
+        occurredAt = message.occurredAt
+        state = message.state
+        attempts = message.attempts
+        nextAttemptAt = message.nextAttemptAt
+        lastStatus = message.lastStatus
+        lastError = message.lastError
+        finishedAt = message.finishedAt
+    }
+}
+
+struct WebhookMessageListResponse: ResponseEncodable {
+    var messages: [WebhookMessageResponse]
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HeraldCore
+import Logging
+import Metrics
+
+/// Posts one webhook message and reports what came back. Implementations give up after
+/// `timeout` (connecting, sending and reading the answer together).
+public protocol WebhookTransport: Sendable {
+    func post(url: String, headers: [(String, String)], body: String, timeout: Duration) async -> WebhookAttemptResult
+}
+
+/// What one attempt got: the endpoint's status, or why there was none (refused, timed out…).
+public enum WebhookAttemptResult: Sendable, Equatable {
+    case status(Int)
+    case failed(String)
+}
+
+/// Delivers the webhook outbox (docs/webhooks.md): claims due messages, posts each signed,
+/// records the answer, and schedules a retry for anything but a 2xx. It runs beside the
+/// engine and shares nothing with it but the database, so a slow or dead endpoint never holds
+/// up sending; at most `perEndpoint` messages of one endpoint are in flight here at once, so
+/// it does not hold up other endpoints either.
+public struct WebhookDispatcher: Sendable {
+    public var store: any WebhookStore
+    public var transport: any WebhookTransport
+    public var policy: WebhookRetryPolicy
+    public var concurrency: Int
+    public var perEndpoint: Int
+    public var timeout: Duration
+    public var pollInterval: Duration
+    public var backlogInterval: Duration
+    public var logger: Logger
+
+    public init(
+        store: any WebhookStore, transport: any WebhookTransport, policy: WebhookRetryPolicy = .standard,
+        concurrency: Int = 16, perEndpoint: Int = 4, timeout: Duration = .seconds(10),
+        pollInterval: Duration = .seconds(1), backlogInterval: Duration = .seconds(15), logger: Logger
+    ) {
+        self.store = store
+        self.transport = transport
+        self.policy = policy
+        self.concurrency = max(1, concurrency)
+        self.perEndpoint = max(1, min(perEndpoint, concurrency))
+        self.timeout = timeout
+        self.pollInterval = pollInterval
+        self.backlogInterval = backlogInterval
+        self.logger = logger
+    }
+
+    static let delivered = Counter(label: "herald_webhook_attempts_total", dimensions: [("outcome", "delivered")])
+    static let retrying = Counter(label: "herald_webhook_attempts_total", dimensions: [("outcome", "retrying")])
+    static let failed = Counter(label: "herald_webhook_attempts_total", dimensions: [("outcome", "failed")])
+    static let pending = Gauge(label: "herald_webhook_pending_messages")
+    static let oldestAge = Gauge(label: "herald_webhook_oldest_pending_age_seconds")
+
+    /// Runs until the task is cancelled; attempts under way finish (each within `timeout`).
+    public func run() async {
+        await withTaskGroup(of: Int64?.self) { group in
+            group.addTask { await reportBacklog(); return nil }
+            var inFlight = [Int64: Int]()
+            var total = 0
+            var ticking = false
+            while !Task.isCancelled {
+                if total < concurrency {
+                    let busy = inFlight.filter { $0.value >= perEndpoint }.map(\.key)
+                    let claimed = await claim(limit: concurrency - total, skipping: busy)
+                    for delivery in claimed {
+                        inFlight[delivery.endpointID, default: 0] += 1
+                        total += 1
+                        group.addTask { await attempt(delivery); return delivery.endpointID }
+                    }
+                }
+                if !ticking {
+                    ticking = true
+                    group.addTask { try? await Task.sleep(for: pollInterval); return nil }
+                }
+                guard let finished = await group.next() else { break }
+                if let endpointID = finished {
+                    total -= 1
+                    inFlight[endpointID, default: 1] -= 1
+                    if inFlight[endpointID] == 0 { inFlight[endpointID] = nil }
+                } else {
+                    ticking = false
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func claim(limit: Int, skipping: [Int64]) async -> [WebhookDelivery] {
+        do {
+            // Each attempt is due again after its deadline and a margin, should this instance die.
+            return try await store.claim(
+                limit: limit, perEndpoint: perEndpoint, skipping: skipping, lease: timeout + .seconds(30))
+        } catch {
+            if !Task.isCancelled {
+                logger.warning("webhooks: cannot claim messages; trying again", metadata: ["error.type": "\(type(of: error))"])
+            }
+            return []
+        }
+    }
+
+    /// One attempt, recorded. Nothing in a message's URL, secret or body is logged.
+    func attempt(_ delivery: WebhookDelivery) async {
+        let now = Date()
+        let result: WebhookAttemptResult
+        if policy.hasExpired(occurredAt: delivery.occurredAt, now: now) {
+            result = .failed("expired: the event is older than the retry window")
+        } else {
+            let timestamp = Int(now.timeIntervalSince1970)
+            let messageID = delivery.messageID.uuidString.lowercased()
+            guard let signature = WebhookSignature.sign(
+                messageID: messageID, timestamp: timestamp, body: delivery.body, secret: delivery.secret)
+            else {
+                await record(delivery, status: nil, error: "the endpoint's stored secret is unusable", retryAt: nil)
+                return
+            }
+            result = await transport.post(
+                url: delivery.url,
+                headers: [
+                    ("content-type", "application/json"), ("user-agent", "Herald-Webhooks/1"),
+                    ("webhook-id", messageID), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature),
+                ],
+                body: delivery.body, timeout: timeout)
+        }
+        switch result {
+        case .status(let status) where (200..<300).contains(status):
+            Self.delivered.increment()
+            do {
+                try await store.recordDelivered(delivery, status: status)
+            } catch {
+                // Delivered but not recorded: it is sent again after its lease (at least once).
+                logger.warning("webhooks: cannot record a delivery", metadata: ["error.type": "\(type(of: error))"])
+            }
+        case .status(let status):
+            await record(delivery, status: status, error: "answered \(status)", retryAt: retryAt(delivery))
+        case .failed(let reason):
+            let expired = reason.hasPrefix("expired")
+            await record(delivery, status: nil, error: reason, retryAt: expired ? nil : retryAt(delivery))
+        }
+    }
+
+    private func retryAt(_ delivery: WebhookDelivery) -> Date? {
+        policy.retryAt(afterAttempt: delivery.attempt, occurredAt: delivery.occurredAt, now: Date())
+    }
+
+    private func record(_ delivery: WebhookDelivery, status: Int?, error: String, retryAt: Date?) async {
+        (retryAt == nil ? Self.failed : Self.retrying).increment()
+        logger.info(
+            "webhooks: an attempt failed",
+            metadata: [
+                "herald.webhook.endpoint": "\(delivery.endpointID)", "herald.webhook.type": "\(delivery.type)",
+                "herald.webhook.attempt": "\(delivery.attempt)", "herald.webhook.error": "\(error)",
+                "herald.webhook.retry": "\(retryAt.map { "\($0)" } ?? "none: failed")",
+            ])
+        do {
+            try await store.recordFailure(delivery, status: status, error: error, retryAt: retryAt)
+        } catch {
+            logger.warning("webhooks: cannot record a failed attempt", metadata: ["error.type": "\(type(of: error))"])
+        }
+    }
+
+    /// Exports how far behind delivery is, for the backlog alert.
+    private func reportBacklog() async {
+        while !Task.isCancelled {
+            if let backlog = try? await store.backlog() {
+                Self.pending.record(backlog.pending)
+                Self.oldestAge.record(backlog.oldestPendingAt.map { max(0, Date().timeIntervalSince($0)) } ?? 0)
+            }
+            try? await Task.sleep(for: backlogInterval)
+        }
+    }
+}

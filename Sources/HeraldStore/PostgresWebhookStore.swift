@@ -1,0 +1,262 @@
+import APNSCore
+import Crypto
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// Webhook endpoints and the outbox (docs/webhooks.md). Messages are queued by the stores in
+/// the transaction of what they report (`WebhookOutbox`); this serves the dispatcher.
+public struct PostgresWebhookStore: WebhookStore {
+    let client: PostgresClient
+    let vault: SigningKeyVault?
+    let logger: Logger
+
+    public init(client: PostgresClient, vault: SigningKeyVault?, logger: Logger) {
+        self.client = client
+        self.vault = vault
+        self.logger = logger
+    }
+
+    private func requireVault() throws -> SigningKeyVault {
+        guard let vault else {
+            throw ConfigurationMissing(name: "HERALD_SECRET_KEY", purpose: "to store and use webhook signing secrets")
+        }
+        return vault
+    }
+
+    public func addEndpoint(appID: Int64?, _ new: NewWebhookEndpoint, actor: String) async throws -> CreatedWebhookEndpoint {
+        let vault = try requireVault()
+        return try await DatabaseMetrics.measure("webhooks.add") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                let ids = try await connection.query(
+                    "SELECT nextval(pg_get_serial_sequence('webhook_endpoints', 'id'))", logger: logger)
+                guard let id = try await ids.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }
+                let secret = Self.newSecret()
+                let sealed = ByteBuffer(bytes: try vault.seal(secret, webhookEndpointID: id))
+                try await connection.query(
+                    """
+                    INSERT INTO webhook_endpoints (id, app_id, url, events, secret_sealed, description)
+                    OVERRIDING SYSTEM VALUE
+                    VALUES (\(id), \(appID), \(new.url), \(new.events.map(\.rawValue)), \(sealed), \(new.description))
+                    """, logger: logger)
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "webhook.add", appID: appID,
+                    details: [
+                        "endpointID": .int(Int(id)), "host": .string(URLComponents(string: new.url)?.host ?? ""),
+                        "events": .array(new.events.map { .string($0.rawValue) }),
+                    ], logger: logger)
+                guard let endpoint = try await Self.endpoints(appID: appID, id: id, on: connection, logger: logger).first
+                else { throw StoreError.missingRow }
+                return CreatedWebhookEndpoint(endpoint: endpoint, secret: secret)
+            }
+        }
+    }
+
+    public func endpoints(appID: Int64?) async throws -> [WebhookEndpoint] {
+        try await DatabaseMetrics.measure("webhooks.list") {
+            try await client.withConnection { connection in
+                try await Self.endpoints(appID: appID, id: nil, on: connection, logger: logger)
+            }
+        }
+    }
+
+    public func removeEndpoint(appID: Int64?, id: Int64, actor: String) async throws -> WebhookEndpoint? {
+        try await DatabaseMetrics.measure("webhooks.remove") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                guard let endpoint = try await Self.endpoints(appID: appID, id: id, on: connection, logger: logger).first
+                else { return nil }
+                try await connection.query("DELETE FROM webhook_endpoints WHERE id = \(id)", logger: logger)
+                try await AuditLog.record(
+                    on: connection, actor: actor, action: "webhook.remove", appID: appID,
+                    details: ["endpointID": .int(Int(id)), "pending": .int(endpoint.pending)], logger: logger)
+                return endpoint
+            }
+        }
+    }
+
+    public func sendTest(appID: Int64?, id: Int64, actor: String) async throws -> WebhookMessageRecord? {
+        try await DatabaseMetrics.measure("webhooks.test") {
+            let rows = try await client.query(
+                """
+                INSERT INTO webhook_messages (endpoint_id, type, data)
+                SELECT e.id, 'webhook.test',
+                       jsonb_strip_nulls(jsonb_build_object('app', a.bundle_id, 'endpointID', e.id::text, 'requestedBy', \(actor)::text))
+                FROM webhook_endpoints e LEFT JOIN apps a ON a.id = e.app_id
+                WHERE e.id = \(id) AND e.app_id IS NOT DISTINCT FROM \(appID)
+                RETURNING \(unescaped: Self.messageColumns)
+                """, logger: logger)
+            return try await rows.collect().first.map(Self.decodeMessage)
+        }
+    }
+
+    public func messages(appID: Int64?, endpointID: Int64, limit: Int) async throws -> [WebhookMessageRecord]? {
+        try await DatabaseMetrics.measure("webhooks.messages") {
+            try await client.withConnection { connection in
+                let known = try await connection.query(
+                    "SELECT 1 FROM webhook_endpoints WHERE id = \(endpointID) AND app_id IS NOT DISTINCT FROM \(appID)",
+                    logger: logger)
+                guard try await known.collect().first != nil else { return nil }
+                let rows = try await connection.query(
+                    """
+                    SELECT \(unescaped: Self.messageColumns) FROM webhook_messages
+                    WHERE endpoint_id = \(endpointID) ORDER BY id DESC LIMIT \(Int64(limit))
+                    """, logger: logger)
+                return try await rows.collect().map(Self.decodeMessage)
+            }
+        }
+    }
+
+    public func claim(limit: Int, perEndpoint: Int, skipping: [Int64], lease: Duration) async throws -> [WebhookDelivery] {
+        let vault = try requireVault()
+        // Reads a few more due rows than it takes, so one endpoint's pile does not hide others'.
+        let scan = Int64(limit * 8)
+        let rows = try await DatabaseMetrics.measure("webhooks.claim") {
+            try await client.query(
+                """
+                WITH due AS (
+                    SELECT id, endpoint_id, next_attempt_at FROM webhook_messages
+                    WHERE state = 'pending' AND next_attempt_at <= now() AND endpoint_id <> ALL (\(skipping)::bigint[])
+                    ORDER BY next_attempt_at LIMIT \(scan)
+                    FOR UPDATE SKIP LOCKED
+                ), picked AS (
+                    SELECT id FROM (
+                        SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS n
+                        FROM due
+                    ) ranked
+                    WHERE n <= \(Int64(perEndpoint)) ORDER BY next_attempt_at, id LIMIT \(Int64(limit))
+                )
+                UPDATE webhook_messages m
+                SET attempts = m.attempts + 1, last_attempt_at = now(),
+                    next_attempt_at = now() + make_interval(secs => \(PostgresCampaignWork.seconds(lease)))
+                FROM picked p, webhook_endpoints e
+                WHERE m.id = p.id AND e.id = m.endpoint_id
+                RETURNING m.id, m.endpoint_id, m.message_id, e.url, e.secret_sealed, m.type, m.attempts, m.occurred_at,
+                          jsonb_build_object(
+                              'type', m.type, 'timestamp', herald_rfc3339(m.occurred_at),
+                              'data', CASE WHEN e.app_id IS NULL THEN m.data - 'token' - 'userID' ELSE m.data END)::text
+                """, logger: logger
+            ).collect()
+        }
+        var claimed = [WebhookDelivery]()
+        for row in rows {
+            let (id, endpointID, messageID, url, sealed, type, attempts, occurredAt, body) =
+                try row.decode((Int64, Int64, UUID, String, ByteBuffer, String, Int32, Date, String).self)
+            claimed.append(
+                WebhookDelivery(
+                    id: id, endpointID: endpointID, messageID: messageID, url: url,
+                    secret: (try? vault.open(Array(buffer: sealed), webhookEndpointID: endpointID)) ?? "",
+                    type: type, body: body, attempt: Int(attempts), occurredAt: occurredAt))
+        }
+        return claimed
+    }
+
+    public func recordDelivered(_ delivery: WebhookDelivery, status: Int) async throws {
+        try await DatabaseMetrics.measure("webhooks.delivered") {
+            _ = try await client.query(
+                """
+                UPDATE webhook_messages SET state = 'delivered', finished_at = now(), last_status = \(Int32(status))
+                WHERE id = \(delivery.id) AND state = 'pending'
+                """, logger: logger
+            ).collect()
+        }
+    }
+
+    public func recordFailure(_ delivery: WebhookDelivery, status: Int?, error: String, retryAt: Date?) async throws {
+        let status32 = status.map { Int32(clamping: $0) }
+        let error = String(error.prefix(300))
+        try await DatabaseMetrics.measure("webhooks.failed") {
+            try await client.withDomainTransaction(logger: logger) { connection in
+                guard let retryAt else {
+                    try await connection.query(
+                        """
+                        UPDATE webhook_messages
+                        SET state = 'failed', finished_at = now(), last_status = \(status32), last_error = \(error)
+                        WHERE id = \(delivery.id) AND state = 'pending'
+                        """, logger: logger)
+                    return
+                }
+                try await connection.query(
+                    """
+                    UPDATE webhook_messages SET next_attempt_at = \(retryAt), last_status = \(status32), last_error = \(error)
+                    WHERE id = \(delivery.id) AND state = 'pending'
+                    """, logger: logger)
+                // The endpoint is down or refusing: its other due messages wait for the retry
+                // too (their attempts are not spent), so one message probes it meanwhile.
+                try await connection.query(
+                    """
+                    UPDATE webhook_messages SET next_attempt_at = \(retryAt)
+                    WHERE endpoint_id = \(delivery.endpointID) AND state = 'pending' AND next_attempt_at < \(retryAt)
+                      AND id <> \(delivery.id)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func backlog() async throws -> WebhookBacklog {
+        let rows = try await client.query(
+            "SELECT count(*), min(occurred_at) FROM webhook_messages WHERE state = 'pending'", logger: logger
+        ).collect()
+        guard let row = rows.first else { return WebhookBacklog(pending: 0, oldestPendingAt: nil) }
+        let (count, oldest) = try row.decode((Int64, Date?).self)
+        return WebhookBacklog(pending: Int(count), oldestPendingAt: oldest)
+    }
+
+    /// A new signing secret in the Standard Webhooks form: `whsec_` and the base64 of 32
+    /// random bytes.
+    static func newSecret() -> String {
+        "whsec_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() }
+    }
+
+    static let messageColumns =
+        "message_id, type, occurred_at, state, attempts, next_attempt_at, last_status, last_error, finished_at"
+
+    static func decodeMessage(_ row: PostgresRow) throws -> WebhookMessageRecord {
+        let (messageID, type, occurredAt, state, attempts, next, status, error, finishedAt) =
+            try row.decode((UUID, String, Date, String, Int32, Date, Int32?, String?, Date?).self)
+        return WebhookMessageRecord(
+            messageID: messageID, type: type, occurredAt: occurredAt, state: state, attempts: Int(attempts),
+            nextAttemptAt: state == "pending" ? next : nil, lastStatus: status.map(Int.init), lastError: error,
+            finishedAt: finishedAt)
+    }
+
+    /// The endpoints of `appID` (or for every app when nil), or the one with `id`, with their
+    /// delivery state.
+    static func endpoints(appID: Int64?, id: Int64?, on connection: PostgresConnection, logger: Logger) async throws
+        -> [WebhookEndpoint]
+    {
+        let rows = try await connection.query(
+            """
+            SELECT e.id, e.app_id, a.bundle_id, e.url, e.events, e.description, e.created_at,
+                   (SELECT count(*) FROM webhook_messages m WHERE m.endpoint_id = e.id AND m.state = 'pending'),
+                   d.finished_at, f.last_attempt_at, f.last_status, f.last_error
+            FROM webhook_endpoints e
+            LEFT JOIN apps a ON a.id = e.app_id
+            LEFT JOIN LATERAL (SELECT finished_at FROM webhook_messages m
+                               WHERE m.endpoint_id = e.id AND m.state = 'delivered' ORDER BY m.id DESC LIMIT 1) d ON true
+            LEFT JOIN LATERAL (SELECT last_attempt_at, last_status, last_error FROM webhook_messages m
+                               WHERE m.endpoint_id = e.id AND m.last_error IS NOT NULL
+                               ORDER BY m.last_attempt_at DESC LIMIT 1) f ON true
+            WHERE e.app_id IS NOT DISTINCT FROM \(appID) AND (\(id)::bigint IS NULL OR e.id = \(id))
+            ORDER BY e.id
+            """, logger: logger)
+        var endpoints = [WebhookEndpoint]()
+        for try await row in rows {
+            let columns = try row.decode(
+                (Int64, Int64?, String?, String, [String], String?, Date, Int64, Date?, Date?, Int32?, String?).self)
+            var failure: WebhookFailure?
+            if let at = columns.9, let error = columns.11, columns.8.map({ at > $0 }) ?? true {
+                failure = WebhookFailure(at: at, status: columns.10.map(Int.init), error: error)
+            }
+            endpoints.append(
+                WebhookEndpoint(
+                    id: columns.0, appID: columns.1, bundleID: columns.2, url: columns.3,
+                    events: try columns.4.map {
+                        try StoreError.decode($0, as: WebhookEventType.self, column: "webhook_endpoints.events")
+                    },
+                    description: columns.5, createdAt: columns.6, pending: Int(columns.7), lastDeliveredAt: columns.8,
+                    lastFailure: failure))
+        }
+        return endpoints
+    }
+}
