@@ -212,7 +212,7 @@ public final class APNSClient: Sendable {
                 case .stopApp:
                     // 403 InvalidProviderToken / BadCertificate: stop sending with these credentials.
                     let reason = response.reason?.rawValue ?? "status \(response.status)"
-                    stop(.credentialsRejected("APNs rejected the app's credentials (\(reason))"))
+                    stop(.credentialsRejected("\(response.status) \(reason)"))
                     return .answered(response)
                 default:
                     return .answered(response)

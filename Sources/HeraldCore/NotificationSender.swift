@@ -19,7 +19,7 @@ extension SendResult {
         case .answered(let response) where response.disposition == .stopApp:
             "APNs refused the app's credentials (\(response.status) \(response.reason?.rawValue ?? "no reason"))"
         case .failed(let failure) where failure.credentialsRejected:
-            "APNs refused the app's credentials (\(failure.reason))"
+            "APNs refused the app's credentials (\(failure.reason): \(failure.detail))"
         default:
             nil
         }

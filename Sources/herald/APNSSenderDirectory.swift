@@ -199,7 +199,9 @@ final class APNSClientSender: NotificationSender {
         }
         defer { usage.withLock { $0.sending -= 1 } }
         let results = await client.send(notifications).map(SendResult.init)
-        if let rejection = results.lazy.compactMap(\.credentialsRejection).first,
+        // APNs's own answer (403 and its reason) says most; a send the stopped client failed says less.
+        let answered = results.first { if case .answered = $0 { $0.credentialsRejection != nil } else { false } }
+        if let rejection = (answered ?? results.first { $0.credentialsRejection != nil })?.credentialsRejection,
             rejectionReported.withLock({ reported in
                 defer { reported = true }
                 return !reported

@@ -1,0 +1,306 @@
+import APNSCore
+import APNSSimulator
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldDelivery
+import Hummingbird
+import Synchronization
+import Testing
+
+@testable import herald
+
+/// Webhooks end to end: the engine's events queued in PostgreSQL, delivered by the dispatcher
+/// over real HTTP to a real local server, signed, retried when the server is down.
+@Suite struct WebhookTests {
+    static let appPath = "/v1/apps/\(EngineHarness.bundleID)/webhooks"
+    static let allPath = "/v1/admin/webhooks"
+    /// Retries within a second, so a test sees several.
+    static let quickRetries = WebhookRetryPolicy(delays: Array(repeating: .milliseconds(300), count: 7), maximumAge: .seconds(3600))
+
+    static func unregistered(_ numbers: Range<Int>) -> SimulatorFaultScript {
+        var fault = SimulatorFaultScript()
+        for n in numbers { fault.unregistered[EngineHarness.token(n).hex] = Date().addingTimeInterval(3600) }
+        return fault
+    }
+
+    /// Adds an endpoint over the API; its ID and secret.
+    static func add(_ api: EngineAPI, _ path: String, url: String, events: [String]? = nil) async throws -> (id: String, secret: String) {
+        let eventsJSON = events.map { ", \"events\": [" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" } ?? ""
+        let reply = try await api.request(.post, path, key: api.adminKey, body: #"{"url": "\#(url)"\#(eventsJSON)}"#)
+        #expect(reply.status == .created, "\(reply.body)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any])
+        return (try #require(object["id"] as? String), try #require(object["secret"] as? String))
+    }
+
+    static func invalidatedTokens(_ h: EngineHarness) async throws -> Set<String> {
+        let rows = try await h.store.client.query("SELECT encode(token, 'hex') FROM devices WHERE invalidated_at IS NOT NULL")
+        var tokens = Set<String>()
+        for try await token in rows.decode(String.self) { tokens.insert(token) }
+        return tokens
+    }
+
+    /// An endpoint of the app's and one for every app taking invalidations only.
+    static func addBoth(_ h: EngineHarness, _ receiver: WebhookReceiver) async throws
+        -> (own: (id: String, secret: String), every: (id: String, secret: String))
+    {
+        let added = Mutex([(id: String, secret: String)]())
+        try await h.withAPI { api in
+            let own = try await Self.add(api, Self.appPath, url: receiver.url("/app"))
+            let every = try await Self.add(api, Self.allPath, url: receiver.url("/all"), events: ["device.invalidated"])
+            added.withLock { $0 = [own, every] }
+        }
+        let both = added.withLock { $0 }
+        return (both[0], both[1])
+    }
+
+    @Test func invalidationsAndTheCampaignsEndReachTheirEndpointsSigned() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        try await EngineHarness.with(fault: Self.unregistered(0..<5)) { h in
+            let (own, every) = try await Self.addBoth(h, receiver)
+            try await h.register(0..<50, CampaignEngineTests.registration)
+            let scheduled = try await h.scheduledCampaign()
+            let campaign = try await h.runToEnd(scheduled)
+            // Devices that do not allow alerts are skipped, so not every unregistered one is sent to.
+            let tokens = try await Self.invalidatedTokens(h)
+            #expect(campaign.state == .completed && campaign.counters.invalidated == tokens.count && !tokens.isEmpty)
+            let n = tokens.count
+            try await h.withWebhookDispatcher {
+                try await h.waitFor("the messages", timeout: .seconds(30)) { receiver.messages.count >= 2 * n + 1 }
+            }
+            let mine = receiver.messages(at: "/app"), all = receiver.messages(at: "/all")
+            #expect(mine.count == n + 1 && all.count == n)
+            #expect(mine.allSatisfy { $0.isSigned(with: own.secret) } && all.allSatisfy { $0.isSigned(with: every.secret) })
+            #expect(!mine.contains { $0.isSigned(with: every.secret) })
+            #expect(Set(receiver.messages.map(\.id)).count == 2 * n + 1)
+            #expect(receiver.messages.allSatisfy { abs(Double($0.timestamp) - Date().timeIntervalSince1970) < 120 })
+
+            let invalidated = mine.filter { $0.type == "device.invalidated" }
+            #expect(Set(invalidated.compactMap { $0.data["token"] as? String }) == tokens)
+            for message in invalidated {
+                let data = message.data
+                #expect(data["app"] as? String == EngineHarness.bundleID)
+                #expect(data["reason"] as? String == "Unregistered")
+                #expect((data["apnsTimestamp"] as? String).flatMap { try? Date($0, strategy: .iso8601) } != nil)
+                #expect((data["token"] as? String)?.hasSuffix(data["tokenSuffix"] as? String ?? "-") == true)
+            }
+            // An endpoint for every app never sees a whole token or a user ID.
+            for message in all {
+                #expect(message.type == "device.invalidated")
+                #expect(message.data["token"] == nil && message.data["userID"] == nil)
+                #expect((message.data["tokenSuffix"] as? String)?.count == 8)
+                #expect(!tokens.contains { message.body.contains($0) })
+            }
+            let completed = try #require(mine.first { $0.type == "campaign.completed" })
+            #expect(completed.data["campaignID"] as? String == scheduled.publicID.canonicalString)
+            #expect(completed.data["accepted"] as? Int == campaign.counters.accepted && completed.data["invalidated"] as? Int == n)
+            #expect(try await h.store.webhooks.backlog().pending == 0)
+            let listed = try await h.store.webhooks.endpoints(appID: h.app.id)
+            #expect(listed.first?.lastDeliveredAt != nil && listed.first?.pending == 0 && listed.first?.lastFailure == nil)
+        }
+        await receiver.stop()
+    }
+
+    /// The endpoint is killed: attempts fail (connection refused), are recorded and retried;
+    /// once it is back, every message arrives with the ID it had from the start.
+    @Test func aDeadEndpointGetsEveryMessageOnceItIsBack() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        try await EngineHarness.with { h in
+            try await h.withAPI { api in
+                let endpoint = try await Self.add(api, Self.appPath, url: receiver.url("/app"))
+                await receiver.stop()
+                var queued = Set<String>()
+                for _ in 0..<3 {
+                    let test = try await api.request(.post, "\(Self.appPath)/\(endpoint.id)/test", key: api.adminKey)
+                    #expect(test.status == .accepted, "\(test.body)")
+                    let object = try #require(try JSONSerialization.jsonObject(with: Data(test.body.utf8)) as? [String: Any])
+                    queued.insert(try #require(object["id"] as? String))
+                }
+                let expected = queued
+                try await h.withWebhookDispatcher {
+                    try await h.waitFor("a refused attempt", timeout: .seconds(30)) {
+                        try await h.store.webhooks.endpoints(appID: h.app.id).first?.lastFailure != nil
+                    }
+                    let down = try #require(try await h.store.webhooks.endpoints(appID: h.app.id).first)
+                    #expect(down.pending == 3 && down.lastFailure?.error == "connection refused", "\(down)")
+                    try await Task.sleep(for: .seconds(1))
+                    try await receiver.start()
+                    try await h.waitFor("every message", timeout: .seconds(30)) {
+                        Set(receiver.messages.map(\.id)).isSuperset(of: expected)
+                    }
+                }
+                #expect(receiver.messages.allSatisfy { $0.isSigned(with: endpoint.secret) && $0.type == "webhook.test" })
+                let log = try await api.request(.get, "\(Self.appPath)/\(endpoint.id)/messages", key: api.adminKey)
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(log.body.utf8)) as? [String: Any])
+                let messages = try #require(object["messages"] as? [[String: Any]])
+                #expect(messages.count == 3 && messages.allSatisfy { $0["state"] as? String == "delivered" })
+                #expect(messages.contains { ($0["attempts"] as? Int ?? 0) >= 2 }, "\(messages)")
+            }
+        }
+        await receiver.stop()
+    }
+
+    /// A peer that never answers: each attempt ends at its deadline and is recorded; the
+    /// campaign and another endpoint carry on as if it were not there.
+    @Test func aSilentEndpointTimesOutWithoutHoldingUpSendingOrOtherEndpoints() async throws {
+        let silent = try SilentPeer()
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        try await EngineHarness.with(fault: Self.unregistered(0..<20)) { h in
+            try await h.withAPI { api in
+                _ = try await Self.add(api, Self.appPath, url: silent.url("/app"))
+                _ = try await Self.add(api, Self.allPath, url: receiver.url("/all"), events: ["device.invalidated"])
+            }
+            try await h.register(0..<100, CampaignEngineTests.registration)
+            let scheduled = try await h.scheduledCampaign()
+            try await h.withWebhookDispatcher(timeout: .milliseconds(500)) {
+                let campaign = try await h.runToEnd(scheduled)
+                let n = try await Self.invalidatedTokens(h).count
+                #expect(campaign.state == .completed && campaign.counters.invalidated == n && n > 0)
+                try await h.waitFor("the other endpoint's messages", timeout: .seconds(30)) {
+                    receiver.messages(at: "/all").count == n
+                }
+                try await h.waitFor("a timed-out attempt", timeout: .seconds(30)) {
+                    try await h.store.webhooks.endpoints(appID: h.app.id).first?.lastFailure?.error == "timed out"
+                }
+            }
+            let stuck = try #require(try await h.store.webhooks.endpoints(appID: h.app.id).first)
+            #expect(stuck.pending == (try await Self.invalidatedTokens(h).count) + 1 && stuck.lastDeliveredAt == nil)
+        }
+        await receiver.stop()
+    }
+
+    /// APNs refusing the app's key: one credentials.rejected message (however many sends saw
+    /// the refusal), the campaign's failure, and the credential marked.
+    @Test func aRefusedKeyIsReportedOnce() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        try await EngineHarness.with { h in
+            let stranger = P256.Signing.PrivateKey()
+            try await h.withAPI { api in
+                _ = try await Self.add(api, Self.appPath, url: receiver.url("/app"))
+                let pem = stranger.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+                let added = try await api.request(
+                    .post, "/v1/apps/\(EngineHarness.bundleID)/credentials", key: api.adminKey,
+                    body: #"{"keyID": "STRANGER01", "privateKey": "\#(pem)", "activate": true}"#)
+                #expect(added.status == .created, "\(added.body)")
+            }
+            try await h.register(0..<300, CampaignEngineTests.registration)
+            let campaign = try await h.runToEnd(try await h.scheduledCampaign())
+            #expect(campaign.state == .failed)
+            try await h.withWebhookDispatcher {
+                try await h.waitFor("the messages", timeout: .seconds(30)) { receiver.messages.count >= 2 }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            let types = receiver.messages.map(\.type).sorted()
+            #expect(types == ["campaign.failed", "credentials.rejected"], "\(types)")
+            let rejected = try #require(receiver.messages.first { $0.type == "credentials.rejected" })
+            #expect(rejected.data["keyID"] as? String == "STRANGER01")
+            #expect((rejected.data["reason"] as? String)?.contains("InvalidProviderToken") == true, "\(rejected.body)")
+            #expect(!rejected.body.contains("PRIVATE KEY"))
+            let failed = try #require(receiver.messages.first { $0.type == "campaign.failed" })
+            #expect((failed.data["failureReason"] as? String)?.contains("refused") == true, "\(failed.body)")
+            let credential = try #require(try await h.store.apps.credentials(appID: h.app.id).first { $0.keyID == "STRANGER01" })
+            #expect(credential.rejectedAt != nil && credential.rejectionReason?.contains("InvalidProviderToken") == true)
+        }
+        await receiver.stop()
+    }
+
+    @Test func badEndpointsAreRefusedNamingTheFieldAndChangeNothing() async throws {
+        try await EngineHarness.with { h in
+            try await h.withAPI { api in
+                let cases: [(String, String)] = [
+                    (#"{"url": "ftp://example.com/hook"}"#, "url"),
+                    (#"{"url": "javascript:alert(1)"}"#, "url"),
+                    (#"{"url": "https://user:pass@example.com/hook"}"#, "url"),
+                    (#"{"url": "https:///no-host"}"#, "url"),
+                    (#"{"url": "https://example.com/a b"}"#, "url"),
+                    (#"{"url": "https://example.com/\u0000"}"#, "url"),
+                    (#"{"url": "https://example.com/#frag"}"#, "url"),
+                    (#"{"url": "https://example.com:99999/"}"#, "url"),
+                    (#"{"url": "https://example.com/\#(String(repeating: "a", count: 3000))"}"#, "url"),
+                    (#"{"url": 42}"#, "url"),
+                    (#"{}"#, "url"),
+                    (#"{"url": "https://example.com/", "events": []}"#, "events"),
+                    (#"{"url": "https://example.com/", "events": ["device.exploded"]}"#, "events[0]"),
+                    (#"{"url": "https://example.com/", "events": ["webhook.test"]}"#, "events[0]"),
+                    (#"{"url": "https://example.com/", "events": [1]}"#, "events[0]"),
+                    (#"{"url": "https://example.com/", "events": "device.invalidated"}"#, "events"),
+                    (#"{"url": "https://example.com/", "description": "a\u0000b"}"#, "description"),
+                    (#"{"url": "https://example.com/", "secret": "mine"}"#, "secret"),
+                ]
+                for (body, field) in cases {
+                    for path in [Self.appPath, Self.allPath] {
+                        let reply = try await api.request(.post, path, key: api.adminKey, body: body)
+                        #expect(reply.status == .unprocessableContent, "\(body): \(reply.body)")
+                        #expect(reply.body.contains(#""field":"\#(field)""#), "\(body): \(reply.body)")
+                    }
+                }
+                let marketing = try await api.request(
+                    .post, Self.appPath, key: api.marketingKey, body: #"{"url": "https://example.com/"}"#)
+                #expect(marketing.status == .forbidden)
+                for method in [HTTPRequest.Method.delete] {
+                    let unknown = try await api.request(method, "\(Self.appPath)/999", key: api.adminKey)
+                    #expect(unknown.status == .notFound && unknown.body.contains("webhookID"))
+                }
+                let unknownTest = try await api.request(.post, "\(Self.allPath)/abc/test", key: api.adminKey)
+                #expect(unknownTest.status == .notFound)
+                let unknownApp = try await api.request(
+                    .post, "/v1/apps/com.example.nope/webhooks", key: api.adminKey, body: #"{"url": "https://example.com/"}"#)
+                #expect(unknownApp.status == .notFound)
+                let badLimit = try await api.request(.get, "\(Self.allPath)/1/messages?limit=0", key: api.adminKey)
+                #expect(badLimit.status == .unprocessableContent)
+            }
+            #expect(try await h.store.webhooks.endpoints(appID: h.app.id).isEmpty)
+            #expect(try await h.store.webhooks.endpoints(appID: nil).isEmpty)
+        }
+    }
+
+    /// An app's endpoint is not reachable through the every-app path, nor removable there; the
+    /// secret is shown once and never listed.
+    @Test func endpointsAreListedWithoutSecretsAndRemovedWhereTheyBelong() async throws {
+        try await EngineHarness.with { h in
+            try await h.withAPI { api in
+                let own = try await Self.add(api, Self.appPath, url: "https://backend.example.com/herald?team=1")
+                let list = try await api.request(.get, Self.appPath, key: api.adminKey)
+                #expect(list.status == .ok && list.body.contains("backend.example.com") && !list.body.contains(own.secret))
+                #expect(!list.body.contains("whsec_"))
+                let elsewhere = try await api.request(.delete, "\(Self.allPath)/\(own.id)", key: api.adminKey)
+                #expect(elsewhere.status == .notFound)
+                let removed = try await api.request(.delete, "\(Self.appPath)/\(own.id)", key: api.adminKey)
+                #expect(removed.status == .ok, "\(removed.body)")
+                let audit = try await api.request(.get, "/v1/admin/audit?action=webhook.add", key: api.adminKey)
+                #expect(audit.body.contains("backend.example.com") && !audit.body.contains("team=1"))
+            }
+            #expect(try await h.store.webhooks.endpoints(appID: h.app.id).isEmpty)
+        }
+    }
+}
+
+extension EngineHarness {
+    /// Runs `body` with a webhook dispatcher delivering the outbox, then stops it.
+    func withWebhookDispatcher<Result: Sendable>(
+        policy: WebhookRetryPolicy = WebhookTests.quickRetries, timeout: Duration = .seconds(2),
+        _ body: @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let transport = HTTPWebhookTransport()
+        let dispatcher = WebhookDispatcher(
+            store: store.webhooks, transport: transport, policy: policy, concurrency: 8, perEndpoint: 2, timeout: timeout,
+            pollInterval: .milliseconds(50), logger: logs.logger())
+        let task = Task { await dispatcher.run() }
+        do {
+            let result = try await body()
+            task.cancel()
+            await task.value
+            await transport.shutdown()
+            return result
+        } catch {
+            task.cancel()
+            await task.value
+            await transport.shutdown()
+            throw error
+        }
+    }
+}
