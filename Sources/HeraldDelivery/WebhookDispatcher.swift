@@ -30,6 +30,7 @@ public struct WebhookDispatcher: Sendable {
     public var pollInterval: Duration
     public var backlogInterval: Duration
     public var logger: Logger
+    private let draining = Signal()
 
     public init(
         store: any WebhookStore, transport: any WebhookTransport, policy: WebhookRetryPolicy = .standard,
@@ -53,14 +54,24 @@ public struct WebhookDispatcher: Sendable {
     static let pending = Gauge(label: "herald_webhook_pending_messages")
     static let oldestAge = Gauge(label: "herald_webhook_oldest_pending_age_seconds")
 
-    /// Runs until the task is cancelled; attempts under way finish (each within `timeout`).
+    /// Stops taking messages; `run()` returns once the attempts under way are recorded.
+    public func drain() {
+        draining.set()
+    }
+
+    private var stopping: Bool { draining.isSet || Task.isCancelled }
+
+    /// Runs until `drain()` (attempts under way finish, each within `timeout`, and are
+    /// recorded) or until the task is cancelled (they are abandoned, and tried again after
+    /// their lease).
     public func run() async {
+        let backlog = Task { await reportBacklog() }
+        defer { backlog.cancel() }
         await withTaskGroup(of: Int64?.self) { group in
-            group.addTask { await reportBacklog(); return nil }
             var inFlight = [Int64: Int]()
             var total = 0
             var ticking = false
-            while !Task.isCancelled {
+            while !stopping {
                 if total < concurrency {
                     let busy = inFlight.filter { $0.value >= perEndpoint }.map(\.key)
                     let claimed = await claim(limit: concurrency - total, skipping: busy)
@@ -83,7 +94,7 @@ public struct WebhookDispatcher: Sendable {
                     ticking = false
                 }
             }
-            group.cancelAll()
+            for await _ in group {}
         }
     }
 

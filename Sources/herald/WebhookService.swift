@@ -26,7 +26,11 @@ struct WebhookService: Service {
 
     func run() async throws {
         if await migrated.wait() {
-            await cancelWhenGracefulShutdown { await dispatcher.run() }
+            await withGracefulShutdownHandler {
+                await dispatcher.run()
+            } onGracefulShutdown: {
+                dispatcher.drain()
+            }
         }
         await transport.shutdown()
     }

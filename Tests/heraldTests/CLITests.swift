@@ -57,7 +57,8 @@ import Testing
                         ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"], ["apps", "update"],
                         ["apps", "disable"], ["apps", "enable"], ["apps", "credentials", "add"], ["apps", "credentials", "list"],
                         ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"],
-                        ["user-data", "export"], ["user-data", "erase"], ["retention", "run"], ["secrets", "rotate"]] {
+                        ["user-data", "export"], ["user-data", "erase"], ["retention", "run"], ["secrets", "rotate"],
+                        ["webhooks", "add"], ["webhooks", "list"], ["webhooks", "test"], ["webhooks", "remove"]] {
             let run = try herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
@@ -197,6 +198,42 @@ import Testing
                 let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
                 #expect(lines.count == 1 && run.stderr.contains(mention), "\(arguments): \(run.stderr)")
             }
+        }
+    }
+
+    @Test func webhookEndpointsFromTheCLI() async throws {
+        try await TestDatabase.withDatabase { url in
+            let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
+            let add = try herald(
+                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                 "--key-file", try keyFile()],
+                database: url, extraEnvironment: secret)
+            #expect(add.status == 0, "\(add.stderr)")
+            for (arguments, mention) in [
+                (["--app", "com.example.cli", "--url", "ftp://example.com/"], "--url"),
+                (["--app", "com.example.cli", "--url", "https://example.com/", "--event", "device.exploded"], "--event"),
+                (["--url", "https://example.com/"], "--all-apps"),
+                (["--app", "com.example.nope", "--url", "https://example.com/"], "--app"),
+            ] {
+                let run = try herald(["webhooks", "add"] + arguments, database: url, extraEnvironment: secret)
+                let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
+                #expect(run.status != 0 && lines.count == 1 && run.stderr.contains(mention), "\(arguments): \(run.stderr)")
+            }
+            let added = try herald(
+                ["webhooks", "add", "--app", "com.example.cli", "--url", "https://backend.example.com/hook",
+                 "--event", "device.invalidated"],
+                database: url, extraEnvironment: secret)
+            #expect(added.status == 0, "\(added.stderr)")
+            let printedSecret = try #require(added.stdout.split(separator: "\n").last.map(String.init))
+            #expect(printedSecret.hasPrefix("whsec_"))
+            let list = try herald(["webhooks", "list", "--app", "com.example.cli"], database: url)
+            #expect(list.stdout.contains("backend.example.com/hook") && list.stdout.contains("device.invalidated"))
+            #expect(!list.stdout.contains(printedSecret))
+            #expect(try herald(["webhooks", "list", "--all-apps"], database: url).stdout.split(separator: "\n").count == 1)
+            #expect(try herald(["webhooks", "test", "--app", "com.example.cli", "1"], database: url).stdout.contains("Queued"))
+            #expect(try herald(["webhooks", "remove", "--all-apps", "1"], database: url).status != 0)
+            let removed = try herald(["webhooks", "remove", "--app", "com.example.cli", "1"], database: url)
+            #expect(removed.status == 0 && removed.stdout.contains("1 undelivered"), "\(removed.stdout)")
         }
     }
 

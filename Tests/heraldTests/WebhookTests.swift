@@ -292,12 +292,12 @@ extension EngineHarness {
         let task = Task { await dispatcher.run() }
         do {
             let result = try await body()
-            task.cancel()
+            dispatcher.drain()
             await task.value
             await transport.shutdown()
             return result
         } catch {
-            task.cancel()
+            dispatcher.drain()
             await task.value
             await transport.shutdown()
             throw error
