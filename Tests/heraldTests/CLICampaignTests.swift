@@ -4,6 +4,17 @@ import Testing
 
 /// `herald campaigns …` as a user runs it, on a fresh database.
 extension CLITests {
+    /// Adds the app com.example.cli with a fresh key; the environment that opens its key.
+    func addApp(_ url: String) throws -> [String: String] {
+        let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
+        let add = try herald(
+            ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+             "--key-file", try keyFile()],
+            database: url, extraEnvironment: secret)
+        #expect(add.status == 0, "\(add.stderr)")
+        return secret
+    }
+
     func campaignFile(_ json: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("campaign-\(UUID()).json").path
         try json.write(toFile: path, atomically: true, encoding: .utf8)
@@ -18,12 +29,7 @@ extension CLITests {
 
     @Test func campaignsAreCreatedListedShownAndSteered() async throws {
         try await TestDatabase.withDatabase { url in
-            let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
-            let add = try herald(
-                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile()],
-                database: url, extraEnvironment: secret)
-            #expect(add.status == 0, "\(add.stderr)")
+            _ = try addApp(url)
             let shipped = TestDatabase.repositoryRoot.appendingPathComponent("templates")
             #expect(try herald(["templates", "sync", shipped.path], database: url).status == 0)
 

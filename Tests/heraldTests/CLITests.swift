@@ -100,12 +100,7 @@ import Testing
 
     @Test func credentialsKeysAndTheAuditLogFromTheCLI() async throws {
         try await TestDatabase.withDatabase { url in
-            let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
-            let add = try herald(
-                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile()],
-                database: url, extraEnvironment: secret)
-            #expect(add.status == 0, "\(add.stderr)")
+            let secret = try addApp(url)
             let newKey = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID()).p8").path
             try TestSigningKey.pem().write(toFile: newKey, atomically: true, encoding: .utf8)
             let added = try herald(
@@ -203,12 +198,7 @@ import Testing
 
     @Test func webhookEndpointsFromTheCLI() async throws {
         try await TestDatabase.withDatabase { url in
-            let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
-            let add = try herald(
-                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile()],
-                database: url, extraEnvironment: secret)
-            #expect(add.status == 0, "\(add.stderr)")
+            let secret = try addApp(url)
             for (arguments, mention) in [
                 (["--app", "com.example.cli", "--url", "ftp://example.com/"], "--url"),
                 (["--app", "com.example.cli", "--url", "https://example.com/", "--event", "device.exploded"], "--event"),
