@@ -97,11 +97,12 @@ extension AppsCommand {
                         credential.state.rawValue, KeysCommand.List.format(credential.createdAt),
                         credential.activatedAt.map(KeysCommand.List.format) ?? "-",
                         credential.certificateExpiresAt.map(KeysCommand.List.format) ?? "-",
+                        credential.rejectedAt.map { "\(KeysCommand.List.format($0)) \(credential.rejectionReason ?? "")" } ?? "-",
                     ]
                 }
                 print(
                     Table.render(
-                        header: ["ID", "KIND", "KEY ID / SUBJECT", "FINGERPRINT", "STATE", "ADDED", "ACTIVATED", "EXPIRES"],
+                        header: ["ID", "KIND", "KEY ID / SUBJECT", "FINGERPRINT", "STATE", "ADDED", "ACTIVATED", "EXPIRES", "REFUSED BY APNS"],
                         rows: rows))
             }
         }

@@ -111,6 +111,14 @@ import Testing
             let list = try herald(["apps", "credentials", "list", "com.example.cli"], database: url)
             #expect(list.stdout.contains("KEY2345678") && list.stdout.contains("active") && list.stdout.contains("standby"))
             #expect(!list.stdout.contains("PRIVATE"))
+            // As the sender notes it when APNs answers 403 for the key (WebhookTests drives that end to end).
+            try await TestDatabase.withClient(url) { client in
+                _ = try await client.query(
+                    "UPDATE app_credentials SET rejected_at = now(), rejection_reason = '403 InvalidProviderToken' WHERE id = 2"
+                ).collect()
+            }
+            let refused = try herald(["apps", "credentials", "list", "com.example.cli"], database: url)
+            #expect(refused.stdout.contains("REFUSED BY APNS") && refused.stdout.contains("403 InvalidProviderToken"))
             #expect(try herald(["apps", "credentials", "retire", "com.example.cli", "1"], database: url).status == 0)
 
             // A .p12 certificate with its password in a file; the list shows its subject and expiry.
