@@ -72,7 +72,8 @@ public struct WebhookDispatcher: Sendable {
             var total = 0
             var ticking = false
             while !stopping {
-                if total < concurrency {
+                // Claims take a few slots at a time (one query each), not one per finished attempt.
+                if total == 0 || concurrency - total >= max(1, concurrency / 4) {
                     let busy = inFlight.filter { $0.value >= perEndpoint }.map(\.key)
                     let claimed = await claim(limit: concurrency - total, skipping: busy)
                     for delivery in claimed {

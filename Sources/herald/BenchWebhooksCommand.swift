@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldDelivery
+import HeraldStore
+import PostgresNIO
+
+/// `herald bench webhooks`: how fast the dispatcher empties the outbox to one endpoint, and
+/// what each message costs in CPU here and in PostgreSQL (ops/bench-webhooks runs it beside
+/// h2load posting the same bodies to the same sink).
+struct BenchWebhooksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webhooks",
+        abstract: "Queue N webhook messages for an endpoint and time the dispatcher delivering them all.")
+
+    @OptionGroup var options: CommonOptions
+    @Option(help: "The endpoint to post to (a sink answering 2xx).") var url: String
+    @Option(help: "Messages to queue and deliver.") var messages = 20_000
+    @Option(help: "Messages in flight at once (HERALD_WEBHOOK_CONCURRENCY).") var concurrency = 16
+
+    func run() async throws {
+        guard messages > 0, concurrency > 0 else { throw CLIError("--messages and --concurrency must be positive") }
+        let endpoint: NewWebhookEndpoint
+        do {
+            endpoint = try NewWebhookEndpoint(url: url, events: ["device.invalidated"], description: "herald bench webhooks")
+        } catch {
+            throw CLIError(error)
+        }
+        var (configuration, logger) = try options.load()
+        // The endpoint's secret is sealed with the instance secret; a run without one makes its own.
+        if configuration.secretKey == nil {
+            configuration.secretKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        }
+        let (count, concurrency, log) = (messages, self.concurrency, logger)
+        try await Store.with(configuration, logger: log) { store in
+            _ = try await store.migrator.migrate()
+            let created = try await store.webhooks.addEndpoint(appID: nil, endpoint, actor: "bench")
+            let id = created.endpoint.id
+            do {
+                // Bodies like an invalidation's, as an endpoint for every app gets them.
+                _ = try await store.client.query(
+                    """
+                    INSERT INTO webhook_messages (endpoint_id, type, data)
+                    SELECT \(id), 'device.invalidated',
+                           jsonb_build_object('app', 'com.example.bench', 'tokenSuffix', lpad(to_hex(g), 8, '0'),
+                                              'environment', 'production', 'reason', 'Unregistered',
+                                              'invalidatedAt', herald_rfc3339(now()), 'apnsTimestamp', herald_rfc3339(now()))
+                    FROM generate_series(1, \(Int64(count))) g
+                    """, logger: log
+                ).collect()
+                let transport = HTTPWebhookTransport()
+                let dispatcher = WebhookDispatcher(
+                    store: store.webhooks, transport: transport, concurrency: concurrency, perEndpoint: concurrency,
+                    pollInterval: .milliseconds(20), logger: log)
+                let cpu = ProcessStats.cpuSeconds(pid: "self")
+                let database = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres")
+                let start = ContinuousClock.now
+                let task = Task { await dispatcher.run() }
+                while try await store.webhooks.backlog().pending > 0 {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                let elapsed = ContinuousClock.now - start
+                dispatcher.drain()
+                await task.value
+                await transport.shutdown()
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let herald = (ProcessStats.cpuSeconds(pid: "self") - cpu) / Double(count) * 1e6
+                let postgres = (ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - database) / Double(count) * 1e6
+                let failed = try await store.client.query(
+                    "SELECT count(*) FROM webhook_messages WHERE endpoint_id = \(id) AND state <> 'delivered'", logger: log
+                ).collect().first?.decode(Int64.self) ?? 0
+                print(
+                    String(
+                        format: "herald webhooks: %d messages in %.2f s: %.0f/s, %.1f µs CPU each in herald, %.1f µs in PostgreSQL, %d not delivered",
+                        count, seconds, Double(count) / seconds, herald, postgres, failed))
+            } catch {
+                _ = try? await store.webhooks.removeEndpoint(appID: nil, id: id, actor: "bench")
+                throw error
+            }
+            _ = try await store.webhooks.removeEndpoint(appID: nil, id: id, actor: "bench")
+        }
+    }
+}
