@@ -167,6 +167,17 @@ public struct WebhookDelivery: Sendable {
     }
 }
 
+/// A message an endpoint answered with a 2xx.
+public struct WebhookDelivered: Sendable, Equatable {
+    public var id: Int64
+    public var status: Int
+
+    public init(id: Int64, status: Int) {
+        self.id = id
+        self.status = status
+    }
+}
+
 /// How far behind webhook delivery is.
 public struct WebhookBacklog: Sendable, Equatable {
     /// Messages not delivered yet.
@@ -226,7 +237,8 @@ public protocol WebhookStore: Sendable {
     /// `skipping` (endpoints this instance is busy with); each is due again after `lease`
     /// unless recorded before.
     func claim(limit: Int, perEndpoint: Int, skipping: [Int64], lease: Duration) async throws -> [WebhookDelivery]
-    func recordDelivered(_ delivery: WebhookDelivery, status: Int) async throws
+    /// Marks messages delivered, with the status each got.
+    func recordDelivered(_ delivered: [WebhookDelivered]) async throws
     /// Records a failed attempt: due again at `retryAt`, with the endpoint's other due messages
     /// held back until then (one message probes an endpoint that is down); failed for good
     /// when `retryAt` is nil.

@@ -67,10 +67,13 @@ public struct WebhookDispatcher: Sendable {
     public func run() async {
         let backlog = Task { await reportBacklog() }
         defer { backlog.cancel() }
-        await withTaskGroup(of: Int64?.self) { group in
+        await withTaskGroup(of: Finished?.self) { group in
             var inFlight = [Int64: Int]()
             var total = 0
             var ticking = false
+            // Deliveries are recorded together: when half the slots' worth have piled up, when
+            // nothing else is in flight, at each tick, and before returning.
+            var delivered = [WebhookDelivered]()
             while !stopping {
                 // Claims take a few slots at a time (one query each), not one per finished attempt.
                 if total == 0 || concurrency - total >= max(1, concurrency / 4) {
@@ -79,24 +82,50 @@ public struct WebhookDispatcher: Sendable {
                     for delivery in claimed {
                         inFlight[delivery.endpointID, default: 0] += 1
                         total += 1
-                        group.addTask { await attempt(delivery); return delivery.endpointID }
+                        group.addTask { await attempt(delivery) }
                     }
                 }
                 if !ticking {
                     ticking = true
                     group.addTask { try? await Task.sleep(for: pollInterval); return nil }
                 }
-                guard let finished = await group.next() else { break }
-                if let endpointID = finished {
+                guard let next = await group.next() else { break }
+                if let finished = next {
                     total -= 1
-                    inFlight[endpointID, default: 1] -= 1
-                    if inFlight[endpointID] == 0 { inFlight[endpointID] = nil }
+                    inFlight[finished.endpointID, default: 1] -= 1
+                    if inFlight[finished.endpointID] == 0 { inFlight[finished.endpointID] = nil }
+                    if let done = finished.delivered { delivered.append(done) }
                 } else {
                     ticking = false
                 }
+                if delivered.count >= max(1, concurrency / 2) || total == 0 || next == nil {
+                    await record(&delivered)
+                }
             }
-            for await _ in group {}
+            for await next in group {
+                if let done = next?.delivered { delivered.append(done) }
+            }
+            await record(&delivered)
         }
+    }
+
+    /// An attempt's end, for the run loop.
+    struct Finished: Sendable {
+        var endpointID: Int64
+        /// Set when the endpoint answered 2xx: recorded with the next batch.
+        var delivered: WebhookDelivered?
+    }
+
+    private func record(_ delivered: inout [WebhookDelivered]) async {
+        guard !delivered.isEmpty else { return }
+        do {
+            try await store.recordDelivered(delivered)
+        } catch {
+            // Delivered but not recorded: sent again after their lease (at least once).
+            logger.warning(
+                "webhooks: cannot record \(delivered.count) deliveries", metadata: ["error.type": "\(type(of: error))"])
+        }
+        delivered.removeAll(keepingCapacity: true)
     }
 
     private func claim(limit: Int, skipping: [Int64]) async -> [WebhookDelivery] {
@@ -112,8 +141,9 @@ public struct WebhookDispatcher: Sendable {
         }
     }
 
-    /// One attempt, recorded. Nothing in a message's URL, secret or body is logged.
-    func attempt(_ delivery: WebhookDelivery) async {
+    /// One attempt; a failure is recorded here, a delivery by the run loop. Nothing in a
+    /// message's URL, secret or body is logged.
+    func attempt(_ delivery: WebhookDelivery) async -> Finished {
         let now = Date()
         let result: WebhookAttemptResult
         if policy.hasExpired(occurredAt: delivery.occurredAt, now: now) {
@@ -125,7 +155,7 @@ public struct WebhookDispatcher: Sendable {
                 messageID: messageID, timestamp: timestamp, body: delivery.body, secret: delivery.secret)
             else {
                 await record(delivery, status: nil, error: "the endpoint's stored secret is unusable", retryAt: nil)
-                return
+                return Finished(endpointID: delivery.endpointID)
             }
             result = await transport.post(
                 url: delivery.url,
@@ -138,18 +168,14 @@ public struct WebhookDispatcher: Sendable {
         switch result {
         case .status(let status) where (200..<300).contains(status):
             Self.delivered.increment()
-            do {
-                try await store.recordDelivered(delivery, status: status)
-            } catch {
-                // Delivered but not recorded: it is sent again after its lease (at least once).
-                logger.warning("webhooks: cannot record a delivery", metadata: ["error.type": "\(type(of: error))"])
-            }
+            return Finished(endpointID: delivery.endpointID, delivered: WebhookDelivered(id: delivery.id, status: status))
         case .status(let status):
             await record(delivery, status: status, error: "answered \(status)", retryAt: retryAt(delivery))
         case .failed(let reason):
             let expired = reason.hasPrefix("expired")
             await record(delivery, status: nil, error: reason, retryAt: expired ? nil : retryAt(delivery))
         }
+        return Finished(endpointID: delivery.endpointID)
     }
 
     private func retryAt(_ delivery: WebhookDelivery) -> Date? {

@@ -151,12 +151,16 @@ public struct PostgresWebhookStore: WebhookStore {
         return claimed
     }
 
-    public func recordDelivered(_ delivery: WebhookDelivery, status: Int) async throws {
+    public func recordDelivered(_ delivered: [WebhookDelivered]) async throws {
+        guard !delivered.isEmpty else { return }
+        let ids = delivered.map(\.id)
+        let statuses = delivered.map { Int32(clamping: $0.status) }
         try await DatabaseMetrics.measure("webhooks.delivered") {
             _ = try await client.query(
                 """
-                UPDATE webhook_messages SET state = 'delivered', finished_at = now(), last_status = \(Int32(status))
-                WHERE id = \(delivery.id) AND state = 'pending'
+                UPDATE webhook_messages m SET state = 'delivered', finished_at = now(), last_status = t.status
+                FROM unnest(\(ids)::bigint[], \(statuses)::integer[]) AS t(id, status)
+                WHERE m.id = t.id AND m.state = 'pending'
                 """, logger: logger
             ).collect()
         }
