@@ -110,6 +110,9 @@ public struct PostgresWebhookStore: WebhookStore {
     public func claim(limit: Int, perEndpoint: Int, skipping: [Int64], lease: Duration) async throws -> [WebhookDelivery] {
         let vault = try requireVault()
         // Reads a few more due rows than it takes, so one endpoint's pile does not hide others'.
+        // They are not locked while read (that would write a lock on each): the UPDATE locks the
+        // ones it takes and checks again that each is still due, so a row another instance
+        // claimed meanwhile (pushed past now) is skipped, never taken twice.
         let scan = Int64(limit * 8)
         let rows = try await DatabaseMetrics.measure("webhooks.claim") {
             try await client.query(
@@ -118,7 +121,6 @@ public struct PostgresWebhookStore: WebhookStore {
                     SELECT id, endpoint_id, next_attempt_at FROM webhook_messages
                     WHERE state = 'pending' AND next_attempt_at <= now() AND endpoint_id <> ALL (\(skipping)::bigint[])
                     ORDER BY next_attempt_at LIMIT \(scan)
-                    FOR UPDATE SKIP LOCKED
                 ), picked AS (
                     SELECT id FROM (
                         SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS n
@@ -130,7 +132,7 @@ public struct PostgresWebhookStore: WebhookStore {
                 SET attempts = m.attempts + 1, last_attempt_at = now(),
                     next_attempt_at = now() + make_interval(secs => \(PostgresCampaignWork.seconds(lease)))
                 FROM picked p, webhook_endpoints e
-                WHERE m.id = p.id AND e.id = m.endpoint_id
+                WHERE m.id = p.id AND e.id = m.endpoint_id AND m.state = 'pending' AND m.next_attempt_at <= now()
                 RETURNING m.id, m.endpoint_id, m.message_id, e.url, e.secret_sealed, m.type, m.attempts, m.occurred_at,
                           jsonb_build_object(
                               'type', m.type, 'timestamp', herald_rfc3339(m.occurred_at),

@@ -57,7 +57,7 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
                 let start = ContinuousClock.now
                 let task = Task { await dispatcher.run() }
                 while try await store.webhooks.backlog().pending > 0 {
-                    try await Task.sleep(for: .milliseconds(20))
+                    try await Task.sleep(for: .milliseconds(100))
                 }
                 let elapsed = ContinuousClock.now - start
                 dispatcher.drain()
