@@ -108,7 +108,7 @@ public struct NewWebhookEndpoint: Sendable, Equatable {
     static func check(url text: String) throws(ValidationError) -> String {
         func refuse(_ reason: String) -> ValidationError { ValidationError(field: "url", reason: reason) }
         guard text.utf8.count <= maxURLLength else { throw refuse("must be at most \(maxURLLength) bytes") }
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0.value > 0x7E }) else {
+        guard !text.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) }) else {
             throw refuse("must be an http or https URL without spaces, control or non-ASCII characters (percent-encode them)")
         }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),

@@ -15,9 +15,12 @@ enum CampaignLifecycle {
         // NO KEY UPDATE: transitions take turns, while batches inserting deliveries (whose
         // foreign key takes KEY SHARE on this row) are not held up.
         let locked = try await connection.query(
-            "SELECT state, app_id, audience::text FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+            """
+            SELECT c.state, c.app_id, c.audience::text, a.bundle_id
+            FROM campaigns c JOIN apps a ON a.id = c.app_id WHERE c.id = \(id) FOR NO KEY UPDATE OF c
+            """, logger: logger)
         guard let row = try await locked.collect().first else { return nil }
-        let (stateText, appID, audienceJSON) = try row.decode((String, Int64, String).self)
+        let (stateText, appID, audienceJSON, bundleID) = try row.decode((String, Int64, String, String).self)
         let from = try StoreError.decode(stateText, as: CampaignState.self, column: "campaigns.state")
         var machine = CampaignStateMachine(state: from)
         let actions = try machine.apply(event)
@@ -72,8 +75,6 @@ enum CampaignLifecycle {
             on: connection, actor: actor, action: "campaign.\(event.name)", appID: appID, details: details, logger: logger)
         let campaign = try await fetch(id: id, on: connection, logger: logger)
         if let campaign, machine.state != from, machine.state == .completed || machine.state == .failed {
-            let apps = try await connection.query("SELECT bundle_id FROM apps WHERE id = \(appID)", logger: logger)
-            let bundleID = try await apps.collect().first?.decode(String.self) ?? ""
             try await WebhookOutbox.campaignFinished(campaign, bundleID: bundleID, on: connection, logger: logger)
         }
         return campaign

@@ -141,13 +141,17 @@ public struct PostgresWebhookStore: WebhookStore {
             ).collect()
         }
         var claimed = [WebhookDelivery]()
+        // Each endpoint's secret is opened once per claim, not once per message.
+        var secrets = [Int64: String]()
         for row in rows {
             let (id, endpointID, messageID, url, sealed, type, attempts, occurredAt, body) =
                 try row.decode((Int64, Int64, UUID, String, ByteBuffer, String, Int32, Date, String).self)
+            if secrets[endpointID] == nil {
+                secrets[endpointID] = (try? vault.open(Array(buffer: sealed), webhookEndpointID: endpointID)) ?? ""
+            }
             claimed.append(
                 WebhookDelivery(
-                    id: id, endpointID: endpointID, messageID: messageID, url: url,
-                    secret: (try? vault.open(Array(buffer: sealed), webhookEndpointID: endpointID)) ?? "",
+                    id: id, endpointID: endpointID, messageID: messageID, url: url, secret: secrets[endpointID] ?? "",
                     type: type, body: body, attempt: Int(attempts), occurredAt: occurredAt))
         }
         return claimed

@@ -58,9 +58,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         var (configuration, logger) = try options.load()
         let log = logger
         // The bench app's key is sealed with the instance secret; a run without one makes its own.
-        if configuration.secretKey == nil {
-            configuration.secretKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        }
+        configuration.useOwnSecretIfNone()
         let sink = try await BenchSink.start(endpoint: endpoint, caFile: caFile)
         defer { sink.stop() }
         let frozen = configuration

@@ -41,9 +41,7 @@ struct BenchRetentionCommand: AsyncParsableCommand {
         }
         guard let document = documents.first(where: { $0.name == "welcome" }) else { throw CLIError("--templates: no welcome template") }
         var (configuration, logger) = try options.load()
-        if configuration.secretKey == nil {
-            configuration.secretKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        }
+        configuration.useOwnSecretIfNone()
         configuration.enginePollMilliseconds = 20
         let sink = try await BenchSink.start(endpoint: nil, caFile: nil)
         defer { sink.stop() }

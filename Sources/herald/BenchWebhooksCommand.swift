@@ -28,9 +28,7 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
         }
         var (configuration, logger) = try options.load()
         // The endpoint's secret is sealed with the instance secret; a run without one makes its own.
-        if configuration.secretKey == nil {
-            configuration.secretKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        }
+        configuration.useOwnSecretIfNone()
         let (count, concurrency, log) = (messages, self.concurrency, logger)
         try await Store.with(configuration, logger: log) { store in
             _ = try await store.migrator.migrate()

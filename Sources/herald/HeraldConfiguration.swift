@@ -107,6 +107,14 @@ struct HeraldConfiguration: Sendable {
     /// quarter of them, and no fewer than one, to one endpoint).
     var webhookConcurrency = 16
 
+    /// For benchmarks: what they store is sealed with the instance secret, and a run without
+    /// `HERALD_SECRET_KEY` makes a throwaway one.
+    mutating func useOwnSecretIfNone() {
+        if secretKey == nil {
+            secretKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        }
+    }
+
     /// Reads the configuration; `overrides` are the flags given on the command line, keyed
     /// like the environment (`herald.http.port` ↔ `HERALD_HTTP_PORT`).
     static func load(
