@@ -12,12 +12,11 @@ public protocol CampaignWorkQueue: Sendable {
     /// Claims a pending chunk of a running campaign whose lease is free or expired and whose
     /// zone is due by `now` (the engine's clock), with a new lease token; nil when there is none.
     func claimChunk(owner: String, leaseDuration: Duration, now: Date) async throws -> ChunkLease?
-    /// Gives a zone's chunk back until `until` (the end of its quiet hours); false when the lease
-    /// was lost.
-    @discardableResult
-    func holdChunk(_ lease: ChunkLease, until: Date) async throws -> Bool
-    /// Extends the lease; false when it was lost (the worker must stop).
-    func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws -> Bool
+    /// Gives the chunk back until `until` (its next retry, the end of its zone's quiet hours).
+    func holdChunk(_ lease: ChunkLease, until: Date) async throws
+    /// Extends the lease; throws ``CampaignWorkError/leaseLost`` when it was lost (the worker
+    /// must stop).
+    func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws
     /// The chunk's next audience devices after `cursor` (a device ID), in ID order, up to the
     /// frozen bound.
     func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
@@ -61,20 +60,19 @@ public protocol CampaignWorkQueue: Sendable {
     /// resumed), until `duration` has passed or the wait fails; the caller listens again. The
     /// engine still polls: this only makes it start sooner.
     func listenForWork(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws
-    /// Marks the chunk done.
-    func completeChunk(_ lease: ChunkLease) async throws
+    /// Marks the chunk done and, in the same transaction, completes its campaign when it was
+    /// the last pending chunk of a running campaign: the one place a campaign completes (a
+    /// resume that finds every chunk done completes it too, in ``CampaignRepository``'s
+    /// transition). Returns the campaign when this completed it.
+    @discardableResult
+    func completeChunk(_ lease: ChunkLease, actor: String) async throws -> Campaign?
     /// Gives the chunk up before its lease expires (pause, cancel, shutdown), so another
     /// worker can claim it at once; does nothing if the lease was lost.
     func releaseChunk(_ lease: ChunkLease) async throws
-    /// Completes the campaign if it is running and every chunk is done; returns it then.
-    func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign?
     /// Fails the lease's campaign with `reason` (shown to users, so never a secret) and gives the
     /// chunk back: the one way the engine fails a campaign. False when the campaign had already
     /// finished (another worker failed it first, or it was cancelled).
     func failCampaign(_ lease: ChunkLease, reason: String, actor: String) async throws -> Bool
-    /// Completes every running campaign whose chunks are all done (one resumed after its
-    /// last chunk finished while it was paused); returns them.
-    func finishDoneCampaigns(actor: String) async throws -> [Campaign]
 }
 
 extension CampaignWorkQueue {

@@ -20,7 +20,7 @@ extension ChunkRunner {
         var resolved = [APNSEnvironment: any NotificationSender]()
         var reported = Set<String>()
         while true {
-            if lost.isSet { return .leaseLost }
+            try checkLease(lost)
             if draining.isSet { return .released }
             let due = try await work.retryableDevices(lease, now: configuration.clock(), limit: batchSize)
             if due.isEmpty {
@@ -36,23 +36,15 @@ extension ChunkRunner {
             } catch let failure as SendFailure {
                 return try await failCampaign("the app cannot send: \(failure)")
             }
-            guard try await reservePlaces(&batch) else { return .leaseLost }
+            try await reservePlaces(&batch)
             try await bookRate(batch)
-            do {
-                // Writes nothing new (the cursor stays); answers whether the campaign still runs.
-                guard try await work.markInFlight(lease, upTo: lease.cursor) else { return .released }
-            } catch CampaignWorkError.leaseLost {
-                return .leaseLost
-            }
+            // Writes nothing new (the cursor stays); answers whether the campaign still runs.
+            guard try await work.markInFlight(lease, upTo: lease.cursor) else { return .released }
             inFlight.started()
             let attempts = Dictionary(uniqueKeysWithValues: due.map { ($0.device.id, $0.attempts + 1) })
             let answers = await send(batch, with: resolved, sentAt: Date(), attempts: attempts)
             inFlight.finished()
-            do {
-                try await work.recordRetries(lease, records: answers.records, invalidations: answers.invalidations)
-            } catch CampaignWorkError.leaseLost {
-                return .leaseLost
-            }
+            try await work.recordRetries(lease, records: answers.records, invalidations: answers.invalidations)
             try await releasePlaces(sent: batch, answers: answers)
             if let reason = answers.credentialsRejected { return try await failCampaign(reason) }
         }
@@ -60,22 +52,17 @@ extension ChunkRunner {
 
     /// Gives the chunk back until `moment` (its next retry, the end of its quiet hours).
     func hold(until moment: Date) async throws -> Ending {
-        try await work.holdChunk(lease, until: moment) ? .held(until: moment) : .leaseLost
+        try await work.holdChunk(lease, until: moment)
+        return .held(until: moment)
     }
 
     /// Takes the batch's places under the campaign's frequency caps; a device over a cap is
-    /// skipped. False when the lease was lost.
-    func reservePlaces(_ batch: inout PreparedBatch) async throws -> Bool {
-        guard !plan.campaign.frequencyCaps.isEmpty, !batch.sends.isEmpty else { return true }
-        let granted: Set<Int64>
-        do {
-            granted = try await work.reserve(
-                lease, deviceIDs: batch.sends.map(\.deviceID), caps: plan.campaign.frequencyCaps, now: configuration.clock())
-        } catch CampaignWorkError.leaseLost {
-            return false
-        }
+    /// skipped.
+    func reservePlaces(_ batch: inout PreparedBatch) async throws {
+        guard !plan.campaign.frequencyCaps.isEmpty, !batch.sends.isEmpty else { return }
+        let granted = try await work.reserve(
+            lease, deviceIDs: batch.sends.map(\.deviceID), caps: plan.campaign.frequencyCaps, now: configuration.clock())
         batch.skip(reason: .frequencyCap) { !granted.contains($0.deviceID) }
-        return true
     }
 
     /// Gives back the places of notifications that were not accepted.

@@ -10,7 +10,9 @@ import Synchronization
 /// renders, notes how far the batch goes, sends, and records the answers with the cursor in
 /// one transaction, reading and rendering the next batch while the current one is in flight.
 /// Stops early, giving the chunk back, when the campaign stops running or the instance
-/// drains; stops at once when the lease is lost.
+/// drains; stops at once when the lease is lost. A lost lease has one signal: the store (or the
+/// heartbeat, through ``checkLease(_:)``) throws ``CampaignWorkError/leaseLost``, which `run`
+/// turns into ``Ending/leaseLost``.
 struct ChunkRunner {
     let lease: ChunkLease
     let plan: CampaignPlan
@@ -44,20 +46,26 @@ struct ChunkRunner {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await heartbeat(lost: heartbeatLost, inFlight: inFlight) }
             defer { group.cancelAll() }
-            var ending = try await sendAll(lost: heartbeatLost, inFlight: inFlight)
-            if ending == .completed {
-                // The keyset pass is over; devices APNs deferred are tried again before the end.
-                ending = try await retryDeferred(lost: heartbeatLost, inFlight: inFlight)
+            do {
+                var ending = try await sendAll(lost: heartbeatLost, inFlight: inFlight)
+                if ending == .completed {
+                    // The keyset pass is over; devices APNs deferred are tried again before the end.
+                    ending = try await retryDeferred(lost: heartbeatLost, inFlight: inFlight)
+                }
+                switch ending {
+                case .completed:
+                    if let campaign = try await work.completeChunk(lease, actor: configuration.owner) {
+                        logger.info("campaign \(campaign.publicID) completed")
+                    }
+                case .released:
+                    try await work.releaseChunk(lease)
+                case .leaseLost, .campaignFailed, .held:
+                    break
+                }
+                return ending
+            } catch CampaignWorkError.leaseLost {
+                return .leaseLost
             }
-            switch ending {
-            case .completed:
-                try await work.completeChunk(lease)
-            case .released:
-                try await work.releaseChunk(lease)
-            case .leaseLost, .campaignFailed, .held:
-                break
-            }
-            return ending
         }
     }
 
@@ -78,7 +86,7 @@ struct ChunkRunner {
             return try await failCampaign("the app cannot send: \(failure)")
         }
         while var current = next {
-            if lost.isSet { return .leaseLost }
+            try checkLease(lost)
             if draining.isSet { return .released }
             if let quietEnd = quietHoursEnd() {
                 // The zone's clocks are inside the app's quiet hours: give the chunk back until
@@ -90,13 +98,9 @@ struct ChunkRunner {
                 }
             }
             // Places under the app's frequency caps, then the batch's slot under the rate limit.
-            guard try await reservePlaces(&current) else { return .leaseLost }
+            try await reservePlaces(&current)
             try await bookRate(current)
-            do {
-                guard try await work.markInFlight(lease, upTo: current.lastDeviceID) else { return .released }
-            } catch CampaignWorkError.leaseLost {
-                return .leaseLost
-            }
+            guard try await work.markInFlight(lease, upTo: current.lastDeviceID) else { return .released }
             let sentAt = Date()
             let currentSenders = resolved
             let sending = current
@@ -114,12 +118,8 @@ struct ChunkRunner {
             }
             let answers = await answered
             inFlight.finished()
-            do {
-                _ = try await work.recordBatch(
-                    lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastDeviceID)
-            } catch CampaignWorkError.leaseLost {
-                return .leaseLost
-            }
+            _ = try await work.recordBatch(
+                lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastDeviceID)
             try await releasePlaces(sent: sending, answers: answers)
             if let reason = answers.credentialsRejected {
                 return try await failCampaign(reason)
@@ -236,6 +236,12 @@ struct ChunkRunner {
         return .campaignFailed(reason)
     }
 
+    /// Throws ``CampaignWorkError/leaseLost`` once the heartbeat has found the lease lost (or
+    /// let it lapse under a hung batch).
+    func checkLease(_ lost: Signal) throws {
+        if lost.isSet { throw CampaignWorkError.leaseLost }
+    }
+
     private func heartbeat(lost: Signal, inFlight: InFlightBatch) async throws {
         let interval = configuration.leaseDuration / 3
         while true {
@@ -249,10 +255,10 @@ struct ChunkRunner {
                 return
             }
             do {
-                if try await !work.heartbeat(lease, leaseDuration: configuration.leaseDuration) {
-                    lost.set()
-                    return
-                }
+                try await work.heartbeat(lease, leaseDuration: configuration.leaseDuration)
+            } catch CampaignWorkError.leaseLost {
+                lost.set()
+                return
             } catch is CancellationError {
                 return
             } catch {

@@ -80,9 +80,6 @@ public final class DeliveryEngine: Service {
                         "campaign \(campaign.publicID) started: \(campaign.counters.audienceSize) devices")
                 }
                 if !started.isEmpty { wake() }
-                for campaign in try await work.finishDoneCampaigns(actor: configuration.owner) {
-                    logger.info("campaign \(campaign.publicID) completed")
-                }
             } catch {
                 logger.warning("scheduler: \(error)")
             }
@@ -130,16 +127,12 @@ public final class DeliveryEngine: Service {
             logger: logger)
         do {
             switch try await runner.run() {
-            case .completed:
-                if let finished = try await work.finishCampaignIfDone(campaignID: lease.campaignID, actor: configuration.owner) {
-                    logger.info("campaign \(finished.publicID) completed")
-                }
             case .leaseLost:
                 logger.warning("chunk \(lease.chunk) of campaign \(plan.campaign.publicID): lease lost to another worker")
             case .held(let until):
                 logger.info(
                     "chunk \(lease.chunk) of campaign \(plan.campaign.publicID): quiet hours in \(lease.timeZone ?? "?"), held until \(until)")
-            case .released, .campaignFailed:
+            case .completed, .released, .campaignFailed:
                 break
             }
         } catch {

@@ -77,7 +77,31 @@ enum CampaignLifecycle {
         if let campaign, machine.state != from, machine.state == .completed || machine.state == .failed {
             try await WebhookOutbox.campaignFinished(campaign, bundleID: bundleID, on: connection, logger: logger)
         }
+        if event == .resume, let completed = try await completeIfDone(id: id, actor: actor, on: connection, logger: logger) {
+            // Its last chunk finished while it was paused: nothing is left to claim.
+            return completed
+        }
         return campaign
+    }
+
+    /// Completes the campaign when it is running and none of its chunks is pending; nil when it
+    /// is not. The one place a campaign completes: after its last chunk is marked done, and
+    /// after a resume, both in the caller's transaction. The row lock comes before the count,
+    /// so two last chunks finishing at once take turns and the second counts the first as done.
+    static func completeIfDone(id: Int64, actor: String, on connection: PostgresConnection, logger: Logger)
+        async throws -> Campaign?
+    {
+        let locked = try await connection.query(
+            "SELECT state, app_id FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+        guard let row = try await locked.collect().first else { return nil }
+        let (state, appID) = try row.decode((String, Int64).self)
+        guard state == CampaignState.running.rawValue else { return nil }
+        let pending = try await connection.query(
+            """
+            SELECT 1 FROM campaign_chunks WHERE app_id = \(appID) AND campaign_id = \(id) AND state = 'pending' LIMIT 1
+            """, logger: logger)
+        guard try await pending.collect().isEmpty else { return nil }
+        return try await transition(id: id, event: .complete, actor: actor, on: connection, logger: logger)
     }
 
     /// The campaign as its transaction sees it now.

@@ -79,7 +79,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
-    public func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws -> Bool {
+    public func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws {
         try await DatabaseMetrics.measure("work.heartbeat") {
             let rows = try await client.query(
                 """
@@ -88,7 +88,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                   AND lease_token = \(lease.token) AND state = 'pending'
                 RETURNING chunk
                 """, logger: logger)
-            return try await !rows.collect().isEmpty
+            guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
         }
     }
 
@@ -139,22 +139,25 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
-    public func completeChunk(_ lease: ChunkLease) async throws {
+    public func completeChunk(_ lease: ChunkLease, actor: String) async throws -> Campaign? {
         try await DatabaseMetrics.measure("work.completeChunk") {
-            let rows = try await client.query(
-                """
-                UPDATE campaign_chunks
-                SET state = 'done', finished_at = now(), in_flight_to = NULL, lease_expires_at = NULL
-                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-                  AND lease_token = \(lease.token) AND state = 'pending'
-                RETURNING chunk
-                """, logger: logger)
-            guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+            try await client.withDomainTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    UPDATE campaign_chunks
+                    SET state = 'done', finished_at = now(), in_flight_to = NULL, lease_expires_at = NULL
+                    WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                      AND lease_token = \(lease.token) AND state = 'pending'
+                    RETURNING chunk
+                    """, logger: logger)
+                guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+                return try await CampaignLifecycle.completeIfDone(
+                    id: lease.campaignID, actor: actor, on: connection, logger: logger)
+            }
         }
     }
 
-    @discardableResult
-    public func holdChunk(_ lease: ChunkLease, until: Date) async throws -> Bool {
+    public func holdChunk(_ lease: ChunkLease, until: Date) async throws {
         try await DatabaseMetrics.measure("work.holdChunk") {
             let rows = try await client.query(
                 """
@@ -163,7 +166,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                   AND lease_token = \(lease.token) AND state = 'pending'
                 RETURNING chunk
                 """, logger: logger)
-            return try await !rows.collect().isEmpty
+            guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
         }
     }
 
@@ -192,42 +195,6 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
         try await releaseChunk(lease)
         return failed
-    }
-
-    public func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign? {
-        try await DatabaseMetrics.measure("work.finishCampaign") {
-            try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
-                // The row lock makes concurrent finishers take turns: only one completes it.
-                let locked = try await connection.query(
-                    """
-                    SELECT c.state, (SELECT count(*) FROM campaign_chunks k
-                                     WHERE k.app_id = c.app_id AND k.campaign_id = c.id AND k.state = 'pending')
-                    FROM campaigns c WHERE c.id = \(campaignID)
-                    FOR NO KEY UPDATE OF c
-                    """, logger: logger)
-                guard let row = try await locked.collect().first else { return nil }
-                let (state, pending) = try row.decode((String, Int64).self)
-                guard state == CampaignState.running.rawValue, pending == 0 else { return nil }
-                return try await CampaignLifecycle.transition(
-                    id: campaignID, event: .complete, actor: actor, on: connection, logger: logger)
-            }
-        }
-    }
-
-    public func finishDoneCampaigns(actor: String) async throws -> [Campaign] {
-        let rows = try await client.query(
-            """
-            SELECT c.id FROM campaigns c
-            WHERE c.state = 'running'
-              AND NOT EXISTS (SELECT 1 FROM campaign_chunks k
-                              WHERE k.app_id = c.app_id AND k.campaign_id = c.id AND k.state = 'pending')
-            """, logger: logger)
-        var finished = [Campaign]()
-        let ids = try await rows.collect().map { try $0.decode(Int64.self) }
-        for id in ids {
-            if let campaign = try await finishCampaignIfDone(campaignID: id, actor: actor) { finished.append(campaign) }
-        }
-        return finished
     }
 
     /// A lease duration in seconds, for `make_interval`.

@@ -55,11 +55,14 @@ extension StoreFixture {
     }
 
     /// Runs every claimable chunk as the engine will: devices in batches by keyset, each batch
-    /// marked in flight, then recorded with `outcome`; returns the device IDs in the order seen.
+    /// marked in flight, then recorded with `outcome`; returns the device IDs in the order seen
+    /// and the campaigns a chunk's completion completed.
+    @discardableResult
     func run(
         _ campaign: Campaign, batch: Int = 7, outcome: (Device) -> DeliveryOutcome = { _ in .accepted }
-    ) async throws -> [Int64] {
+    ) async throws -> (seen: [Int64], completed: [Campaign]) {
         var seen = [Int64]()
+        var completed = [Campaign]()
         while let lease = try await work.claimChunk(owner: "test", leaseDuration: .seconds(30)) {
             var cursor = lease.cursor
             while true {
@@ -75,8 +78,8 @@ extension StoreFixture {
                 seen += devices.map(\.id)
                 cursor = last.id
             }
-            try await work.completeChunk(lease)
+            if let campaign = try await work.completeChunk(lease, actor: "test") { completed.append(campaign) }
         }
-        return seen
+        return (seen, completed)
     }
 }

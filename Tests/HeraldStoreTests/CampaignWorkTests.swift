@@ -34,7 +34,7 @@ import Testing
 
             // Registered after the start: past the bound, so not in this campaign.
             try await f.registerDevices(31...31)
-            let seen = try await f.run(campaign)
+            let seen = try await f.run(campaign).seen
             #expect(seen.count == 30 && Set(seen).count == 30)
         }
     }
@@ -76,13 +76,16 @@ import Testing
                 try await f.work.recordBatch(stale, records: records, invalidations: invalidations, cursor: 1_000)
             }
             await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.markInFlight(stale, upTo: 1_000) }
-            await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.completeChunk(stale) }
-            #expect(try await !f.work.heartbeat(stale, leaseDuration: .seconds(60)))
+            await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.completeChunk(stale, actor: "test") }
+            await #expect(throws: CampaignWorkError.leaseLost) {
+                try await f.work.heartbeat(stale, leaseDuration: .seconds(60))
+            }
+            await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.holdChunk(stale, until: Date()) }
             #expect(try await f.count("SELECT count(*) FROM deliveries") == 0)
             #expect(try await f.count("SELECT count(*) FROM devices WHERE invalidated_at IS NOT NULL") == 0)
             #expect(try await f.count("SELECT sum(cursor)::bigint FROM campaign_chunks") == 0)
 
-            #expect(try await f.work.heartbeat(fresh, leaseDuration: .seconds(60)))
+            try await f.work.heartbeat(fresh, leaseDuration: .seconds(60))
             let receipt = try await f.work.recordBatch(fresh, records: records, invalidations: invalidations, cursor: 1_000)
             #expect(receipt == BatchReceipt(recorded: 5, invalidated: 1))
         }
@@ -160,24 +163,24 @@ import Testing
         }
     }
 
-    @Test func aCampaignCompletesOnceEveryChunkIsDoneAndItsLedgerPages() async throws {
+    @Test func aCampaignCompletesWithItsLastChunkAndItsLedgerPages() async throws {
         try await StoreFixture.with { f in
             try await f.registerDevices(1...40)
             let campaign = try await f.runningCampaign()
-            #expect(try await f.work.finishCampaignIfDone(campaignID: campaign.id, actor: "test") == nil)
-            let seen = try await f.run(campaign, batch: 7) { device in
+            let (seen, completed) = try await f.run(campaign, batch: 7) { device in
                 if device.id % 5 == 0 { return .failed(status: 400, reason: "BadDeviceToken") }
                 if device.id % 7 == 0 { return .skipped(reason: "notAuthorized") }
                 return .accepted
             }
             #expect(seen.count == 40 && Set(seen).count == 40)
 
-            let done = try #require(try await f.work.finishCampaignIfDone(campaignID: campaign.id, actor: "test"))
-            #expect(done.state == .completed && done.finishedAt != nil)
+            // The last chunk's completion completed the campaign, once.
+            let done = try #require(completed.count == 1 ? completed.first : nil)
+            #expect(done.id == campaign.id && done.state == .completed && done.finishedAt != nil)
             let counters = done.counters
             #expect(counters.addsUp && counters.pending == 0 && counters.unsent == 0 && counters.audienceSize == 40)
             #expect(counters.failed == seen.filter { $0 % 5 == 0 }.count)
-            #expect(try await f.work.finishCampaignIfDone(campaignID: campaign.id, actor: "test") == nil)
+            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'campaign.complete'") == 1)
 
             var paged = [Int64]()
             var cursor: Int64?
@@ -196,6 +199,25 @@ import Testing
             #expect(entry.record.outcome == .failed(status: 400, reason: "BadDeviceToken") && entry.token != nil)
             #expect(entry.record.apnsID == campaign.apnsID(forDevice: entry.record.deviceID))
             #expect(entry.record.language?.value == "en")
+        }
+    }
+
+    @Test func aCampaignWhoseLastChunkEndsWhilePausedCompletesWhenResumed() async throws {
+        try await StoreFixture.with { f in
+            try await f.registerDevices(1...10)
+            let campaign = try await f.runningCampaign()
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+            let others = try await f.run(campaign).completed
+            #expect(others.isEmpty)
+            _ = try await f.campaigns.transition(id: campaign.id, event: .pause, actor: "test")
+            // The worker had read its last device before the pause: its chunk ends, the campaign
+            // stays paused.
+            #expect(try await f.work.completeChunk(lease, actor: "a") == nil)
+            #expect(try await f.campaigns.get(id: campaign.id)?.state == .paused)
+
+            let resumed = try #require(try await f.campaigns.transition(id: campaign.id, event: .resume, actor: "test"))
+            #expect(resumed.state == .completed && resumed.finishedAt != nil)
+            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'campaign.complete'") == 1)
         }
     }
 

@@ -99,17 +99,18 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
 
     public func release(_ lease: ChunkLease, deviceIDs: [Int64]) async throws {}
 
-    public func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws -> Bool {
-        state.withLock { $0.loseLeaseAtBatch == nil || $0.batches < $0.loseLeaseAtBatch! }
+    public func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws {
+        let held = state.withLock { $0.loseLeaseAtBatch == nil || $0.batches < $0.loseLeaseAtBatch! }
+        if !held { throw CampaignWorkError.leaseLost }
     }
 
-    public func holdChunk(_ lease: ChunkLease, until: Date) async throws -> Bool {
+    public func holdChunk(_ lease: ChunkLease, until: Date) async throws {
         state.withLock { $0.events.append("held") }
-        return true
     }
 
-    public func completeChunk(_ lease: ChunkLease) async throws {
+    public func completeChunk(_ lease: ChunkLease, actor: String) async throws -> Campaign? {
         state.withLock { $0.events.append("completed") }
+        return nil
     }
 
     public func releaseChunk(_ lease: ChunkLease) async throws {
@@ -133,8 +134,6 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
     public func listenForWork(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws {
         try await Task.sleep(for: duration)
     }
-    public func finishCampaignIfDone(campaignID: Int64, actor: String) async throws -> Campaign? { nil }
-    public func finishDoneCampaigns(actor: String) async throws -> [Campaign] { [] }
 }
 
 /// `SenderDirectory` in memory: every environment's sender answers each notification as
