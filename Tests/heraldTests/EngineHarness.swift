@@ -150,6 +150,17 @@ struct EngineHarness {
         return 0
     }
 
+    /// Chunks of the campaign a worker holds under a live lease now.
+    func chunksHeld(_ campaignID: Int64) async throws -> Int {
+        let rows = try await store.client.query(
+            """
+            SELECT count(*)::int FROM campaign_chunks
+            WHERE campaign_id = \(campaignID) AND state = 'pending' AND lease_owner IS NOT NULL AND lease_expires_at > now()
+            """)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
     func campaign(_ id: Int64) async throws -> Campaign {
         try #require(try await store.campaigns.get(id: id))
     }
