@@ -26,9 +26,9 @@ enum JSONFields {
     static func parse(_ bytes: some Collection<UInt8>) throws -> PayloadValue {
         let value: PayloadValue
         do {
-            value = try JSONDecoder().decode(PayloadValue.self, from: Data(bytes))
+            value = try JSONReader.parse(bytes)
         } catch {
-            throw Problem.invalidRequest("the body is not valid JSON")
+            throw Problem.invalidRequest("the body is not valid JSON: \(error)")
         }
         if let (field, scalar) = TextRules.firstForbidden(in: value) {
             throw Problem.invalidField(field.isEmpty ? "body" : field, TextRules.reason(scalar))

@@ -16,7 +16,9 @@ enum DeviceRow {
         let token = try DeviceToken(bytes: Array(buffer: try cells[1].decode(ByteBuffer.self)))
         let status = try cells[4].decode(String.self)
         let attributesText = try cells[12].decode(String.self)
-        let attributes = try JSONDecoder().decode([String: PayloadValue].self, from: Data(attributesText.utf8))
+        guard case .object(let attributes) = try JSONReader.parse(attributesText.utf8) else {
+            throw StoreError.unknownValue(column: "devices.attributes", value: "not a JSON object")
+        }
         return Device(
             id: try cells[0].decode(Int64.self),
             token: token,
