@@ -5,10 +5,11 @@ import Hummingbird
 
 /// `POST /v1/apps/{bundleID}/devices/import`: NDJSON registrations, one per line, for moving
 /// from another provider. The body is streamed and written in batches of one statement each,
-/// so a file of millions of lines never sits in memory. Good lines are stored even when
+/// each batch written while the next is parsed, so a file of millions of lines never sits in
+/// memory. Good lines are stored even when
 /// others are refused; refused lines are reported by number.
 struct DeviceImportController {
-    static let batchSize = 1000
+    static let batchSize = 4000
     static let maximumLineBytes = 16 * 1024
     static let maximumReportedErrors = 1000
 
@@ -44,10 +45,17 @@ struct DeviceImportController {
         batch.reserveCapacity(Self.batchSize)
         let logger = context.logger
 
-        func flush() async throws {
-            guard !batch.isEmpty else { return }
+        // One batch is written while the next is read and parsed; writes stay one at a time, in
+        // order, so a token repeated across batches is upserted in the order of its lines.
+        var writing: (task: Task<DeviceImportCounts, any Error>, items: [DeviceImportItem], lines: [Int])?
+        defer { writing?.task.cancel() }
+
+        /// Waits for the batch being written and counts it.
+        func settle() async throws {
+            guard let current = writing else { return }
+            writing = nil
             do {
-                let counts = try await devices.importBatch(appID: app.id, items: batch)
+                let counts = try await current.task.value
                 summary.created += counts.created
                 summary.updated += counts.updated
             } catch is CancellationError {
@@ -57,7 +65,7 @@ struct DeviceImportController {
                 // only if none goes in (the database itself is failing) does the import stop.
                 logger.warning("an import batch failed; retrying it line by line", metadata: ["error": "\(String(reflecting: type(of: error)))"])
                 var stored = 0
-                for (item, line) in zip(batch, batchLines) {
+                for (item, line) in zip(current.items, current.lines) {
                     do {
                         let counts = try await devices.importBatch(appID: app.id, items: [item])
                         summary.created += counts.created
@@ -69,8 +77,16 @@ struct DeviceImportController {
                         reject(LineError(line: line, field: nil, detail: "the database refused this line"))
                     }
                 }
-                if stored == 0, batch.count > 1 { throw error }
+                if stored == 0, current.items.count > 1 { throw error }
             }
+        }
+
+        /// Starts writing the batch read so far, once the one before it is written.
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            try await settle()
+            let (items, repository, appID) = (batch, devices, app.id)
+            writing = (Task { try await repository.importBatch(appID: appID, items: items) }, items, batchLines)
             batch.removeAll(keepingCapacity: true)
             batchLines.removeAll(keepingCapacity: true)
             tokensInBatch.removeAll(keepingCapacity: true)
@@ -112,6 +128,7 @@ struct DeviceImportController {
         /// Stores what was read, then stops the import with `problem`, which says how far it got.
         func stop(_ problem: (String) -> Problem, _ reason: String) async throws -> Never {
             try await flush()
+            try await settle()
             throw problem(
                 "\(reason); the first \(summary.lines) lines were read (\(summary.created) created, \(summary.updated) updated, "
                     + "\(summary.rejected) refused); send the rest in another import")
@@ -132,6 +149,7 @@ struct DeviceImportController {
         }
         if let line = splitter.finish() { try await handle(line) }
         try await flush()
+        try await settle()
         context.logger.info(
             "import finished",
             metadata: [
