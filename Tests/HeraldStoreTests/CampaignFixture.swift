@@ -74,9 +74,10 @@ extension StoreFixture {
                         deviceID: device.id, outcome: outcome(device), apnsID: campaign.apnsID(forDevice: device.id),
                         language: device.languages.first)
                 }
-                _ = try await work.recordBatch(lease, records: records, invalidations: [], cursor: last.id)
+                let position = CampaignChunking.position(bucket: last.bucket, deviceID: last.id)
+                _ = try await work.recordBatch(lease, records: records, invalidations: [], cursor: position)
                 seen += devices.map(\.id)
-                cursor = last.id
+                cursor = position
             }
             if let campaign = try await work.completeChunk(lease, actor: "test") { completed.append(campaign) }
         }

@@ -25,6 +25,7 @@ import Testing
         ("0014_index_user_data.sql", "2a68277df028ad3f1635886c22845b2195a0677138a74e2739dbef7b8fb2e818"),
         ("0015_add_retention.sql", "ace8a3356f3116bc2fd5cc9d1e59c5079fdfacac9a9a685f7bddbb5c12dfbbae"),
         ("0016_add_template_owners.sql", "f4ed359b168fef9a8992133e3960c459e716db6b218db6c76d41406d3fc92b58"),
+        ("0017_create_webhooks.sql", "ec5188c249953e5b04ca235f9191692e4839cfceecab2f75edadaf451428a599"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
