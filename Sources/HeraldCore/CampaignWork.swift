@@ -17,15 +17,15 @@ public protocol CampaignWorkQueue: Sendable {
     /// Extends the lease; throws ``CampaignWorkError/leaseLost`` when it was lost (the worker
     /// must stop).
     func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws
-    /// The chunk's next audience devices after `cursor` (a position), in position order (its
-    /// buckets in turn, each in ID order), up to the frozen bound.
+    /// The chunk's next audience devices after `cursor` (a device ID), in ID order, up to the
+    /// frozen bound.
     func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
         -> [Device]
     /// Notes how far the batch about to be sent goes, before it is sent. Returns false, noting
     /// nothing, when the campaign is no longer running (paused, cancelled, failed): the worker
     /// then gives the chunk back.
     @discardableResult
-    func markInFlight(_ lease: ChunkLease, upTo position: Int64) async throws -> Bool
+    func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws -> Bool
     /// In one transaction: inserts the outcomes (a device's first outcome wins), counts what
     /// was inserted, applies the invalidations and advances the chunk's cursor to `cursor`.
     func recordBatch(
@@ -96,20 +96,6 @@ public enum CampaignChunking {
         let width = DeviceBucket.count / chunkCount
         return (chunk * width)...(chunk * width + width - 1)
     }
-
-    /// A device's place in its chunk's reading order: the chunk's buckets one after the other,
-    /// each in device ID order (docs/architecture.md, "A campaign"). A chunk's cursor is the
-    /// position of the last device whose outcome is stored; 0 is before every device. Device
-    /// IDs stay below 2^48 (a `bigserial` would need 281 trillion registrations to get there).
-    public static func position(bucket: Int, deviceID: Int64) -> Int64 {
-        precondition(deviceID >= 0 && deviceID < 1 << 48 && (0..<DeviceBucket.count).contains(bucket))
-        return Int64(bucket) << 48 | deviceID
-    }
-
-    /// The bucket and device ID of a position.
-    public static func parts(ofPosition position: Int64) -> (bucket: Int, deviceID: Int64) {
-        (Int(position >> 48), position & (1 << 48 - 1))
-    }
 }
 
 /// A worker's claim on a chunk. The token is what every write checks.
@@ -118,15 +104,11 @@ public struct ChunkLease: Sendable, Hashable {
     public var appID: Int64
     public var chunk: Int
     public var buckets: ClosedRange<Int>
-    /// The position (``CampaignChunking/position(bucket:deviceID:)``) of the last device whose
-    /// outcome is stored.
+    /// The last device ID whose outcome is stored.
     public var cursor: Int64
-    /// Set when the previous holder crashed mid-batch: devices in positions `(cursor, inFlightTo]`
-    /// may have been sent already (they get the same apns-id again).
+    /// Set when the previous holder crashed mid-batch: devices in `(cursor, inFlightTo]` may
+    /// have been sent already (they get the same apns-id again).
     public var inFlightTo: Int64?
-    /// Devices with an ID up to this are not read: a chunk that was under way when its cursor
-    /// was still a device ID (migration 0018) has had them read already.
-    public var idFloor: Int64
     /// The campaign's frozen audience bound.
     public var audienceBound: Int64
     public var owner: String
@@ -142,9 +124,8 @@ public struct ChunkLease: Sendable, Hashable {
     public init(
         campaignID: Int64, appID: Int64, chunk: Int, buckets: ClosedRange<Int>, cursor: Int64, inFlightTo: Int64?,
         audienceBound: Int64, owner: String, token: Int64, expiresAt: Date, deviceZone: String? = nil,
-        timeZone: String? = nil, skipReason: String? = nil, idFloor: Int64 = 0
+        timeZone: String? = nil, skipReason: String? = nil
     ) {
-        self.idFloor = idFloor
         self.campaignID = campaignID
         self.appID = appID
         self.chunk = chunk

@@ -31,7 +31,7 @@ extension ChunkRunner {
             var batch: PreparedBatch
             do {
                 batch = try await build(
-                    due.map(\.device), lastPosition: lease.cursor, renderers: &renderers, senders: &resolved,
+                    due.map(\.device), lastDeviceID: lease.cursor, renderers: &renderers, senders: &resolved,
                     reported: &reported)
             } catch let failure as SendFailure {
                 return try await failCampaign("the app cannot send: \(failure)")

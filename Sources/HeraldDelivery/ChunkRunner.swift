@@ -100,7 +100,7 @@ struct ChunkRunner {
             // Places under the app's frequency caps, then the batch's slot under the rate limit.
             try await reservePlaces(&current)
             try await bookRate(current)
-            guard try await work.markInFlight(lease, upTo: current.lastPosition) else { return .released }
+            guard try await work.markInFlight(lease, upTo: current.lastDeviceID) else { return .released }
             let sentAt = Date()
             let currentSenders = resolved
             let sending = current
@@ -112,14 +112,14 @@ struct ChunkRunner {
             var preparing: (any Error)?
             do {
                 following = try await prepare(
-                    after: current.lastPosition, renderers: &renderers, senders: &resolved, reported: &reportedFailures)
+                    after: current.lastDeviceID, renderers: &renderers, senders: &resolved, reported: &reportedFailures)
             } catch {
                 preparing = error
             }
             let answers = await answered
             inFlight.finished()
             _ = try await work.recordBatch(
-                lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastPosition)
+                lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastDeviceID)
             try await releasePlaces(sent: sending, answers: answers)
             if let reason = answers.credentialsRejected {
                 return try await failCampaign(reason)
@@ -152,16 +152,15 @@ struct ChunkRunner {
         let devices = try await work.nextDevices(lease, filter: plan.campaign.audience, after: cursor, limit: batchSize)
         guard let last = devices.last else { return nil }
         return try await build(
-            devices, lastPosition: CampaignChunking.position(bucket: last.bucket, deviceID: last.id), renderers: &renderers,
-            senders: &senders, reported: &reported)
+            devices, lastDeviceID: last.id, renderers: &renderers, senders: &senders, reported: &reported)
     }
 
     /// Renders a batch of devices: each one's message (or the holdout), its payload or why not.
     func build(
-        _ devices: [Device], lastPosition: Int64, renderers: inout [TemplateRenderer],
+        _ devices: [Device], lastDeviceID: Int64, renderers: inout [TemplateRenderer],
         senders: inout [APNSEnvironment: any NotificationSender], reported: inout Set<String>
     ) async throws -> PreparedBatch {
-        var batch = PreparedBatch(lastPosition: lastPosition)
+        var batch = PreparedBatch(lastDeviceID: lastDeviceID)
         batch.sends.reserveCapacity(devices.count)
         // Senders are looked up again for each batch (a lookup the directory answers from memory),
         // so a credential switch or a disabled app takes effect within a few batches.

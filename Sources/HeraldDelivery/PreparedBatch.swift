@@ -14,8 +14,8 @@ struct PreparedBatch: Sendable {
         let notification: APNSNotification
     }
 
-    /// The position of the last device read: the chunk's cursor once this batch is recorded.
-    var lastPosition: Int64
+    /// The last device ID read: the chunk's cursor once this batch is recorded.
+    var lastDeviceID: Int64
     var decided: [DeliveryRecord] = []
     var sends: [Send] = []
 

@@ -64,18 +64,18 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                 WHERE k.app_id = candidate.app_id AND k.campaign_id = candidate.campaign_id AND k.chunk = candidate.chunk
                 RETURNING k.campaign_id, k.app_id, k.chunk, k.bucket_from, k.bucket_to, k.cursor, k.in_flight_to,
                           coalesce(candidate.audience_bound, 0), k.lease_owner, k.lease_token, k.lease_expires_at,
-                          k.device_zone, k.time_zone, k.skip_reason, k.id_floor
+                          k.device_zone, k.time_zone, k.skip_reason
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
             let (campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt, deviceZone,
-                 timeZone, skipReason, idFloor) =
+                 timeZone, skipReason) =
                 try row.decode(
-                    (Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date, String?, String?, String?,
-                     Int64).self)
+                    (Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date, String?, String?, String?)
+                        .self)
             return ChunkLease(
                 campaignID: campaignID, appID: appID, chunk: Int(chunk), buckets: Int(from)...Int(to), cursor: cursor,
                 inFlightTo: inFlightTo, audienceBound: bound, owner: leaseOwner, token: token, expiresAt: expiresAt,
-                deviceZone: deviceZone, timeZone: timeZone, skipReason: skipReason, idFloor: idFloor)
+                deviceZone: deviceZone, timeZone: timeZone, skipReason: skipReason)
         }
     }
 
@@ -98,29 +98,22 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         try await DatabaseMetrics.measure("work.nextDevices") {
             var sql = SQLBuilder("SELECT \(DeviceRow.columns) FROM devices WHERE ")
             try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
-            // Keyset over (bucket, id) from the cursor's position to the end of the chunk's buckets,
-            // up to the frozen bound: a range scan of the (app_id, bucket, id) index that touches
-            // only this chunk's entries (migration 0018).
+            // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
+            // follows the order and checks the bucket inside the index (migration 0005).
             if let zone = lease.deviceZone {
-                // A zone's chunk: its own index has the zone between the app and the bucket.
+                // A zone's chunk: its own index leads with the zone (migration 0007).
                 sql.append(" AND coalesce(time_zone, '') = ")
                 sql.bind(zone)
             }
-            let (bucket, deviceID) = CampaignChunking.parts(ofPosition: cursor)
-            let from = max(bucket, lease.buckets.lowerBound)
-            sql.append(" AND (bucket, id) > (")
-            sql.bind(Int16(from))
-            sql.append(", ")
-            sql.bind(from == bucket ? deviceID : 0)
-            sql.append(") AND bucket <= ")
-            sql.bind(Int16(lease.buckets.upperBound))
+            sql.append(" AND bucket BETWEEN ")
+            sql.bind(Int32(lease.buckets.lowerBound))
+            sql.append(" AND ")
+            sql.bind(Int32(lease.buckets.upperBound))
+            sql.append(" AND id > ")
+            sql.bind(cursor)
             sql.append(" AND id <= ")
             sql.bind(lease.audienceBound)
-            if lease.idFloor > 0 {
-                sql.append(" AND id > ")
-                sql.bind(lease.idFloor)
-            }
-            sql.append(" ORDER BY bucket, id LIMIT ")
+            sql.append(" ORDER BY id LIMIT ")
             sql.bind(Int64(max(limit, 1)))
             let rows = try await client.query(sql.query, logger: logger)
             return try await rows.collect().map(DeviceRow.decode)
@@ -128,14 +121,14 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     }
 
     @discardableResult
-    public func markInFlight(_ lease: ChunkLease, upTo position: Int64) async throws -> Bool {
+    public func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws -> Bool {
         try await DatabaseMetrics.measure("work.markInFlight") {
             // One statement answers both questions: is the lease still ours (a row at all) and
             // is the campaign still running (only then is the mark written).
             let rows = try await client.query(
                 """
                 UPDATE campaign_chunks k
-                SET in_flight_to = CASE WHEN c.state = 'running' THEN \(position) ELSE k.in_flight_to END
+                SET in_flight_to = CASE WHEN c.state = 'running' THEN \(deviceID) ELSE k.in_flight_to END
                 FROM campaigns c
                 WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
                   AND k.lease_token = \(lease.token) AND k.state = 'pending' AND c.id = k.campaign_id

@@ -74,10 +74,9 @@ extension StoreFixture {
                         deviceID: device.id, outcome: outcome(device), apnsID: campaign.apnsID(forDevice: device.id),
                         language: device.languages.first)
                 }
-                let position = CampaignChunking.position(bucket: last.bucket, deviceID: last.id)
-                _ = try await work.recordBatch(lease, records: records, invalidations: [], cursor: position)
+                _ = try await work.recordBatch(lease, records: records, invalidations: [], cursor: last.id)
                 seen += devices.map(\.id)
-                cursor = position
+                cursor = last.id
             }
             if let campaign = try await work.completeChunk(lease, actor: "test") { completed.append(campaign) }
         }

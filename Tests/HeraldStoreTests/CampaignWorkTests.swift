@@ -59,36 +59,6 @@ import Testing
         }
     }
 
-    @Test func aChunkReadsItsBucketsInTurnEachInIDOrderFromItsPosition() async throws {
-        try await StoreFixture.with { f in
-            let devices = try await f.registerDevices(1...300)
-            let campaign = try await f.runningCampaign()
-            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
-            let mine = devices.filter { lease.buckets.contains($0.bucket) }
-                .sorted { ($0.bucket, $0.id) < ($1.bucket, $1.id) }
-            #expect(mine.count > 4)
-            var read = [Device]()
-            var cursor = lease.cursor
-            while true {
-                let page = try await f.work.nextDevices(lease, filter: campaign.audience, after: cursor, limit: 3)
-                guard let last = page.last else { break }
-                read += page
-                cursor = CampaignChunking.position(bucket: last.bucket, deviceID: last.id)
-            }
-            #expect(read.map(\.id) == mine.map(\.id))
-
-            // A chunk under way before positions (migration 0018) does not read its devices up to
-            // its old ID cursor again.
-            let floor = mine.map(\.id).sorted()[mine.count / 2]
-            try await f.client.query(
-                "UPDATE campaign_chunks SET id_floor = \(floor), lease_expires_at = now() - interval '1 second' WHERE chunk = \(Int32(lease.chunk))")
-            let again = try #require(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(60)))
-            #expect(again.chunk == lease.chunk && again.idFloor == floor)
-            let rest = try await f.work.nextDevices(again, filter: campaign.audience, after: again.cursor, limit: 1_000)
-            #expect(rest.map(\.id) == mine.filter { $0.id > floor }.map(\.id))
-        }
-    }
-
     @Test func aLostLeaseWritesNothing() async throws {
         try await StoreFixture.with { f in
             let devices = try await f.registerDevices(1...5)

@@ -5,7 +5,7 @@ import Synchronization
 
 /// `CampaignWorkQueue` in memory, for one chunk of one campaign: the engine's side of the
 /// store as `ChunkRunner` sees it, so the runner's branches are tested in milliseconds beside
-/// the end-to-end tests on PostgreSQL. It serves its devices in position order (bucket, then ID) (the audience filter is
+/// the end-to-end tests on PostgreSQL. It serves its devices in ID order (the audience filter is
 /// SQL's business and is not applied here), keeps each device's first outcome as the ledger does,
 /// and can be told to refuse: the campaign no longer running, the lease lost at a given batch.
 public final class InMemoryCampaignWork: CampaignWorkQueue {
@@ -26,12 +26,8 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
         /// `held`, `failed: <reason>`.
         public var events: [String] = []
 
-        static func position(_ device: Device) -> Int64 {
-            CampaignChunking.position(bucket: device.bucket, deviceID: device.id)
-        }
-
         public init(devices: [Device]) {
-            self.devices = devices.sorted { Self.position($0) < Self.position($1) }
+            self.devices = devices.sorted { $0.id < $1.id }
         }
     }
 
@@ -46,10 +42,10 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
     public func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
         -> [Device]
     {
-        state.withLock { state in Array(state.devices.lazy.filter { State.position($0) > cursor }.prefix(limit)) }
+        state.withLock { state in Array(state.devices.lazy.filter { $0.id > cursor }.prefix(limit)) }
     }
 
-    public func markInFlight(_ lease: ChunkLease, upTo position: Int64) async throws -> Bool {
+    public func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws -> Bool {
         state.withLock { $0.running }
     }
 
