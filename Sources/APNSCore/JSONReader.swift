@@ -13,12 +13,19 @@ public struct JSONReader {
     /// Deeper documents are refused rather than risk the stack.
     public static let maximumDepth = 512
 
-    /// Why bytes are not a JSON document, and at which byte offset.
+    /// Why bytes are not a JSON document: at which byte offset, and at which value (a
+    /// ``JSONPath`` such as `aps.alert.loc-args[1]`, empty for the document itself).
     public struct Failure: Error, Equatable, CustomStringConvertible {
         public var offset: Int
         public var reason: String
+        public var path: String
+        /// The text is JSON, but a value in it cannot be held: a number beyond a `Double`, a
+        /// string that is not valid UTF-8 or has a lone surrogate.
+        public var unreadableValue: Bool
 
-        public var description: String { "\(reason) at byte \(offset)" }
+        public var description: String {
+            "\(reason) at byte \(offset)" + (path.isEmpty ? "" : " (\(path))")
+        }
     }
 
     /// Parses one JSON document (any value, surrounded by optional whitespace).
@@ -31,8 +38,24 @@ public struct JSONReader {
         return try copy.withUnsafeBufferPointer { buffer throws(Failure) in try parse(buffer: buffer) }
     }
 
+    /// Reads without noting where it is; only a document that fails is read again, noting the
+    /// path, so the failure can name the value.
     private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> PayloadValue {
+        do {
+            return try parse(buffer: buffer, tracksPath: false)
+        } catch {
+            do {
+                _ = try parse(buffer: buffer, tracksPath: true)
+            } catch let located {
+                throw located
+            }
+            throw error
+        }
+    }
+
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>, tracksPath: Bool) throws(Failure) -> PayloadValue {
         var reader = JSONReader(bytes: buffer)
+        reader.tracksPath = tracksPath
         reader.skipWhitespace()
         let value = try reader.readValue(depth: 0)
         reader.skipWhitespace()
@@ -42,13 +65,15 @@ public struct JSONReader {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var offset = 0
+    private var tracksPath = false
+    private var path = ""
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    private func failure(_ reason: String) -> Failure {
-        Failure(offset: offset, reason: reason)
+    private func failure(_ reason: String, unreadableValue: Bool = false) -> Failure {
+        Failure(offset: offset, reason: reason, path: path, unreadableValue: unreadableValue)
     }
 
     private var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
@@ -113,7 +138,10 @@ public struct JSONReader {
             guard current == UInt8(ascii: ":") else { throw failure("expected ':' after an object key") }
             offset += 1
             skipWhitespace()
+            let parent = path
+            if tracksPath { path = JSONPath.member(key, of: parent) }
             let value = try readValue(depth: depth)
+            path = parent
             if members[key] == nil { members[key] = value }
             skipWhitespace()
             switch current {
@@ -137,9 +165,12 @@ public struct JSONReader {
             offset += 1
             return .array(elements)
         }
+        let parent = path
         while true {
             skipWhitespace()
+            if tracksPath { path = JSONPath.element(elements.count, of: parent) }
             elements.append(try readValue(depth: depth))
+            path = parent
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
@@ -207,13 +238,13 @@ public struct JSONReader {
             if (0xD800...0xDBFF).contains(code) {
                 // A high surrogate must be followed by an escaped low one.
                 guard bytes.count - offset >= 2, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
-                else { throw failure("a lone surrogate in a \\u escape") }
+                else { throw failure("a lone surrogate in a \\u escape", unreadableValue: true) }
                 offset += 2
                 let low = UInt32(try readHex4())
-                guard (0xDC00...0xDFFF).contains(low) else { throw failure("a lone surrogate in a \\u escape") }
+                guard (0xDC00...0xDFFF).contains(low) else { throw failure("a lone surrogate in a \\u escape", unreadableValue: true) }
                 code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(code) {
-                throw failure("a lone surrogate in a \\u escape")
+                throw failure("a lone surrogate in a \\u escape", unreadableValue: true)
             }
             guard let scalar = Unicode.Scalar(code) else { throw failure("an invalid \\u escape") }
             output.append(contentsOf: UTF8.encode(scalar)!)
@@ -242,12 +273,16 @@ public struct JSONReader {
 
     private func utf8(_ range: Range<Int>) throws(Failure) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
-        guard let text = String(validating: slice, as: UTF8.self) else { throw failure("a string is not valid UTF-8") }
+        guard let text = String(validating: slice, as: UTF8.self) else {
+            throw failure("a string is not valid UTF-8", unreadableValue: true)
+        }
         return text
     }
 
     private func utf8(_ scalars: [UInt8]) throws(Failure) -> String {
-        guard let text = String(validating: scalars, as: UTF8.self) else { throw failure("a string is not valid UTF-8") }
+        guard let text = String(validating: scalars, as: UTF8.self) else {
+            throw failure("a string is not valid UTF-8", unreadableValue: true)
+        }
         return text
     }
 
@@ -280,7 +315,7 @@ public struct JSONReader {
         let text = String(decoding: literal, as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             offset = start
-            throw failure("a number too large for a double")
+            throw failure("a number too large for a double", unreadableValue: true)
         }
         // An integer literal too large for `Int` stays a double; `2.0` and `1e3` are integers.
         if !integral, let exact = Int(exactly: value) { return .int(exact) }

@@ -115,20 +115,15 @@ extension PayloadValue: Decodable {
         }
     }
 
-    /// Parses JSON with Foundation's `JSONDecoder`, turning its errors into path-naming ones.
+    /// Parses JSON with ``JSONReader``: text that is not JSON is `.notJSON`; a value it cannot
+    /// hold (a number beyond a `Double`, a broken string) is `.unreadableValue` at its path.
     fileprivate static func parseJSON(_ bytes: some Collection<UInt8>) throws(PayloadDecodingError) -> PayloadValue {
-        let data = bytes as? Data ?? Data(bytes)
         do {
-            return try JSONDecoder().decode(PayloadValue.self, from: data)
-        } catch DecodingError.typeMismatch(_, let context) {
-            // Every JSON value but an unreadable one decodes as some PayloadValue, so a type
-            // mismatch means Foundation could not read the value at this path.
-            guard !context.codingPath.isEmpty else {
-                throw PayloadDecodingError(path: "", reason: .notAnObject)
-            }
-            throw PayloadDecodingError(path: JSONPath.of(context.codingPath), reason: .unreadableValue)
+            return try JSONReader.parse(bytes)
         } catch {
-            throw PayloadDecodingError(path: "", reason: .notJSON)
+            guard error.unreadableValue else { throw PayloadDecodingError(path: "", reason: .notJSON) }
+            guard !error.path.isEmpty else { throw PayloadDecodingError(path: "", reason: .notAnObject) }
+            throw PayloadDecodingError(path: error.path, reason: .unreadableValue)
         }
     }
 }

@@ -185,7 +185,7 @@ enum TemplatePreview {
             return ModePreview(
                 outcome: "payload", pushType: notification.pushType.rawValue, bytes: notification.encoded.count,
                 shortened: notification.shortened,
-                payload: try? JSONDecoder().decode(PayloadValue.self, from: Data(notification.encoded)),
+                payload: try? JSONReader.parse(notification.encoded),
                 json: String(decoding: notification.encoded, as: UTF8.self))
         case .skipped(let reason):
             return ModePreview(outcome: "skipped", reason: reason.description)

@@ -66,7 +66,7 @@ struct TemplateVersionResponse: ResponseEncodable {
         languages = record.languages
         createdAt = record.createdAt
         createdBy = record.createdBy
-        document = try JSONDecoder().decode(PayloadValue.self, from: Data(record.document))
+        document = try JSONReader.parse(record.document)
     }
 }
 

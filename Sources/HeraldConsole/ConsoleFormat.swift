@@ -40,7 +40,7 @@ enum ConsoleFormat {
 
     /// A JSON object typed into a field; nil for anything else.
     static func jsonObject(_ text: String) -> [String: PayloadValue]? {
-        guard let value = try? JSONDecoder().decode(PayloadValue.self, from: Data(text.utf8)), case .object(let object) = value
+        guard let value = try? JSONReader.parse(text.utf8), case .object(let object) = value
         else { return nil }
         return object
     }

@@ -33,7 +33,7 @@ public struct PostgresAuditRepository: AuditRepository {
                 let (id, at, actor, action, bundleID, details) = try row.decode((Int64, Date, String, String, String?, String).self)
                 return AuditEntry(
                     id: id, at: at, actor: actor, action: action, bundleID: bundleID,
-                    details: try JSONDecoder().decode(PayloadValue.self, from: Data(details.utf8)))
+                    details: try JSONReader.parse(details.utf8))
             }
             var next: Int64?
             if entries.count > query.limit {

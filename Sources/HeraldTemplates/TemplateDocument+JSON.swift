@@ -19,10 +19,12 @@ extension TemplateDocument {
     static func decode(json data: Data, file: String, allowStrings: Bool) -> (document: TemplateDocument?, problems: [TemplateProblem]) {
         let tree: PayloadValue
         do {
-            tree = try JSONDecoder().decode(PayloadValue.self, from: data)
+            tree = try JSONReader.parse(data)
         } catch {
-            let described = JSONErrorDescription.describe(error)
-            return (nil, [TemplateProblem(file: file, line: described.line, message: described.message)])
+            // Lines count from 1: the newlines before the offending byte, plus one.
+            let line = data.prefix(error.offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            let place = error.path.isEmpty ? "" : " (\(error.path))"
+            return (nil, [TemplateProblem(file: file, line: line, message: "not valid JSON: \(error.reason)\(place)")])
         }
         guard case .object(let members) = tree else {
             return (nil, [TemplateProblem(file: file, message: "the template must be a JSON object")])

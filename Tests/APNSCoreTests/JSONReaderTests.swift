@@ -49,6 +49,20 @@ import Testing
         #expect((try? JSONReader.parse(Array(allowed.utf8))) != nil)
     }
 
+    @Test func aFailureNamesItsValueAndWhetherTheTextIsJSON() {
+        func failure(_ text: String) -> JSONReader.Failure? {
+            #expect(throws: JSONReader.Failure.self) { try JSONReader.parse(Array(text.utf8)) }
+        }
+        let big = failure(#"{"o":{"big":1e400}}"#)
+        #expect(big?.path == "o.big" && big?.unreadableValue == true && big?.offset == 12)
+        let surrogate = failure(#"[1,2,{"a":"\ud800"}]"#)
+        #expect(surrogate?.path == "[2].a" && surrogate?.unreadableValue == true)
+        let syntax = failure(#"{"a":[true,fals]}"#)
+        #expect(syntax?.path == "a[1]" && syntax?.unreadableValue == false)
+        #expect(syntax?.description == "unknown literal at byte 11 (a[1])")
+        #expect(failure("{").map { $0.path.isEmpty && !$0.unreadableValue } == true)
+    }
+
     @Test func readsNonContiguousCollections() throws {
         let bytes = Array(#"{"a":[1,"ü"]}"#.utf8)
         #expect(try JSONReader.parse(bytes.lazy.map { $0 }) == .object(["a": .array([.int(1), .string("ü")])]))
