@@ -6,8 +6,8 @@ import Hummingbird
 /// `POST /v1/apps/{bundleID}/devices/import`: NDJSON registrations, one per line, for moving
 /// from another provider. The body is streamed and written in batches of one statement each,
 /// each batch written while the next is parsed, so a file of millions of lines never sits in
-/// memory. Good lines are stored even when
-/// others are refused; refused lines are reported by number.
+/// memory. Good lines are stored even when others are refused; refused lines are reported by
+/// number.
 struct DeviceImportController {
     static let batchSize = 4000
     static let maximumLineBytes = 16 * 1024
