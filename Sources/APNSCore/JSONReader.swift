@@ -44,11 +44,8 @@ public struct JSONReader {
         do {
             return try parse(buffer: buffer, tracksPath: false)
         } catch {
-            do {
-                _ = try parse(buffer: buffer, tracksPath: true)
-            } catch let located {
-                throw located
-            }
+            // The second reading fails at the same byte, now with the path.
+            _ = try parse(buffer: buffer, tracksPath: true)
             throw error
         }
     }
