@@ -59,5 +59,10 @@ public final class APIKeyCache: Sendable {
         entries.withLock { entries in entries = entries.filter { $0.value.principal.keyID != keyID } }
     }
 
+    /// Forgets every key: revocations may have been missed (the listener reconnected).
+    public func forgetAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
     public var count: Int { entries.withLock { $0.count } }
 }

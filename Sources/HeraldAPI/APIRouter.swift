@@ -13,6 +13,9 @@ public struct APIDependencies: Sendable {
     /// Keys that authenticated lately; the composition root also hands it to the listener that
     /// forgets keys revoked elsewhere.
     public var keyCache: APIKeyCache
+    /// Apps looked up lately; the composition root also hands it to the listener that forgets
+    /// apps changed elsewhere.
+    public var appDirectory: AppDirectory
     /// The ledgers read back, and users' data requests.
     public var ledger: any LedgerRepository
     public var templates: any TemplateRepository
@@ -33,7 +36,7 @@ public struct APIDependencies: Sendable {
 
     public init(
         apps: any AppRepository, certificates: any CertificateReader, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
+        audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), appDirectory: AppDirectory? = nil, ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending,
         readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
@@ -47,6 +50,7 @@ public struct APIDependencies: Sendable {
         self.keys = keys
         self.audit = audit
         self.keyCache = keyCache
+        self.appDirectory = appDirectory ?? AppDirectory(apps: apps, ttl: .zero)
         self.ledger = ledger
         self.templates = templates
         self.campaigns = campaigns
@@ -66,7 +70,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     router.add(middleware: ProblemMiddleware(classify: dependencies.classifyError))
     HealthController(readiness: dependencies.readiness, metricsText: dependencies.metricsText).addRoutes(to: router)
 
-    let directory = AppDirectory(apps: dependencies.apps)
+    let directory = dependencies.appDirectory
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: dependencies.keys, cache: dependencies.keyCache, limits: dependencies.limits))
     DeviceController(directory: directory, devices: dependencies.devices, limits: dependencies.limits)
         .addRoutes(to: v1.group("apps/:bundleID/devices"))

@@ -19,8 +19,8 @@ struct NotificationController {
         try principal.requireSendAccess(bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
         if app.disabledAt != nil {
-            // As this instance last saw it; another instance's change reaches the sender within
-            // HERALD_APNS_CREDENTIAL_RECHECK_MS and fails the send with AppDisabled.
+            // As this instance saw it at most HERALD_APP_CACHE_SECONDS ago (at once, when the
+            // change was announced); the sender checks again before anything leaves.
             throw Problem.appDisabled(app.bundleID)
         }
         let object = try await JSONFields.bodyObject(request, context: context)

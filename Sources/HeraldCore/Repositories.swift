@@ -65,10 +65,29 @@ public struct AppChanges: Sendable, Equatable {
 public struct AppSendingState: Sendable, Equatable {
     public var activeCredentialID: Int64?
     public var disabled: Bool
+    /// Where the app's connections go and what they trust: a sender built for other values
+    /// is replaced.
+    public var connection: AppConnectionSettings
 
-    public init(activeCredentialID: Int64?, disabled: Bool) {
+    public init(activeCredentialID: Int64?, disabled: Bool, connection: AppConnectionSettings = AppConnectionSettings()) {
         self.activeCredentialID = activeCredentialID
         self.disabled = disabled
+        self.connection = connection
+    }
+}
+
+/// An app's APNs endpoint override and extra trusted CAs, as its senders are built with them.
+public struct AppConnectionSettings: Sendable, Equatable {
+    public var apnsEndpoint: String?
+    public var apnsCAPEM: String?
+
+    public init(apnsEndpoint: String? = nil, apnsCAPEM: String? = nil) {
+        self.apnsEndpoint = apnsEndpoint
+        self.apnsCAPEM = apnsCAPEM
+    }
+
+    public init(_ app: App) {
+        self.init(apnsEndpoint: app.apnsEndpoint, apnsCAPEM: app.apnsCAPEM)
     }
 }
 

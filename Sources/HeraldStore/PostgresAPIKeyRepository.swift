@@ -66,7 +66,7 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
                     details: ["keyID": .int(Int(id))], logger: logger)
                 // Every instance forgets the key when this commits (their caches listen).
                 _ = try await connection.query(
-                    "SELECT pg_notify(\(Self.revocations), \(String(id)))", logger: logger
+                    "SELECT pg_notify(\(ChangeFeed.keyChannel), \(String(id)))", logger: logger
                 ).collect()
                 return true
             }
@@ -97,29 +97,6 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
             return Principal(
                 keyID: id, keyPrefix: prefix, role: try StoreError.decode(role, as: APIKeyRole.self, column: "api_keys.role"),
                 appBundleID: bundleID, appScope: scope.map { Set($0) }, expiresAt: expiresAt)
-        }
-    }
-
-    /// The channel revocations are announced on, with the key's ID.
-    static let revocations = "herald_keys"
-
-    /// Calls `revoked` with the ID of each key revoked anywhere, until `duration` has passed
-    /// or the wait fails; the caller listens again (a LISTEN on a dead connection would wait
-    /// for ever, so it is renewed).
-    public func listenForRevocations(for duration: Duration, revoked: @escaping @Sendable (Int64) -> Void) async throws {
-        try await client.withConnection { connection in
-            try await connection.listen(on: Self.revocations) { notifications in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for try await notification in notifications {
-                            if let id = Int64(notification.payload) { revoked(id) }
-                        }
-                    }
-                    group.addTask { try await Task.sleep(for: duration) }
-                    _ = try await group.next()
-                    group.cancelAll()
-                }
-            }
         }
     }
 

@@ -25,7 +25,7 @@ public struct PostgresDevicePruner: DevicePruner {
                 let rows = try await client.query(
                     Self.query(
                         """
-                        SELECT coalesce(invalidation_reason, $4), count(*) FROM devices WHERE \(Self.criteria) GROUP BY 1
+                        SELECT coalesce(invalidation_reason, $4), count(*) FROM devices d WHERE \(Self.criteria) GROUP BY 1
                         """, request), logger: logger)
                 for try await (reason, count) in rows.decode((String, Int64).self) {
                     byReason[reason] = Int(count)
@@ -39,9 +39,13 @@ public struct PostgresDevicePruner: DevicePruner {
                             Self.query(
                                 """
                                 WITH victims AS (
-                                    SELECT app_id, id FROM devices WHERE \(Self.criteria) LIMIT $5
+                                    SELECT app_id, id FROM devices d WHERE \(Self.criteria) LIMIT $5
                                 ), gone AS (
-                                    DELETE FROM devices d USING victims v WHERE d.app_id = v.app_id AND d.id = v.id
+                                    -- The criteria again, on the row the DELETE locks: a device
+                                    -- registered again after the victims were chosen (its new
+                                    -- row version is what a blocked DELETE re-checks) is kept.
+                                    DELETE FROM devices d USING victims v
+                                    WHERE d.app_id = v.app_id AND d.id = v.id AND \(Self.rowCriteria)
                                     RETURNING coalesce(d.invalidation_reason, $4) AS reason
                                 )
                                 SELECT reason, count(*) FROM gone GROUP BY reason
@@ -92,8 +96,11 @@ public struct PostgresDevicePruner: DevicePruner {
     /// exactly what a real run deletes.
     private static let criteria = """
         ($1::bigint IS NULL OR app_id = $1)
-        AND ((invalidated_at < $2::timestamptz) OR (registered_at < $3::timestamptz))
+        AND \(rowCriteria)
         """
+
+    /// What makes one device dead, on columns of `d`.
+    private static let rowCriteria = "((d.invalidated_at < $2::timestamptz) OR (d.registered_at < $3::timestamptz))"
 
     private static func query(_ sql: String, _ request: PruneRequest, batchSize: Int? = nil) -> PostgresQuery {
         var binds = PostgresBindings()

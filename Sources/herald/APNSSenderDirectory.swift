@@ -98,6 +98,11 @@ actor APNSSenderDirectory: SenderDirectory {
                 drop(key, creation, sender)
                 continue
             }
+            guard state.connection == sender.connection else {
+                logger.info("\(sender.bundleID): its APNs endpoint or trusted CAs changed; reconnecting")
+                drop(key, creation, sender)
+                continue
+            }
             return sender
         }
     }
@@ -132,7 +137,9 @@ actor APNSSenderDirectory: SenderDirectory {
             let apps = self.apps
             let logger = self.logger
             let credentialID = active.credential.id
-            return APNSClientSender(bundleID: app.bundleID, credentialID: credentialID, client: client) { reason in
+            return APNSClientSender(
+                bundleID: app.bundleID, credentialID: credentialID, connection: AppConnectionSettings(app), client: client
+            ) { reason in
                 // Noted once per credential (audit, credentials.rejected webhook), off the send path.
                 Task {
                     do {
@@ -165,6 +172,8 @@ actor APNSSenderDirectory: SenderDirectory {
 final class APNSClientSender: NotificationSender {
     let bundleID: String
     let credentialID: Int64
+    /// The endpoint and CAs `client` was built with.
+    let connection: AppConnectionSettings
     let client: APNSClient
     private let usage = Mutex(Usage())
     private let onRejected: @Sendable (String) -> Void
@@ -176,9 +185,13 @@ final class APNSClientSender: NotificationSender {
     }
 
     /// `onRejected` is told, once, when APNs refuses the credential.
-    init(bundleID: String, credentialID: Int64, client: APNSClient, onRejected: @escaping @Sendable (String) -> Void = { _ in }) {
+    init(
+        bundleID: String, credentialID: Int64, connection: AppConnectionSettings = AppConnectionSettings(), client: APNSClient,
+        onRejected: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.bundleID = bundleID
         self.credentialID = credentialID
+        self.connection = connection
         self.client = client
         self.onRejected = onRejected
     }

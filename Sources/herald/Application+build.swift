@@ -14,13 +14,15 @@ import ServiceLifecycle
 /// The HTTP routes: the API and, when enabled, the console.
 func buildHTTPRouter(
     configuration: HeraldConfiguration, store: Store, directSender: DirectSender,
-    keyCache: APIKeyCache? = nil, metricsText: @escaping @Sendable () -> String
+    keyCache: APIKeyCache? = nil, appDirectory: AppDirectory? = nil, metricsText: @escaping @Sendable () -> String
 ) -> Router<HeraldRequestContext> {
     let router = buildRouter(
         APIDependencies(
             apps: store.apps, certificates: PKCS12CertificateReader(), devices: store.devices, pruner: store.pruner,
             keys: store.keys, audit: store.audit,
-            keyCache: keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds)), ledger: store.ledger,
+            keyCache: keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds)),
+            appDirectory: appDirectory ?? AppDirectory(apps: store.apps, ttl: .seconds(configuration.appCacheSeconds)),
+            ledger: store.ledger,
             templates: store.templates,
             campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, webhooks: store.webhooks, metricsText: metricsText,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
@@ -42,15 +44,17 @@ func buildHTTPRouter(
 /// build the application here.
 func buildApplication(
     configuration: HeraldConfiguration, store: Store, logger: Logger, keyCache: APIKeyCache? = nil,
-    metricsText: @escaping @Sendable () -> String
+    appDirectory: AppDirectory? = nil, metricsText: @escaping @Sendable () -> String
 ) -> some ApplicationProtocol {
     // One set of APNs connection pools for the engine and the API's direct sends.
     let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
     let directSender = DirectSender(
         devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger)
     let keyCache = keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds))
+    let appDirectory = appDirectory ?? AppDirectory(apps: store.apps, ttl: .seconds(configuration.appCacheSeconds))
     let router = buildHTTPRouter(
-        configuration: configuration, store: store, directSender: directSender, keyCache: keyCache, metricsText: metricsText)
+        configuration: configuration, store: store, directSender: directSender, keyCache: keyCache,
+        appDirectory: appDirectory, metricsText: metricsText)
     var app = Application(
         router: router,
         // A connection that sends nothing, not even a whole request header, for the idle timeout
@@ -63,7 +67,10 @@ func buildApplication(
             address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "herald",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.httpMaxConnections, logger: logger)),
         // Services stop in reverse order: the senders close after the engine has drained.
-        services: [store.client, SendersService(senders: senders), KeyRevocationListener(keys: store.keys, cache: keyCache, logger: logger)],
+        services: [
+            store.client, SendersService(senders: senders),
+            ChangeListener(changes: store.changes, keys: keyCache, apps: appDirectory, logger: logger),
+        ],
         logger: logger)
     let migrated = MigrationGate(open: !configuration.autoMigrate)
     app.addServices(CertificateExpiryService(apps: store.apps, after: migrated, logger: logger))

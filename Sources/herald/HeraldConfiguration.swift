@@ -90,6 +90,10 @@ struct HeraldConfiguration: Sendable {
     /// `HERALD_API_KEY_CACHE_SECONDS`: how long a key that authenticated is remembered (0: not
     /// at all); a revocation is seen at once wherever the database's notification arrives.
     var apiKeyCacheSeconds = 10
+    /// `HERALD_APP_CACHE_SECONDS`: how long the API remembers an app it looked up (0: read it
+    /// for every request); a change to an app is seen at once wherever the database's
+    /// notification arrives, and after this long where it does not.
+    var appCacheSeconds = 5
     /// `HERALD_RETENTION_ENABLED`: whether `serve` (with the engine) deletes old ledger rows.
     var retentionEnabled = true
     /// How long each kind of row is kept: `HERALD_RETENTION_DELIVERIES_DAYS`, `…_NOTIFICATIONS_DAYS`,
@@ -193,6 +197,7 @@ struct HeraldConfiguration: Sendable {
             reader, "herald.apns.credential_recheck_ms", configuration.credentialRecheckMilliseconds)
         configuration.apiKeyCacheSeconds = try nonNegative(
             reader, "herald.api.key_cache_seconds", configuration.apiKeyCacheSeconds)
+        configuration.appCacheSeconds = try nonNegative(reader, "herald.app.cache_seconds", configuration.appCacheSeconds)
         configuration.retentionEnabled = try flag(reader, "herald.retention.enabled", configuration.retentionEnabled)
         configuration.retention.deliveriesDays = try days(reader, "herald.retention.deliveries_days", configuration.retention.deliveriesDays)
         configuration.retention.notificationsDays = try days(

@@ -21,6 +21,7 @@ struct Store: Sendable {
     let users: PostgresConsoleUserRepository
     let sessions: PostgresConsoleSessionRepository
     let webhooks: PostgresWebhookStore
+    let changes: ChangeFeed
     let migrator: MigrationRunner
     let readiness: PostgresReadinessCheck
 
@@ -50,6 +51,7 @@ struct Store: Sendable {
         users = PostgresConsoleUserRepository(client: client, logger: logger)
         sessions = PostgresConsoleSessionRepository(client: client, logger: logger)
         webhooks = PostgresWebhookStore(client: client, vault: vault, logger: logger)
+        changes = ChangeFeed(client: client)
         migrator = MigrationRunner(client: client, migrations: migrations, logger: logger)
         readiness = PostgresReadinessCheck(client: client, migrations: migrations, logger: logger)
     }

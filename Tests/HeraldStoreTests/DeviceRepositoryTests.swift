@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import PostgresNIO
 import Testing
 
@@ -132,6 +133,54 @@ import Testing
             // A summary per run, and an entry per batch written with that batch's deletions.
             #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action IN ('devices.prune', 'devices.prune.dry-run')") == 2)
             #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'devices.prune.batch'") == 4)
+        }
+    }
+
+    /// A registration that commits while a prune runs wins: the prune chose its victims before
+    /// the registration committed, but re-checks them on the rows it deletes.
+    @Test func pruneKeepsADeviceRegisteredAgainWhileItRuns() async throws {
+        try await StoreFixture.with { f in
+            for n in 1...3 {
+                _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(n), registration: StoreFixture.registration())
+                try await f.invalidate(StoreFixture.token(n), reason: "Unregistered", daysAgo: 40)
+            }
+            let returning = ByteBuffer(bytes: StoreFixture.token(2).bytes)
+            let (held, holding) = AsyncStream.makeStream(of: Void.self)
+            let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+            // Device 2 registers again, as the registration route does, and holds its transaction open.
+            let registration = Task {
+                try await f.client.withConnection { connection in
+                    _ = try await connection.query("BEGIN", logger: TestDatabase.logger).collect()
+                    _ = try await connection.query(
+                        """
+                        UPDATE devices SET registered_at = now(), invalidated_at = NULL, invalidation_reason = NULL,
+                            apns_unregistered_at = NULL, updated_at = now()
+                        WHERE app_id = \(f.app.id) AND token = \(returning)
+                        """, logger: TestDatabase.logger).collect()
+                    holding.yield()
+                    var waiting = release.makeAsyncIterator()
+                    _ = await waiting.next()
+                    _ = try await connection.query("COMMIT", logger: TestDatabase.logger).collect()
+                }
+            }
+            var heldIterator = held.makeAsyncIterator()
+            _ = await heldIterator.next()
+            let request = try PruneRequest(
+                invalidatedBefore: Date(timeIntervalSinceNow: -30 * 86_400), notRegisteredSince: nil, appID: f.app.id, dryRun: false)
+            let prune = Task { try await f.pruner(batchSize: 10).prune(request, actor: "test") }
+            // The prune has chosen device 2 and waits for its row lock.
+            try await waitUntil("the prune to wait for the registration's lock") {
+                try await f.count(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%victims%'") == 1
+            }
+            releasing.yield()
+            try await registration.value
+            let result = try await prune.value
+            #expect(result.byReason == ["Unregistered": 2])
+            #expect(
+                try await f.count(
+                    "SELECT count(*) FROM devices WHERE token = '\\x\(StoreFixture.token(2).hex)' AND invalidated_at IS NULL") == 1)
+            #expect(try await f.count("SELECT count(*) FROM devices") == 1)
         }
     }
 }

@@ -26,6 +26,7 @@ import Testing
         ("0015_add_retention.sql", "ace8a3356f3116bc2fd5cc9d1e59c5079fdfacac9a9a685f7bddbb5c12dfbbae"),
         ("0016_add_template_owners.sql", "f4ed359b168fef9a8992133e3960c459e716db6b218db6c76d41406d3fc92b58"),
         ("0017_create_webhooks.sql", "ec5188c249953e5b04ca235f9191692e4839cfceecab2f75edadaf451428a599"),
+        ("0018_hash_delivery_apns_ids.sql", "0f0d3f55e99969e6f8c758e8da2e9fccaa002563f7918037f2d994e8dca6cc4b"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

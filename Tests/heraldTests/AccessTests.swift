@@ -1,6 +1,7 @@
 import Foundation
-import HeraldAPI
+@testable import HeraldAPI
 import HeraldCore
+import HeraldTestSupport
 import Hummingbird
 import PostgresNIO
 import Synchronization
@@ -45,7 +46,8 @@ import Testing
             // What `herald serve` runs beside the API; the first notification it hears says it listens.
             let heard = Mutex<Set<Int64>>([])
             let listener = Task {
-                try await h.store.keys.listenForRevocations(for: .seconds(60)) { id in
+                try await h.store.changes.listen(for: .seconds(60)) { change in
+                    guard case .keyRevoked(let id) = change else { return }
                     heard.withLock { _ = $0.insert(id) }
                     cache.forget(keyID: id)
                 }
@@ -77,16 +79,6 @@ import Testing
         cache.forget(keyID: 7)
         #expect(cache.principal(for: "hk_secret", date: now) == nil)
         #expect(APIKeyCache(ttl: .zero).principal(for: "hk_secret") == nil)
-    }
-
-    /// Polls `condition` every 50 ms for up to 10 s.
-    func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("timed out waiting for \(what)")
     }
 
     @Test func appKeysReachOnlyTheirOwnApp() async throws {
@@ -138,6 +130,29 @@ import Testing
             for secret in [token, h.appKey, h.adminKey, String(h.appKey.dropFirst(11))] {
                 #expect(!text.contains(secret))
             }
+        }
+    }
+}
+
+/// What the API remembers of apps: forgotten at once when told, and never kept past its life.
+@Suite struct AppDirectoryTests {
+    @Test func anAppIsReadAgainAfterItsCopyLapsesOrIsForgotten() async throws {
+        try await APIHarness.with { h in
+            let directory = AppDirectory(apps: h.store.apps, ttl: .milliseconds(200))
+            #expect(try await directory.require(bundleID: APIHarness.bundleID).defaultEnvironment == .production)
+            #expect(directory.count == 1)
+            // Changed in the database only, as the CLI or another instance would.
+            _ = try await h.store.apps.update(appID: h.app.id, changes: AppChanges(defaultEnvironment: .sandbox), actor: "test")
+            directory.forget(appID: h.app.id)
+            #expect(try await directory.require(bundleID: APIHarness.bundleID).defaultEnvironment == .sandbox)
+            _ = try await h.store.apps.update(appID: h.app.id, changes: AppChanges(defaultEnvironment: .production), actor: "test")
+            try await waitUntil("the copy to lapse") {
+                try await directory.require(bundleID: APIHarness.bundleID).defaultEnvironment == .production
+            }
+            // Off: every request reads the app.
+            let uncached = AppDirectory(apps: h.store.apps, ttl: .zero)
+            _ = try await uncached.require(bundleID: APIHarness.bundleID)
+            #expect(uncached.count == 0)
         }
     }
 }
