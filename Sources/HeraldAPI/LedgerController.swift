@@ -77,23 +77,31 @@ struct LedgerController {
         return DeviceHistoryResponse(history)
     }
 
-    @Sendable func export(request: Request, context: HeraldRequestContext) async throws -> UserDataResponse {
+    /// Streamed a page at a time: a user with any number of devices is exported whole.
+    @Sendable func export(request: Request, context: HeraldRequestContext) async throws -> Response {
         let app = try await userApp(context)
         for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
         let userID = try Self.userID(try context.parameters.require("userID"), field: "userID")
-        let data = try await ledger.export(appID: app.id, userID: userID)
-        guard !data.devices.isEmpty || !data.events.isEmpty else { throw Self.unknownUser() }
-        return UserDataResponse(data, bundleID: app.bundleID)
+        guard try await ledger.holdsUser(appID: app.id, userID: userID) else { throw Self.unknownUser() }
+        let writer = UserDataExportWriter(ledger: ledger)
+        let body = ResponseBody { output in
+            try await writer.write(appID: app.id, bundleID: app.bundleID, userID: userID) { text in
+                try await output.write(ByteBuffer(string: text))
+            }
+            try await output.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: body)
     }
 
     @Sendable func erase(request: Request, context: HeraldRequestContext) async throws -> UserErasureResponse {
         let app = try await userApp(context)
         let userID = try Self.userID(try context.parameters.require("userID"), field: "userID")
         let erasure = try await ledger.erase(appID: app.id, userID: userID, actor: try context.requirePrincipal().keyPrefix)
-        guard erasure.devicesDeleted > 0 || erasure.eventsAnonymised > 0 else { throw Self.unknownUser() }
+        guard !erasure.isEmpty else { throw Self.unknownUser() }
         return UserErasureResponse(
             devicesDeleted: erasure.devicesDeleted, notificationsAnonymised: erasure.notificationsAnonymised,
-            eventsAnonymised: erasure.eventsAnonymised)
+            eventsAnonymised: erasure.eventsAnonymised, webhookMessagesRedacted: erasure.webhookMessagesRedacted,
+            campaignAudiencesRedacted: erasure.campaignAudiencesRedacted)
     }
 
     private func app(_ context: HeraldRequestContext, access: Principal.DeviceAccess) async throws -> App {
@@ -194,54 +202,10 @@ struct DeviceHistoryResponse: ResponseEncodable {
     }
 }
 
-struct UserDataResponse: ResponseEncodable {
-    struct Event: Encodable {
-        var kind: String
-        var occurredAt: Date
-        var apnsID: String?
-        var name: String?
-        var value: Double?
-        var campaignID: String?
-    }
-
-    var app: String
-    var userID: String
-    var exportedAt: Date
-    var devices: [DeviceResponse]
-    var notifications: [NotificationRecordResponse]
-    var campaigns: [CampaignDeliveryResponse]
-    var events: [Event]
-    /// True when a list was cut at 10,000 entries.
-    var truncated: Bool
-
-    init(_ data: UserDataExport, bundleID: String, now: Date = Date()) {
-        app = bundleID
-        userID = data.userID
-        exportedAt = now
-        devices = data.devices.map(DeviceResponse.init)
-        notifications = data.notifications.map(NotificationRecordResponse.init)
-        campaigns = data.campaigns.map(CampaignDeliveryResponse.init)
-        events = data.events.map {
-            Event(
-                kind: $0.kind, occurredAt: $0.occurredAt, apnsID: $0.apnsID?.canonicalString, name: $0.name, value: $0.value,
-                campaignID: $0.campaignID?.canonicalString)
-        }
-        truncated = data.truncated
-    }
-}
-
 struct UserErasureResponse: ResponseEncodable {
     var devicesDeleted: Int
     var notificationsAnonymised: Int
     var eventsAnonymised: Int
-}
-
-/// The JSON of a user's data, as `GET …/users/{userID}/export` answers it (the CLI prints it too).
-public enum UserDataJSON {
-    public static func encode(_ data: UserDataExport, bundleID: String) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(UserDataResponse(data, bundleID: bundleID)), as: UTF8.self)
-    }
+    var webhookMessagesRedacted: Int
+    var campaignAudiencesRedacted: Int
 }

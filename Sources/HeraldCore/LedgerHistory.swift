@@ -117,28 +117,61 @@ public struct DeviceHistory: Sendable {
     }
 }
 
-/// Everything Herald holds about one user of one app.
-public struct UserDataExport: Sendable {
-    /// Rows of each kind at most; `truncated` says when there were more.
-    public static let rowLimit = 10_000
+/// One page of a user's data of one kind, and where the next page starts (nil: the last).
+/// A user's export is read page by page and streamed, so a user with any number of devices
+/// is exported whole in bounded memory.
+public struct UserDataPage<Record: Sendable>: Sendable {
+    public var records: [Record]
+    public var next: UserDataCursor?
 
-    public var userID: String
-    public var devices: [Device]
-    public var notifications: [NotificationRecord]
-    public var campaigns: [CampaignDeliveryRecord]
-    public var events: [AppEventRecord]
-    public var truncated: Bool
+    public init(records: [Record], next: UserDataCursor?) {
+        self.records = records
+        self.next = next
+    }
+}
 
-    public init(
-        userID: String, devices: [Device], notifications: [NotificationRecord], campaigns: [CampaignDeliveryRecord],
-        events: [AppEventRecord], truncated: Bool
-    ) {
-        self.userID = userID
-        self.devices = devices
-        self.notifications = notifications
-        self.campaigns = campaigns
-        self.events = events
-        self.truncated = truncated
+/// Where a page of a user's data starts: after the row at (`major`, `minor`) in the list's
+/// order (IDs; for campaign deliveries, the campaign's and the device's).
+public struct UserDataCursor: Sendable, Equatable {
+    public var major: Int64
+    public var minor: Int64
+
+    public init(major: Int64, minor: Int64 = 0) {
+        self.major = major
+        self.minor = minor
+    }
+}
+
+/// A webhook message about a user, still in the outbox: what it says and whether it went out.
+public struct UserWebhookMessage: Sendable, Equatable {
+    public var messageID: UUID
+    public var endpointID: Int64
+    public var type: String
+    public var state: String
+    public var occurredAt: Date
+    /// The message's data as stored, JSON.
+    public var data: PayloadValue
+
+    public init(messageID: UUID, endpointID: Int64, type: String, state: String, occurredAt: Date, data: PayloadValue) {
+        self.messageID = messageID
+        self.endpointID = endpointID
+        self.type = type
+        self.state = state
+        self.occurredAt = occurredAt
+        self.data = data
+    }
+}
+
+/// A campaign whose audience names the user among its `userIDs`.
+public struct UserCampaignAudience: Sendable, Equatable {
+    public var campaignID: UUID
+    public var name: String
+    public var state: String
+
+    public init(campaignID: UUID, name: String, state: String) {
+        self.campaignID = campaignID
+        self.name = name
+        self.state = state
     }
 }
 
@@ -166,11 +199,25 @@ public struct UserErasure: Sendable, Equatable {
     public var devicesDeleted: Int
     public var notificationsAnonymised: Int
     public var eventsAnonymised: Int
+    /// Webhook messages about the user that lost the token and user ID.
+    public var webhookMessagesRedacted: Int
+    /// Campaigns whose audience named the user, which no longer does.
+    public var campaignAudiencesRedacted: Int
 
-    public init(devicesDeleted: Int, notificationsAnonymised: Int, eventsAnonymised: Int) {
+    public init(
+        devicesDeleted: Int, notificationsAnonymised: Int, eventsAnonymised: Int, webhookMessagesRedacted: Int = 0,
+        campaignAudiencesRedacted: Int = 0
+    ) {
         self.devicesDeleted = devicesDeleted
         self.notificationsAnonymised = notificationsAnonymised
         self.eventsAnonymised = eventsAnonymised
+        self.webhookMessagesRedacted = webhookMessagesRedacted
+        self.campaignAudiencesRedacted = campaignAudiencesRedacted
+    }
+
+    /// Whether Herald held anything of the user.
+    public var isEmpty: Bool {
+        devicesDeleted == 0 && eventsAnonymised == 0 && webhookMessagesRedacted == 0 && campaignAudiencesRedacted == 0
     }
 }
 
@@ -178,8 +225,23 @@ public struct UserErasure: Sendable, Equatable {
 public protocol LedgerRepository: Sendable {
     func notifications(appID: Int64, query: NotificationQuery) async throws -> NotificationPage
     func history(appID: Int64, token: DeviceToken) async throws -> DeviceHistory
-    func export(appID: Int64, userID: String) async throws -> UserDataExport
-    /// Deletes the user's devices and anonymises what the ledgers and events hold of them, in
-    /// one transaction, audited (with a digest of the user ID, not the ID).
+    /// Whether Herald holds anything of the user: a device, an event, a webhook message or a
+    /// campaign audience naming them.
+    func holdsUser(appID: Int64, userID: String) async throws -> Bool
+    /// A user's data, a page at a time, each list in its own order (newest first for ledgers).
+    func userDevices(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws -> UserDataPage<Device>
+    func userNotifications(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+        -> UserDataPage<NotificationRecord>
+    func userCampaignDeliveries(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+        -> UserDataPage<CampaignDeliveryRecord>
+    func userEvents(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+        -> UserDataPage<AppEventRecord>
+    func userWebhookMessages(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+        -> UserDataPage<UserWebhookMessage>
+    func userCampaignAudiences(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+        -> UserDataPage<UserCampaignAudience>
+    /// Deletes the user's devices and anonymises what the ledgers, events, webhook outbox and
+    /// campaign audiences hold of them, in one transaction, audited (with a digest of the user
+    /// ID, not the ID).
     func erase(appID: Int64, userID: String, actor: String) async throws -> UserErasure
 }

@@ -37,13 +37,18 @@ enum DeviceInvalidator {
                           CASE WHEN i.conditional THEN i.unregistered_at END AS apns_timestamp
             ), webhooks AS (
                 -- docs/webhooks.md "device.invalidated": queued with the change, for each
-                -- endpoint that takes it (none: nothing is written).
+                -- endpoint that takes it (none: nothing is written). Only the app's own
+                -- endpoints get the full token and the user ID: the copies for endpoints of
+                -- every app are stored without them.
                 INSERT INTO webhook_messages (endpoint_id, type, data)
                 SELECT e.id, 'device.invalidated',
                        jsonb_strip_nulls(jsonb_build_object(
                            'app', (SELECT bundle_id FROM apps WHERE id = \(appID)),
-                           'token', encode(v.token, 'hex'), 'tokenSuffix', right(encode(v.token, 'hex'), 8),
-                           'environment', v.environment, 'userID', v.user_id, 'reason', v.invalidation_reason,
+                           'token', CASE WHEN e.app_id IS NOT NULL THEN encode(v.token, 'hex') END,
+                           'tokenSuffix', right(encode(v.token, 'hex'), 8),
+                           'environment', v.environment,
+                           'userID', CASE WHEN e.app_id IS NOT NULL THEN v.user_id END,
+                           'reason', v.invalidation_reason,
                            'invalidatedAt', herald_rfc3339(v.invalidated_at),
                            'apnsTimestamp', herald_rfc3339(v.apns_timestamp)))
                 FROM invalidated v

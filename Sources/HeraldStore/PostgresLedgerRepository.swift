@@ -1,5 +1,4 @@
 import APNSCore
-import Crypto
 import Foundation
 import HeraldCore
 import Logging
@@ -65,97 +64,6 @@ public struct PostgresLedgerRepository: LedgerRepository {
                     limit: DeviceHistory.campaignLimit, on: client, logger: logger)
             }
             return DeviceHistory(device: device, notifications: records, campaigns: campaigns)
-        }
-    }
-
-    public func export(appID: Int64, userID: String) async throws -> UserDataExport {
-        try await DatabaseMetrics.measure("ledger.export") {
-            let limit = UserDataExport.rowLimit
-            let devices = try await client.query(
-                """
-                SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app_id = \(appID) AND user_id = \(userID)
-                ORDER BY id LIMIT \(limit + 1)
-                """, logger: logger
-            ).collect().map(DeviceRow.decode)
-            let ids = devices.prefix(limit).map(\.id)
-            let notifications = try await client.query(
-                """
-                SELECT \(unescaped: Self.notificationColumns) FROM notifications n
-                WHERE n.app_id = \(appID) AND n.device_id = ANY (\(ids)::bigint[])
-                ORDER BY n.id DESC LIMIT \(limit + 1)
-                """, logger: logger
-            ).collect().map(Self.decodeNotification)
-            let campaigns = try await Self.campaignDeliveries(
-                appID: appID, deviceIDs: ids, latestCampaigns: nil, limit: limit + 1, on: client, logger: logger)
-            let events = try await client.query(
-                """
-                SELECT e.kind, e.occurred_at, e.apns_id, e.name, e.value, c.public_id
-                FROM events e LEFT JOIN campaigns c ON c.id = e.campaign_id
-                WHERE e.app_id = \(appID) AND (e.user_id = \(userID) OR e.device_id = ANY (\(ids)::bigint[]))
-                ORDER BY e.id DESC LIMIT \(limit + 1)
-                """, logger: logger
-            ).collect().map { row -> AppEventRecord in
-                let (kind, occurredAt, apnsID, name, value, campaign) = try row.decode(
-                    (String, Date, UUID?, String?, Double?, UUID?).self)
-                return AppEventRecord(kind: kind, occurredAt: occurredAt, apnsID: apnsID, name: name, value: value, campaignID: campaign)
-            }
-            let truncated = [devices.count, notifications.count, campaigns.count, events.count].contains { $0 > limit }
-            return UserDataExport(
-                userID: userID, devices: Array(devices.prefix(limit)), notifications: Array(notifications.prefix(limit)),
-                campaigns: Array(campaigns.prefix(limit)), events: Array(events.prefix(limit)), truncated: truncated)
-        }
-    }
-
-    public func erase(appID: Int64, userID: String, actor: String) async throws -> UserErasure {
-        try await DatabaseMetrics.measure("ledger.erase") {
-            try await client.withDomainTransaction(logger: logger) { connection in
-                let deleted = try await connection.query(
-                    "DELETE FROM devices WHERE app_id = \(appID) AND user_id = \(userID) RETURNING id, token", logger: logger
-                ).collect().map { try $0.decode((Int64, ByteBuffer).self) }
-                let ids = deleted.map(\.0)
-                let tokens = deleted.map(\.1)
-                // A ledger row keeps its outcome but no longer names the token: it holds the
-                // token's SHA-256 instead, which cannot be sent to or matched to a person.
-                let notifications = try await connection.query(
-                    """
-                    WITH changed AS (
-                        UPDATE notifications SET token = sha256(token), device_id = NULL
-                        WHERE app_id = \(appID) AND (device_id = ANY (\(ids)::bigint[]) OR token = ANY (\(tokens)::bytea[]))
-                        RETURNING 1
-                    ) SELECT count(*) FROM changed
-                    """, logger: logger
-                ).collect().first?.decode(Int64.self) ?? 0
-                try await connection.query(
-                    """
-                    UPDATE test_deliveries SET token = sha256(token), device_id = NULL
-                    WHERE app_id = \(appID) AND token = ANY (\(tokens)::bytea[])
-                    """, logger: logger)
-                let events = try await connection.query(
-                    """
-                    WITH changed AS (
-                        UPDATE events SET user_id = NULL, device_id = NULL
-                        WHERE app_id = \(appID) AND (user_id = \(userID) OR device_id = ANY (\(ids)::bigint[]))
-                        RETURNING 1
-                    ) SELECT count(*) FROM changed
-                    """, logger: logger
-                ).collect().first?.decode(Int64.self) ?? 0
-                try await connection.query(
-                    "DELETE FROM frequency_sends WHERE app_id = \(appID) AND device_id = ANY (\(ids)::bigint[])", logger: logger)
-                let erasure = UserErasure(
-                    devicesDeleted: ids.count, notificationsAnonymised: Int(notifications), eventsAnonymised: Int(events))
-                // Erasing a user Herald knows nothing of changes nothing, and is not recorded.
-                guard erasure.devicesDeleted > 0 || erasure.eventsAnonymised > 0 else { return erasure }
-                try await AuditLog.record(
-                    on: connection, actor: actor, action: "user.erase", appID: appID,
-                    details: [
-                        // The audit log must not keep what was erased: a digest tells requests apart.
-                        "userIDSHA256": .string(SHA256.hash(data: Data(userID.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()),
-                        "devicesDeleted": .int(erasure.devicesDeleted),
-                        "notificationsAnonymised": .int(erasure.notificationsAnonymised),
-                        "eventsAnonymised": .int(erasure.eventsAnonymised),
-                    ], logger: logger)
-                return erasure
-            }
         }
     }
 

@@ -136,7 +136,7 @@ public struct PostgresWebhookStore: WebhookStore {
                 RETURNING m.id, m.endpoint_id, m.message_id, e.url, e.secret_sealed, m.type, m.attempts, m.occurred_at,
                           jsonb_build_object(
                               'type', m.type, 'timestamp', herald_rfc3339(m.occurred_at),
-                              'data', CASE WHEN e.app_id IS NULL THEN m.data - 'token' - 'userID' ELSE m.data END)::text
+                              'data', m.data)::text
                 """, logger: logger
             ).collect()
         }

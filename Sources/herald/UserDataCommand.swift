@@ -11,7 +11,8 @@ struct UserDataCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the user's devices, ledger rows and events as JSON (tokens as their last 8 hex digits).")
+            abstract:
+                "Print the user's devices, ledger rows, events, webhook messages and campaign audiences as JSON (tokens as their last 8 hex digits).")
 
         @OptionGroup var options: CommonOptions
         @OptionGroup var user: UserDataCommand.User
@@ -19,21 +20,23 @@ struct UserDataCommand: AsyncParsableCommand {
         func run() async throws {
             let (bundleID, userID) = try user.checked()
             let (configuration, logger) = try options.load()
-            let json = try await Store.with(configuration, logger: logger) { store -> String in
+            try await Store.with(configuration, logger: logger) { store in
                 let app = try await store.requireApp(bundleID)
-                let data = try await store.ledger.export(appID: app.id, userID: userID)
-                guard !data.devices.isEmpty || !data.events.isEmpty else {
-                    throw CLIError("Herald holds no device or event of user \(userID) for \(bundleID)")
+                guard try await store.ledger.holdsUser(appID: app.id, userID: userID) else {
+                    throw CLIError("Herald holds nothing of user \(userID) for \(bundleID)")
                 }
-                return try UserDataJSON.encode(data, bundleID: app.bundleID)
+                // Written as it is read, so a user with any number of devices is printed whole.
+                try await UserDataExportWriter(ledger: store.ledger).write(appID: app.id, bundleID: app.bundleID, userID: userID) {
+                    text in FileHandle.standardOutput.write(Data(text.utf8))
+                }
             }
-            print(json)
         }
     }
 
     struct Erase: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete the user's devices and anonymise their ledger rows and events, in one transaction (audited).")
+            abstract:
+                "Delete the user's devices and anonymise their ledger rows, events, webhook messages and campaign audiences, in one transaction (audited).")
 
         @OptionGroup var options: CommonOptions
         @OptionGroup var user: UserDataCommand.User
@@ -44,14 +47,13 @@ struct UserDataCommand: AsyncParsableCommand {
             let erasure = try await Store.with(configuration, logger: logger) { store -> UserErasure in
                 let app = try await store.requireApp(bundleID)
                 let erasure = try await store.ledger.erase(appID: app.id, userID: userID, actor: cliActor)
-                guard erasure.devicesDeleted > 0 || erasure.eventsAnonymised > 0 else {
-                    throw CLIError("Herald holds no device or event of user \(userID) for \(bundleID)")
-                }
+                guard !erasure.isEmpty else { throw CLIError("Herald holds nothing of user \(userID) for \(bundleID)") }
                 return erasure
             }
             print(
                 "Erased: \(erasure.devicesDeleted) devices deleted, \(erasure.notificationsAnonymised) notifications and "
-                    + "\(erasure.eventsAnonymised) events anonymised.")
+                    + "\(erasure.eventsAnonymised) events anonymised, \(erasure.webhookMessagesRedacted) webhook messages and "
+                    + "\(erasure.campaignAudiencesRedacted) campaign audiences redacted.")
         }
     }
 

@@ -2,8 +2,10 @@ import APNSCore
 import Foundation
 import HeraldCore
 import PostgresNIO
+import Synchronization
 import Testing
 
+@testable import HeraldAPI
 @testable import herald
 
 /// The ledgers read back (the transactional ledger, a token's history) and a user's data
@@ -136,6 +138,52 @@ import Testing
                 let entries = try #require(audit.json["entries"] as? [[String: Any]])
                 #expect(entries.count == 1 && !audit.body.contains("user-1"))
                 #expect(((entries.first?["details"] as? [String: Any])?["userIDSHA256"] as? String)?.count == 16)
+            }
+        }
+    }
+
+    /// A user shared by many devices (a placeholder such as `guest`) is exported whole, page by
+    /// page: no list stops at a limit, nothing repeats.
+    @Test func aUserWithManyDevicesIsExportedWholeAPageAtATime() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<1_203) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: ["en"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: n % 100 == 99 ? "someone" : "guest", attributes: ["firstName": "Ana", "cartItemCount": 2])
+            }
+            let guests = 1_203 - 12
+            _ = try await h.runToEnd(try await h.scheduledCampaign())
+            try await h.withAPI { api in
+                _ = try await Self.send(api, tokens: Array(0..<30))
+                let now = ISO8601DateFormatter().string(from: Date())
+                let events = (0..<25).map { #"{"type": "converted", "name": "buy-\#($0)", "userID": "guest", "occurredAt": "\#(now)"}"# }
+                let stored = try await api.request(
+                    .post, "/v1/apps/\(Self.app)/events", key: api.appKey, body: #"{"events": [\#(events.joined(separator: ","))]}"#)
+                #expect(stored.status.code < 300, "\(stored.body)")
+
+                let export = try await api.request(.get, "/v1/apps/\(Self.app)/users/guest/export", key: api.appKey)
+                #expect(export.status == .ok)
+                let devices = try #require(export.json["devices"] as? [[String: Any]])
+                #expect(devices.count == guests && Set(devices.compactMap { $0["id"] as? Int }).count == guests)
+                #expect((export.json["campaigns"] as? [[String: Any]])?.count == guests)
+                #expect((export.json["notifications"] as? [[String: Any]])?.count == 30)
+                #expect((export.json["events"] as? [[String: Any]])?.count == 25)
+                #expect(export.json["truncated"] as? Bool == false)
+
+                // The same document read seven rows at a time.
+                let ledger = h.store.ledger
+                let text = Mutex("")
+                try await UserDataExportWriter(ledger: ledger, pageSize: 7).write(
+                    appID: h.app.id, bundleID: Self.app, userID: "guest", now: Date(timeIntervalSince1970: 0)
+                ) { piece in text.withLock { $0 += piece } }
+                let small = try #require(try JSONSerialization.jsonObject(with: Data(text.withLock { $0 }.utf8)) as? [String: Any])
+                for list in ["devices", "campaigns", "notifications", "events", "webhookMessages", "campaignAudiences"] {
+                    let paged = try #require(small[list] as? [[String: Any]])
+                    let whole = try #require(export.json[list] as? [[String: Any]])
+                    #expect(paged.count == whole.count, "\(list)")
+                    #expect(NSArray(array: paged).isEqual(to: whole), "\(list)")
+                }
             }
         }
     }

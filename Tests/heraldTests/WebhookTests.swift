@@ -112,6 +112,71 @@ import Testing
         await receiver.stop()
     }
 
+    /// Erasing a user while webhook messages about their devices wait in the outbox: the
+    /// export shows those messages and the audiences naming the user; the erase leaves no copy
+    /// of the token or the user ID anywhere in the outbox or in audiences, and what is then
+    /// delivered is the redacted message.
+    @Test func anErasedUserLeavesNoCopyInTheOutboxOrInCampaignAudiences() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        try await EngineHarness.with(fault: Self.unregistered(0..<6)) { h in
+            _ = try await Self.addBoth(h, receiver)
+            try await h.register(0..<6) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: ["en"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: n < 2 ? "erase-me" : "user-\(n)", attributes: ["firstName": "Ana", "cartItemCount": 2])
+            }
+            let erased = [EngineHarness.token(0).hex, EngineHarness.token(1).hex]
+            _ = try await h.runToEnd(try await h.scheduledCampaign())
+            #expect(try await h.store.webhooks.backlog().pending == 6 * 2 + 1)
+            // The copies for every app were stored without a token or a user ID.
+            let stripped = try await h.store.client.query(
+                """
+                SELECT count(*) FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+                WHERE e.app_id IS NULL AND (m.data ? 'token' OR m.data ? 'userID')
+                """).collect()
+            #expect(try stripped.first?.decode(Int64.self) == 0)
+            var audience = AudienceFilter()
+            audience.userIDs = ["erase-me", "user-3"]
+            let named = try await h.store.campaigns.create(
+                CampaignDraft(appID: h.app.id, name: "Named", templateName: "cart-reminder", variables: ["storeName": "Acme"],
+                              audience: audience), actor: "test")
+
+            try await h.withAPI { api in
+                let path = "/v1/apps/\(EngineHarness.bundleID)/users/erase-me"
+                let export = try await api.request(.get, "\(path)/export", key: api.appKey)
+                #expect(export.status == .ok, "\(export.body)")
+                let messages = try #require(export.json["webhookMessages"] as? [[String: Any]])
+                #expect(messages.count == 2 && messages.allSatisfy { $0["state"] as? String == "pending" })
+                #expect(messages.allSatisfy { ($0["data"] as? [String: Any])?["userID"] as? String == "erase-me" })
+                #expect(!erased.contains { export.body.contains($0) })
+                let audiences = try #require(export.json["campaignAudiences"] as? [[String: Any]])
+                #expect(audiences.map { $0["campaignID"] as? String } == [named.publicID.canonicalString])
+
+                let erase = try await api.request(.delete, path, key: api.appKey)
+                #expect(erase.status == .ok, "\(erase.body)")
+                #expect(erase.json["devicesDeleted"] as? Int == 2 && erase.json["webhookMessagesRedacted"] as? Int == 2)
+                #expect(erase.json["campaignAudiencesRedacted"] as? Int == 1)
+                #expect(try await api.request(.get, "\(path)/export", key: api.appKey).status == .notFound)
+            }
+            let left = try await h.store.client.query(
+                """
+                SELECT count(*) FROM webhook_messages
+                WHERE data::text LIKE '%erase-me%' OR data::text LIKE \("%\(erased[0])%") OR data::text LIKE \("%\(erased[1])%")
+                """).collect()
+            #expect(try left.first?.decode(Int64.self) == 0)
+            #expect(try await h.store.campaigns.get(id: named.id)?.audience.userIDs == ["user-3"])
+            // Still delivered, without what was erased.
+            try await h.withWebhookDispatcher {
+                try await h.waitFor("the messages", timeout: .seconds(60)) { try await h.store.webhooks.backlog().pending == 0 }
+            }
+            #expect(receiver.messages.count >= 13)
+            #expect(!receiver.messages.contains { message in message.body.contains("erase-me") || erased.contains { message.body.contains($0) } })
+        }
+        await receiver.stop()
+    }
+
     /// The endpoint is killed: attempts fail (connection refused), are recorded and retried;
     /// once it is back, every message arrives with the ID it had from the start.
     @Test func aDeadEndpointGetsEveryMessageOnceItIsBack() async throws {
