@@ -159,7 +159,7 @@ extension Problem {
         return problem
     }
 
-    static func notReady(_ detail: String) -> Problem {
+    public static func notReady(_ detail: String) -> Problem {
         Problem(status: .serviceUnavailable, slug: "not-ready", title: "Not ready", detail: detail)
     }
 

@@ -11,7 +11,9 @@ public protocol CampaignWorkQueue: Sendable {
     func startDueCampaigns(limit: Int, actor: String, now: Date) async throws -> [Campaign]
     /// Claims a pending chunk of a running campaign whose lease is free or expired and whose
     /// zone is due by `now` (the engine's clock), with a new lease token; nil when there is none.
-    func claimChunk(owner: String, leaseDuration: Duration, now: Date) async throws -> ChunkLease?
+    /// Chunks of the apps in `excludingApps` are left for other instances (this one cannot open
+    /// their credentials).
+    func claimChunk(owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]) async throws -> ChunkLease?
     /// Gives the chunk back until `until` (its next retry, the end of its zone's quiet hours).
     func holdChunk(_ lease: ChunkLease, until: Date) async throws
     /// Extends the lease; throws ``CampaignWorkError/leaseLost`` when it was lost (the worker
@@ -82,7 +84,7 @@ extension CampaignWorkQueue {
     }
 
     public func claimChunk(owner: String, leaseDuration: Duration) async throws -> ChunkLease? {
-        try await claimChunk(owner: owner, leaseDuration: leaseDuration, now: Date())
+        try await claimChunk(owner: owner, leaseDuration: leaseDuration, now: Date(), excludingApps: [])
     }
 }
 

@@ -45,6 +45,20 @@ public struct SendFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(reason): \(detail)" }
 }
 
+/// This instance cannot open the app's stored credential: its `HERALD_SECRET_KEY` is not the
+/// key that sealed it (or it has none). A fault of the instance, not of the app or the
+/// campaign: the work is given back for an instance that can, and nothing is recorded against
+/// a device.
+public struct CredentialUnopenable: Error, Sendable, CustomStringConvertible {
+    public var appID: Int64
+    public var description: String
+
+    public init(appID: Int64, description: String) {
+        self.appID = appID
+        self.description = description
+    }
+}
+
 /// Sends notifications for one app in one APNs environment.
 public protocol NotificationSender: Sendable {
     /// The app's bundle ID: the base of every topic.

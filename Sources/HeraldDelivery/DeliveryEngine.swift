@@ -18,6 +18,8 @@ public final class DeliveryEngine: Service {
     private let draining = Signal()
     /// Grows whenever there may be new work; a waiting loop wakes when it changes.
     private let generation = Mutex<UInt64>(0)
+    /// Apps whose credentials this instance cannot open, left to other instances until then.
+    private let unopenable = Mutex(UnopenableApps())
     private let logger: Logger
 
     public init(
@@ -91,9 +93,11 @@ public final class DeliveryEngine: Service {
         while !stopping {
             let lease: ChunkLease
             do {
+                let excluded = unopenable.withLock { $0.excluded(at: .now) }
                 guard
                     let claimed = try await work.claimChunk(
-                        owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock())
+                        owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
+                        excludingApps: excluded)
                 else {
                     await pause()
                     continue
@@ -135,6 +139,15 @@ public final class DeliveryEngine: Service {
             case .completed, .released, .campaignFailed:
                 break
             }
+        } catch let error as CredentialUnopenable {
+            // Not the campaign's fault: given back at once, and this instance leaves the app's
+            // chunks to others for a while instead of taking them back every poll.
+            if let wait = unopenable.withLock({ $0.avoid(error.appID, at: .now) }) {
+                // Once per wait, however many workers had claimed the app's chunks meanwhile.
+                logger.error(
+                    "campaign \(plan.campaign.publicID): this instance cannot open the app's credential (\(error)); leaving its chunks to other instances for \(wait)")
+            }
+            try? await work.releaseChunk(lease)
         } catch {
             logger.warning("chunk \(lease.chunk) of campaign \(plan.campaign.publicID): \(error); giving it back")
             try? await work.releaseChunk(lease)
@@ -172,3 +185,28 @@ public final class DeliveryEngine: Service {
         }
     }
 }
+
+/// Apps this instance found it cannot open the credentials of, each avoided for a while that
+/// doubles (30 s up to 10 min) while it keeps failing, so a key put right is noticed soon and a
+/// wrong one costs a claim now and then, not every poll.
+struct UnopenableApps {
+    private var avoided: [Int64: (until: ContinuousClock.Instant, wait: Duration)] = [:]
+
+    static let firstWait = Duration.seconds(30)
+    static let longestWait = Duration.seconds(600)
+
+    /// The apps still avoided at `now`.
+    mutating func excluded(at now: ContinuousClock.Instant) -> [Int64] {
+        avoided.filter { $0.value.until > now }.keys.sorted()
+    }
+
+    /// Avoids `appID` from `now` and returns for how long; nil when it is avoided already
+    /// (another worker found out first).
+    mutating func avoid(_ appID: Int64, at now: ContinuousClock.Instant) -> Duration? {
+        if let current = avoided[appID], current.until > now { return nil }
+        let wait = avoided[appID].map { min($0.wait * 2, Self.longestWait) } ?? Self.firstWait
+        avoided[appID] = (now + wait, wait)
+        return wait
+    }
+}
+

@@ -24,6 +24,8 @@ extension PostgresAppRepository {
             let vault = try requireVault()
             return try await client.withDomainTransaction(logger: logger) { connection in
                 guard try await Self.lockApp(appID, on: connection, logger: logger) else { throw StoreError.missingRow }
+                // Never seal with a key that does not open what is stored already.
+                try await SealedSecrets.requireOpenable(with: vault, on: connection, logger: logger)
                 if activate {
                     try await connection.query(
                         "UPDATE app_credentials SET state = 'standby' WHERE app_id = \(appID) AND state = 'active'",

@@ -12,6 +12,8 @@ extension PostgresAppRepository {
         try await DatabaseMetrics.measure("apps.resealAll") {
             let vault = try requireVault()
             return try await client.withDomainTransaction(logger: logger) { connection in
+                // Every row is checked before any moves, and the message names each that does not open.
+                try await SealedSecrets.requireOpenable(with: vault, on: connection, logger: logger)
                 let rows = try await connection.query(
                     """
                     SELECT id, app_id, secret_sealed, seal_format FROM app_credentials

@@ -22,7 +22,9 @@ public struct PostgresAppRepository: AppRepository {
         try await DatabaseMetrics.measure("apps.add") {
             let vault = try requireVault()
             do {
-                return try await client.withTransaction(logger: logger) { connection in
+                return try await client.withDomainTransaction(logger: logger) { connection in
+                    // Never seal with a key that does not open what is stored already.
+                    try await SealedSecrets.requireOpenable(with: vault, on: connection, logger: logger)
                     let rows = try await connection.query(
                         """
                         INSERT INTO apps (bundle_id, team_id, default_environment, apns_endpoint, apns_ca_pem)

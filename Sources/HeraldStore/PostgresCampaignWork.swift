@@ -43,7 +43,9 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
-    public func claimChunk(owner: String, leaseDuration: Duration, now: Date) async throws -> ChunkLease? {
+    public func claimChunk(owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]) async throws
+        -> ChunkLease?
+    {
         try await DatabaseMetrics.measure("work.claimChunk") {
             let rows = try await client.query(
                 """
@@ -53,6 +55,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                     WHERE k.state = 'pending' AND c.state = 'running'
                       AND (k.lease_expires_at IS NULL OR k.lease_expires_at < now())
                       AND (k.not_before IS NULL OR k.not_before <= \(now))
+                      AND k.app_id <> ALL (\(excludingApps)::bigint[])
                     ORDER BY k.campaign_id, k.chunk
                     LIMIT 1
                     FOR UPDATE OF k SKIP LOCKED

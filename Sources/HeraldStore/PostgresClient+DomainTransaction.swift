@@ -17,6 +17,7 @@ extension PostgresClient {
             if error.rollbackError == nil, let inner = error.closureError,
                 inner is CampaignError || inner is ValidationError || inner is CampaignWorkError
                     || inner is CredentialStateError || inner is SigningKeyVaultError
+                    || inner is SecretKeyMismatch
             {
                 throw inner
             }

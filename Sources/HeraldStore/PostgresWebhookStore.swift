@@ -29,6 +29,8 @@ public struct PostgresWebhookStore: WebhookStore {
         let vault = try requireVault()
         return try await DatabaseMetrics.measure("webhooks.add") {
             try await client.withDomainTransaction(logger: logger) { connection in
+                // Never seal with a key that does not open what is stored already.
+                try await SealedSecrets.requireOpenable(with: vault, on: connection, logger: logger)
                 let ids = try await connection.query(
                     "SELECT nextval(pg_get_serial_sequence('webhook_endpoints', 'id'))", logger: logger)
                 guard let id = try await ids.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }
@@ -142,20 +144,45 @@ public struct PostgresWebhookStore: WebhookStore {
         }
         var claimed = [WebhookDelivery]()
         // Each endpoint's secret is opened once per claim, not once per message.
-        var secrets = [Int64: String]()
+        var secrets = [Int64: String?]()
+        var unopenable = [Int64]()
         for row in rows {
             let (id, endpointID, messageID, url, sealed, type, attempts, occurredAt, body) =
                 try row.decode((Int64, Int64, UUID, String, ByteBuffer, String, Int32, Date, String).self)
             if secrets[endpointID] == nil {
-                secrets[endpointID] = (try? vault.open(Array(buffer: sealed), webhookEndpointID: endpointID)) ?? ""
+                secrets[endpointID] = .some(try? vault.open(Array(buffer: sealed), webhookEndpointID: endpointID))
+            }
+            guard let secret = secrets[endpointID] ?? nil else {
+                unopenable.append(id)
+                continue
             }
             claimed.append(
                 WebhookDelivery(
-                    id: id, endpointID: endpointID, messageID: messageID, url: url, secret: secrets[endpointID] ?? "",
+                    id: id, endpointID: endpointID, messageID: messageID, url: url, secret: secret,
                     type: type, body: body, attempt: Int(attempts), occurredAt: occurredAt))
+        }
+        if !unopenable.isEmpty {
+            // This instance's key does not open the endpoint's secret (another instance sealed it
+            // with a key this one lacks): the message is the instance's problem, not the
+            // endpoint's. Given back without spending an attempt, for an instance that can sign it.
+            let endpoints = secrets.filter { $0.value == nil }.keys.sorted()
+            logger.error(
+                "webhooks: HERALD_SECRET_KEY does not open the signing secret of endpoints \(endpoints); their messages are left for an instance whose key does")
+            try await DatabaseMetrics.measure("webhooks.giveBack") {
+                _ = try await client.query(
+                    """
+                    UPDATE webhook_messages
+                    SET attempts = attempts - 1, next_attempt_at = now() + make_interval(secs => \(Self.giveBackSeconds))
+                    WHERE id = ANY (\(unopenable)::bigint[]) AND state = 'pending'
+                    """, logger: logger
+                ).collect()
+            }
         }
         return claimed
     }
+
+    /// How long a message this instance cannot sign waits before any instance tries it again.
+    static let giveBackSeconds = 60.0
 
     public func recordDelivered(_ delivered: [WebhookDelivered]) async throws {
         guard !delivered.isEmpty else { return }

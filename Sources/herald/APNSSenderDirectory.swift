@@ -1,6 +1,7 @@
 import APNSClient
 import APNSCore
 import HeraldCore
+import HeraldStore
 import Logging
 import NIOCore
 import Synchronization
@@ -126,9 +127,18 @@ actor APNSSenderDirectory: SenderDirectory {
             throw SendFailure(.unknownApp, detail: "app \(appID) no longer exists")
         }
         if app.disabledAt != nil { throw SendFailure(.appDisabled, detail: "\(app.bundleID) is disabled") }
-        // An instance without HERALD_SECRET_KEY cannot open the key: that error is the
-        // instance's, not the app's, so it propagates and the chunk is given back.
-        guard let active = try await apps.activeCredential(appID: appID) else {
+        // An instance without HERALD_SECRET_KEY, or with another key than the one that sealed
+        // the credential, cannot open it: that error is the instance's, not the app's, so the
+        // engine gives the chunk back for an instance that can.
+        let found: ActiveCredential?
+        do {
+            found = try await apps.activeCredential(appID: appID)
+        } catch let error as SigningKeyVaultError {
+            throw CredentialUnopenable(appID: appID, description: "\(app.bundleID): \(error)")
+        } catch let error as ConfigurationMissing {
+            throw CredentialUnopenable(appID: appID, description: "\(app.bundleID): \(error)")
+        }
+        guard let active = found else {
             throw SendFailure(.credentialsUnusable, detail: "\(app.bundleID) has no active credential", credentialsRejected: true)
         }
         do {

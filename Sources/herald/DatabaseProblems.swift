@@ -1,4 +1,6 @@
 import HeraldAPI
+import HeraldCore
+import HeraldStore
 import PostgresNIO
 
 /// What the API answers when PostgreSQL, not the request, is the trouble: a statement past
@@ -6,6 +8,10 @@ import PostgresNIO
 /// `Retry-After`, never 500. Lives here because only the composition root knows both sides.
 enum DatabaseProblems {
     @Sendable static func classify(_ error: any Error) -> Problem? {
+        if error is SecretKeyMismatch || error is SigningKeyVaultError || error is CredentialUnopenable {
+            // This instance's configuration, not the request: the server log names the rows.
+            return .notReady("this instance's HERALD_SECRET_KEY does not open the stored secrets; an admin must fix its configuration")
+        }
         guard let error = error as? PSQLError else { return nil }
         switch error.code {
         case .server:

@@ -28,6 +28,8 @@ struct SecretsCommand: AsyncParsableCommand {
             let count = try await Store.with(configuration, logger: logger) { store in
                 do {
                     return try await store.apps.resealAll(actor: cliActor)
+                } catch let error as SecretKeyMismatch {
+                    throw CLIError("\(error); nothing was changed")
                 } catch let error as SigningKeyVaultError {
                     throw CLIError("\(error); nothing was changed")
                 }

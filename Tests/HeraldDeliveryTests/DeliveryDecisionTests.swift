@@ -78,3 +78,27 @@ import Testing
         #expect(SendResult.answered(APNSResponse(status: 200)).credentialsRejection == nil)
     }
 }
+
+/// Apps an instance cannot open the credentials of: avoided for a wait that doubles while the
+/// failures go on, told once per wait.
+@Suite struct UnopenableAppsTests {
+    @Test func anAppIsAvoidedForAWaitThatDoublesUpToTenMinutes() {
+        var apps = UnopenableApps()
+        let start = ContinuousClock.now
+        #expect(apps.avoid(7, at: start) == .seconds(30))
+        #expect(apps.avoid(7, at: start + .seconds(1)) == nil)
+        #expect(apps.excluded(at: start + .seconds(29)) == [7])
+        #expect(apps.excluded(at: start + .seconds(31)).isEmpty)
+        var now = start + .seconds(31)
+        var waits = [Duration]()
+        for _ in 0..<6 {
+            guard let wait = apps.avoid(7, at: now) else { break }
+            waits.append(wait)
+            now += wait + .seconds(1)
+        }
+        #expect(waits == [.seconds(60), .seconds(120), .seconds(240), .seconds(480), .seconds(600), .seconds(600)])
+        #expect(apps.avoid(7, at: now) == .seconds(600))
+        #expect(apps.avoid(8, at: now) == .seconds(30))
+        #expect(apps.excluded(at: now) == [7, 8])
+    }
+}

@@ -129,7 +129,9 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
 
     // The scheduler's side: one chunk needs none of it.
     public func startDueCampaigns(limit: Int, actor: String, now: Date) async throws -> [Campaign] { [] }
-    public func claimChunk(owner: String, leaseDuration: Duration, now: Date) async throws -> ChunkLease? { nil }
+    public func claimChunk(owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]) async throws
+        -> ChunkLease?
+    { nil }
     public func pruneFrequencySends(before: Date) async throws -> Int { 0 }
     public func listenForWork(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws {
         try await Task.sleep(for: duration)
