@@ -9,6 +9,10 @@ public struct AppEvent: Sendable, Hashable {
     public static let allowedClockSkew: TimeInterval = 300
     /// How old an event may be: older ones could not be attributed anyway.
     public static let maximumAge: TimeInterval = 365 * 86_400
+    /// A conversion by user ID is attributed over at most this many of the user's devices, the
+    /// newest first: a person has a few, and a user ID shared by thousands of devices (a
+    /// placeholder such as `guest`) must not make attribution cost as much as a campaign.
+    public static let attributionDevicesPerUser = 20
 
     public enum Kind: Sendable, Hashable {
         /// The user opened the notification with this apns-id (`UNNotificationRequest.identifier`).

@@ -80,53 +80,65 @@ public struct PostgresEventRepository: EventRepository {
         return ids
     }
 
-    /// Each conversion's campaign: the latest that reached its device (or, by user ID, any of
-    /// the user's devices) or held it out, no longer ago than the campaign's window. Only the
-    /// app's campaigns whose run overlaps the batch's windows are looked at, each through the
-    /// ledger's primary key.
+    /// Each conversion's campaign: the latest that reached its device (or, by user ID, one of
+    /// the user's latest ``AppEvent/attributionDevicesPerUser`` devices) or held it out, no
+    /// longer ago than the campaign's window. One query, whatever the batch or the number of
+    /// devices per user (a placeholder such as `guest` may name thousands): each user's devices
+    /// are read once by the `(app_id, user_id, id)` index, newest first and no more than the
+    /// bound; only the app's campaigns whose run overlaps the batch's windows are looked at,
+    /// each through the ledger's primary key, once per distinct device.
     private func attributeConversions(
         appID: Int64, events: [AppEvent], devices: [DeviceToken: Int64]
     ) async throws -> [Int: Attribution] {
-        let users = Set(events.compactMap { event -> String? in
-            guard case .converted = event.kind, event.token.flatMap({ devices[$0] }) == nil else { return nil }
-            return event.userID
-        })
-        let devicesOfUser = try await deviceIDs(appID: appID, users: users)
-        // One row per (event, device it may have been about).
-        var positions = [Int32]()
-        var deviceIDs = [Int64]()
-        var times = [Date]()
+        // One row per conversion; arrays cannot hold NULL, so 0 and "" stand for "none".
+        var positions = [Int32](), deviceIDs = [Int64](), userIDs = [String](), times = [Date]()
         for (index, event) in events.enumerated() {
             guard case .converted = event.kind else { continue }
-            let candidates = event.token.flatMap { devices[$0] }.map { [$0] } ?? event.userID.flatMap { devicesOfUser[$0] } ?? []
-            for device in candidates {
-                positions.append(Int32(index))
-                deviceIDs.append(device)
-                times.append(event.occurredAt)
-            }
+            let device = event.token.flatMap { devices[$0] }
+            guard device != nil || event.userID != nil else { continue }
+            positions.append(Int32(index))
+            deviceIDs.append(device ?? 0)
+            userIDs.append(device == nil ? event.userID ?? "" : "")
+            times.append(event.occurredAt)
         }
         guard !positions.isEmpty else { return [:] }
         let skew = AppEvent.allowedClockSkew
+        let perUser = Int64(AppEvent.attributionDevicesPerUser)
         let rows = try await client.query(
             """
             WITH input AS (
-                SELECT * FROM unnest(\(positions)::integer[], \(deviceIDs)::bigint[], \(times)::timestamptz[])
-                    AS t(pos, device_id, occurred_at)
+                SELECT * FROM unnest(\(positions)::integer[], \(deviceIDs)::bigint[], \(userIDs)::text[],
+                                     \(times)::timestamptz[]) AS t(pos, device_id, user_id, occurred_at)
+            ), user_devices AS (
+                SELECT u.user_id, d.id
+                FROM (SELECT DISTINCT user_id FROM input WHERE device_id = 0) u
+                CROSS JOIN LATERAL (
+                    SELECT id FROM devices WHERE app_id = \(appID) AND user_id = u.user_id ORDER BY id DESC LIMIT \(perUser)
+                ) d
+            ), pairs AS (
+                SELECT pos, occurred_at, device_id FROM input WHERE device_id <> 0
+                UNION ALL
+                SELECT i.pos, i.occurred_at, ud.id FROM input i JOIN user_devices ud ON ud.user_id = i.user_id
+                WHERE i.device_id = 0
             ), candidates AS (
                 SELECT id, make_interval(secs => attribution_window_seconds) AS span FROM campaigns
                 WHERE app_id = \(appID) AND started_at IS NOT NULL
                   AND started_at <= (SELECT max(occurred_at) FROM input) + make_interval(secs => \(skew))
                   AND coalesce(finished_at, 'infinity') >= (SELECT min(occurred_at) FROM input)
                                                             - make_interval(secs => attribution_window_seconds)
+            ), sent AS (
+                SELECT l.device_id, l.campaign_id, l.variant, l.language, l.created_at, c.span
+                FROM (SELECT DISTINCT device_id FROM pairs) p
+                CROSS JOIN candidates c
+                JOIN deliveries l ON l.app_id = \(appID) AND l.campaign_id = c.id AND l.device_id = p.device_id
+                WHERE l.outcome IN ('accepted', 'heldOut')
             )
-            SELECT DISTINCT ON (i.pos) i.pos, l.campaign_id, l.variant, l.device_id, l.language
-            FROM input i
-            CROSS JOIN candidates c
-            JOIN deliveries l ON l.app_id = \(appID) AND l.campaign_id = c.id AND l.device_id = i.device_id
-            WHERE l.outcome IN ('accepted', 'heldOut')
-              AND l.created_at <= i.occurred_at + make_interval(secs => \(skew))
-              AND l.created_at > i.occurred_at - c.span
-            ORDER BY i.pos, l.created_at DESC, l.campaign_id DESC
+            SELECT DISTINCT ON (p.pos) p.pos, s.campaign_id, s.variant, s.device_id, s.language
+            FROM pairs p
+            JOIN sent s ON s.device_id = p.device_id
+            WHERE s.created_at <= p.occurred_at + make_interval(secs => \(skew))
+              AND s.created_at > p.occurred_at - s.span
+            ORDER BY p.pos, s.created_at DESC, s.campaign_id DESC
             """, logger: logger)
         var found = [Int: Attribution]()
         for try await (position, campaignID, variant, deviceID, language) in rows.decode(
@@ -136,17 +148,6 @@ public struct PostgresEventRepository: EventRepository {
                 campaignID: campaignID, variant: variant.map(Int.init), deviceID: deviceID, language: language)
         }
         return found
-    }
-
-    /// The devices of each user ID given.
-    private func deviceIDs(appID: Int64, users: Set<String>) async throws -> [String: [Int64]] {
-        guard !users.isEmpty else { return [:] }
-        let rows = try await client.query(
-            "SELECT user_id, id FROM devices WHERE app_id = \(appID) AND user_id = ANY(\(Array(users))::text[])",
-            logger: logger)
-        var ids = [String: [Int64]]()
-        for try await (user, id) in rows.decode((String, Int64).self) { ids[user, default: []].append(id) }
-        return ids
     }
 
     private func insert(

@@ -333,4 +333,40 @@ import Testing
             #expect(totals.group(0).conversions == 2 && totals.group(0).convertedDevices == 2 && totals.group(0).value == 10)
         }
     }
+
+    /// A user ID shared by 10,000 devices (a placeholder such as `guest`): 1,000 conversions for
+    /// it are attributed in one query over the user's 20 newest devices, never over every pair
+    /// of event and device. Here the newest devices' notifications are the oldest, so counting
+    /// every device would attribute elsewhere.
+    @Test func conversionsOfAUserSharedByThousandsOfDevicesLookAtItsNewestDevicesOnly() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<10_000) { n in
+                var registration = try Self.registration(n)
+                registration.userID = "guest"
+                return registration
+            }
+            let campaign = try await h.runToEnd(try await h.scheduledCampaign())
+            let newest = try await h.store.client.query(
+                "SELECT id FROM devices WHERE user_id = 'guest' ORDER BY id DESC LIMIT 20").collect().map { try $0.decode(Int64.self) }
+            try await h.store.client.query(
+                "UPDATE deliveries SET created_at = now() - interval '2 hours' WHERE device_id = ANY (\(newest)::bigint[])")
+            try await h.store.client.query(
+                "UPDATE deliveries SET created_at = now() - interval '1 hour' WHERE NOT device_id = ANY (\(newest)::bigint[])")
+            let accepted = try await h.store.client.query(
+                "SELECT count(*) FROM deliveries WHERE device_id = ANY (\(newest)::bigint[]) AND outcome IN ('accepted', 'heldOut')"
+            ).collect().first?.decode(Int64.self)
+            try #require(accepted ?? 0 > 0, "none of the newest devices was reached")
+            let now = Date()
+            let events = (0..<1000).map { n in
+                AppEvent(kind: .converted(name: "buy", value: 1), occurredAt: now.addingTimeInterval(-Double(n)), userID: "guest")
+            }
+            let receipt = try await h.store.events.record(appID: h.app.id, events: events)
+            #expect(receipt == EventReceipt(stored: 1000, duplicates: 0, attributed: 1000))
+            let outside = try await h.store.client.query(
+                "SELECT count(*) FROM events WHERE campaign_id = \(campaign.id) AND NOT device_id = ANY (\(newest)::bigint[])"
+            ).collect().first?.decode(Int64.self)
+            #expect(outside == 0)
+        }
+    }
 }
+
