@@ -173,15 +173,15 @@ enum CampaignRules {
     }
 
     static func check(variables: [String: PayloadValue]) -> [ValidationError] {
-        if let (field, scalar) = TextRules.firstForbidden(in: .object(variables), at: "variables") {
-            return [ValidationError(field: field, reason: TextRules.reason(scalar))]
-        }
+        if let problem = StoredValueRules.problem(in: .object(variables), field: "variables") { return [problem] }
         guard variables.values.allSatisfy(\.isFinite) else {
             return [ValidationError(field: "variables", reason: "numbers must be finite")]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let size = (try? encoder.encode(variables).count) ?? 0
+        guard let size = try? encoder.encode(variables).count else {
+            return [ValidationError(field: "variables", reason: "cannot be written as JSON")]
+        }
         guard size <= maximumVariablesBytes else {
             return [ValidationError(field: "variables", reason: "at most \(maximumVariablesBytes) bytes of JSON, got \(size)")]
         }

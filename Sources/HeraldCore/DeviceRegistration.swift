@@ -51,13 +51,13 @@ public struct DeviceRegistration: Sendable, Equatable {
             guard Self.isValidUserID(userID) else { throw ValidationError(field: "userID", reason: Self.userIDRule) }
         }
         self.userID = userID
-        if let (field, scalar) = TextRules.firstForbidden(in: .object(attributes), at: "attributes") {
-            throw ValidationError(field: field, reason: TextRules.reason(scalar))
-        }
+        if let problem = StoredValueRules.problem(in: .object(attributes), field: "attributes") { throw problem }
         self.attributes = attributes
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(attributes)) ?? Data("{}".utf8)
+        guard let data = try? encoder.encode(attributes) else {
+            throw ValidationError(field: "attributes", reason: "cannot be written as JSON (numbers must be finite)")
+        }
         guard data.count <= Self.maximumAttributesBytes else {
             throw ValidationError(
                 field: "attributes",

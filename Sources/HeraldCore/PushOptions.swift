@@ -74,14 +74,27 @@ public struct PushOptions: Codable, Sendable, Hashable {
         if let expiration, expiration.timeIntervalSince1970 < 0 {
             errors.append(ValidationError(field: "expiration", reason: "must be after 1970"))
         }
-        if let collapseID, collapseID.isEmpty || collapseID.utf8.count > APNSNotification.maximumCollapseIDBytes {
-            errors.append(
-                ValidationError(
-                    field: "collapseID", reason: "must be 1 to \(APNSNotification.maximumCollapseIDBytes) bytes of UTF-8"))
+        // An HTTP/2 header value: the rule APNs and the sender apply, checked here where the
+        // campaign (or send) is made, so a bad one never reaches the audience.
+        if let collapseID {
+            do {
+                try APNSNotification.validateCollapseID(collapseID)
+            } catch .collapseIDLength {
+                errors.append(
+                    ValidationError(
+                        field: "collapseID", reason: "must be 1 to \(APNSNotification.maximumCollapseIDBytes) bytes of UTF-8"))
+            } catch {
+                errors.append(
+                    ValidationError(
+                        field: "collapseID",
+                        reason: "must not contain control characters (CR, LF, NUL, tab…): it is sent as the apns-collapse-id header"))
+            }
         }
         for (field, text) in [("threadID", threadID), ("category", category)] {
             if let text, text.isEmpty || TextRules.storedLength(text) > Self.maximumTextLength {
                 errors.append(ValidationError(field: field, reason: "must be 1 to \(Self.maximumTextLength) characters"))
+            } else if let text, let scalar = TextRules.forbiddenCharacter(in: text) {
+                errors.append(ValidationError(field: field, reason: TextRules.reason(scalar)))
             }
         }
         if let relevanceScore, !(0.0...1.0).contains(relevanceScore) {
@@ -97,12 +110,15 @@ public struct PushOptions: Codable, Sendable, Hashable {
         if custom["aps"] != nil {
             return [ValidationError(field: "custom.aps", reason: "aps belongs to APNs; custom keys go beside it")]
         }
+        if let problem = StoredValueRules.problem(in: .object(custom), field: "custom") { return [problem] }
         guard custom.values.allSatisfy(\.isFinite) else {
             return [ValidationError(field: "custom", reason: "numbers must be finite")]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let size = (try? encoder.encode(custom).count) ?? 0
+        guard let size = try? encoder.encode(custom).count else {
+            return [ValidationError(field: "custom", reason: "cannot be written as JSON")]
+        }
         if size > maximumCustomBytes {
             return [ValidationError(field: "custom", reason: "at most \(maximumCustomBytes) bytes of JSON, got \(size)")]
         }

@@ -75,6 +75,11 @@ actor CampaignPlans {
         var compiled = [CompiledTemplate]()
         for index in campaign.messages.indices {
             let message = campaign.message(index)
+            // Checked when the campaign was made; checked again for one stored before a rule
+            // existed, which would otherwise spend its whole audience on refusals.
+            if let problem = message.pushOptions.validate().first {
+                throw CampaignPlanError(description: "pushOptions.\(problem.field) \(problem.reason)")
+            }
             guard let version = message.templateVersion,
                 let record = try await templates.version(name: message.templateName, version: version)
             else {

@@ -119,3 +119,53 @@ private func field<Value>(_ make: () throws -> Value) -> String? {
         return "\(error)"
     }
 }
+
+/// Values Herald stores: text it can store and send, and nesting it can read back.
+@Suite struct StoredValueRulesTests {
+    static func nested(_ depth: Int, key: String = "a") -> PayloadValue {
+        var value = PayloadValue.object([:])
+        for _ in 1..<depth { value = .object([key: value]) }
+        return value
+    }
+
+    @Test func nestingIsAllowedUpToThirtyTwoLevelsAndNamedPastThem() {
+        #expect(StoredValueRules.problem(in: Self.nested(32), field: "attributes") == nil)
+        let deep = StoredValueRules.problem(in: .array([.int(1), Self.nested(40)]), field: "custom")
+        #expect(deep?.field == "custom[1]" + String(repeating: ".a", count: 31))
+        #expect(deep?.reason.contains("32") == true)
+        #expect(StoredValueRules.problem(in: Self.nested(512), field: "x") != nil)
+    }
+
+    @Test func theFirstForbiddenCharacterIsNamedInKeyOrder() {
+        let value = PayloadValue.object([
+            "b": .array([.string("ok"), .object(["c": .string("x\u{0}y")])]),
+            "a": .object(["k\u{1B}": .int(1)]),
+            "z": .string("tab\tand\nlines\r are fine"),
+        ])
+        let found = TextRules.firstForbidden(in: value, at: "attributes")
+        #expect(found?.field == "attributes.a.k\u{1B}" && found?.scalar == "\u{1B}")
+        var clean = value
+        clean = .object(["b": .array([.string("ok")]), "z": .string("tab\tand\nlines\r are fine")])
+        #expect(TextRules.firstForbidden(in: clean) == nil)
+        #expect(TextRules.firstForbidden(in: .array([.string("ok"), .string("\u{7F}")]))?.field == "[1]")
+    }
+
+    /// Long keys nested deep: linear, not a path string per element (which made a 1 MiB body
+    /// cost most of a second).
+    @Test func aCleanValueWithLongNestedKeysIsCheckedWithoutBuildingPaths() {
+        let key = String(repeating: "k", count: 2_000)
+        let value = Self.nested(500, key: key)
+        #expect(TextRules.firstForbidden(in: value) == nil)
+        #expect(StoredValueRules.problem(in: value, field: "attributes")?.field.count ?? 0 > 32 * 2_000)
+    }
+
+    @Test func headerValuesAreRefusedWithControlCharacters() {
+        for collapseID in ["a\r\nb", "a\nb", "\u{0}", "tab\there"] {
+            let errors = PushOptions(collapseID: collapseID).validate()
+            #expect(errors.map(\.field) == ["collapseID"], "\(collapseID.debugDescription)")
+        }
+        #expect(PushOptions(collapseID: String(repeating: "x", count: 65)).validate().map(\.field) == ["collapseID"])
+        #expect(PushOptions(collapseID: "sale-2026").validate().isEmpty)
+        #expect(PushOptions(threadID: "a\u{0}b").validate().map(\.field) == ["threadID"])
+    }
+}

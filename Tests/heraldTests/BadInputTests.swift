@@ -45,7 +45,33 @@ import Testing
              status: .unprocessableContent, slug: "invalid-field", field: "langauges"),
         Case(description: "body over 64 KiB", body: #"{"userID":"\#(String(repeating: "u", count: 70_000))"}"#,
              status: .contentTooLarge, slug: "payload-too-large"),
+        Case(description: "attributes nested 33 deep", body: #"{"attributes":\#(BadInputTests.nested(33))}"#,
+             status: .unprocessableContent, slug: "invalid-field", field: "attributes" + String(repeating: ".a", count: 32)),
+        Case(description: "attributes nested 510 deep", body: #"{"attributes":\#(BadInputTests.nested(510))}"#,
+             status: .unprocessableContent, slug: "invalid-field", field: "attributes" + String(repeating: ".a", count: 32)),
+        Case(description: "control character deep in attributes",
+             body: #"{"attributes":{"b":{"c":[1,{"d\u0007":2}]},"a":{"z":"ok"}}}"#,
+             status: .unprocessableContent, slug: "invalid-field", field: "attributes.b.c[1].d\u{7}"),
     ]
+
+    /// `{"a":{"a":…{}}}`, `depth` objects deep.
+    static func nested(_ depth: Int) -> String {
+        String(repeating: #"{"a":"#, count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1)
+    }
+
+    /// What is stored can be read back: 32 levels (the most allowed) register, and the device
+    /// and the list holding it read as they were written.
+    @Test func attributesNestedAsDeepAsAllowedAreStoredAndReadBack() async throws {
+        try await APIHarness.with { h in
+            let path = "/v1/apps/\(APIHarness.bundleID)/devices"
+            let put = try await h.request(
+                .put, "\(path)/\(APIHarness.token(1))", key: h.adminKey, body: #"{"attributes":\#(Self.nested(32))}"#)
+            #expect(put.status.code < 300, "\(put.body)")
+            let read = try await h.request(.get, "\(path)/\(APIHarness.token(1))", key: h.adminKey)
+            #expect(read.status == .ok && read.body.contains(String(repeating: #"{"a":"#, count: 31)))
+            #expect(try await h.request(.get, path, key: h.adminKey).status == .ok)
+        }
+    }
 
     @Test(arguments: cases)
     func badRegistrationChangesNothing(_ c: Case) async throws {

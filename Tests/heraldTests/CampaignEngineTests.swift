@@ -253,4 +253,25 @@ import Testing
             try await harness.expectConsistent(campaign, devices: 4_000)
         }
     }
+
+    /// A campaign stored before header values were checked (here, written by hand) with CR/LF
+    /// in its collapse ID fails when it starts, naming the field, instead of spending its whole
+    /// audience on refusals.
+    @Test func aCampaignWithABadHeaderValueFailsInsteadOfSpendingItsAudience() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<20, CampaignEngineTests.registration)
+            let campaign = try await h.scheduledCampaign()
+            try await h.store.client.query(
+                """
+                UPDATE campaigns SET push_options = jsonb_set(push_options, '{collapseID}', to_jsonb(E'sale\\r\\nX: 1'::text))
+                WHERE id = \(campaign.id)
+                """)
+            let finished = try await h.runToEnd(campaign)
+            #expect(finished.state == .failed)
+            #expect(finished.failureReason?.contains("pushOptions.collapseID") == true, "\(finished.failureReason ?? "")")
+            #expect(finished.counters.accepted == 0 && finished.counters.failed == 0)
+            #expect(try h.received().isEmpty)
+        }
+    }
 }
+

@@ -144,6 +144,8 @@ import Testing
                      "pushOptions.priority"),
                     (#"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "environment": "dev"}"#, "environment"),
                     (#"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "priority": 5}"#, "priority"),
+                    (#"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "pushOptions": {"collapseID": "a\r\nb"}}"#,
+                     "pushOptions.collapseID"),
                 ]
                 for (body, field) in cases {
                     let reply = try await api.request(.post, Self.path, key: api.adminKey, body: body)
