@@ -9,10 +9,10 @@ public struct APNSResponse: Hashable, Sendable {
     /// The error body's `reason`; `nil` on success or when the body had none.
     public var reason: APNSReason?
     /// The error body's `timestamp` (410 only): when APNs last confirmed the token is no
-    /// longer valid for the topic, to millisecond precision.
-    public var timestamp: Date?
+    /// longer valid for the topic, in the milliseconds APNs sent.
+    public var timestamp: APNSTimestamp?
 
-    public init(status: Int, apnsID: UUID? = nil, reason: APNSReason? = nil, timestamp: Date? = nil) {
+    public init(status: Int, apnsID: UUID? = nil, reason: APNSReason? = nil, timestamp: APNSTimestamp? = nil) {
         self.status = status
         self.apnsID = apnsID
         self.reason = reason
@@ -28,7 +28,7 @@ public struct APNSResponse: Hashable, Sendable {
             status: status,
             apnsID: apnsIDHeader.flatMap { UUID(hyphenatedHex: $0) },
             reason: errorBody?.reason.map { APNSReason(rawValue: $0) },
-            timestamp: errorBody?.timestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            timestamp: errorBody?.timestamp.map { APNSTimestamp(milliseconds: $0) }
         )
     }
 

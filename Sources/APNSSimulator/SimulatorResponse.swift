@@ -32,9 +32,10 @@ struct SimulatorResponse: Hashable, Sendable {
         )
     }
 
-    /// UNIX milliseconds, as APNs writes the 410 timestamp.
+    /// UNIX milliseconds, as APNs writes the 410 timestamp: the nearest to `date`, so a time
+    /// made from whole milliseconds is sent as exactly those.
     static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
         return Int64(exactly: value) ?? 0
     }
 }

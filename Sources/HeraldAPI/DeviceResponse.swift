@@ -20,7 +20,7 @@ struct DeviceResponse: ResponseEncodable {
     var createdAt: Date
     var invalidatedAt: Date?
     var invalidationReason: String?
-    var apnsUnregisteredAt: Date?
+    var apnsUnregisteredAt: APNSTimestamp?
 
     init(_ device: Device) {
         id = device.id

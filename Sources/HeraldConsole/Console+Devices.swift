@@ -62,7 +62,7 @@ extension Console {
             </div><div>
             <p><b>Registered</b> \(ConsoleFormat.time(device.registeredAt)) · <b>first seen</b> \(ConsoleFormat.time(device.createdAt))</p>
             <p><b>Invalidated</b> \(device.invalidatedAt.map { "\(ConsoleFormat.time($0)): \(device.invalidationReason ?? "")" } ?? "never")</p>
-            <p><b>APNs said unregistered at</b> \(ConsoleFormat.time(device.apnsUnregisteredAt))</p>
+            <p><b>APNs said unregistered at</b> \(device.apnsUnregisteredAt.map { $0.rfc3339 } ?? "–")</p>
             </div></div>
             <p><b>Attributes</b></p><pre class="attributes">\(attributes)</pre></div>
             """

@@ -96,9 +96,10 @@ public struct DeviceInvalidation: Sendable, Hashable {
     public var deviceID: Int64
     /// APNs's reason, e.g. `Unregistered`, `BadDeviceToken`.
     public var reason: String
-    public var unregisteredAt: Date?
+    /// APNs's 410 timestamp, in the milliseconds it sent.
+    public var unregisteredAt: APNSTimestamp?
 
-    public init(deviceID: Int64, reason: String, unregisteredAt: Date? = nil) {
+    public init(deviceID: Int64, reason: String, unregisteredAt: APNSTimestamp? = nil) {
         self.deviceID = deviceID
         self.reason = reason
         self.unregisteredAt = unregisteredAt

@@ -19,14 +19,14 @@ public struct Device: Sendable, Equatable {
     public var createdAt: Date
     public var invalidatedAt: Date?
     public var invalidationReason: String?
-    /// The `timestamp` of APNs's latest 410 answer for this token.
-    public var apnsUnregisteredAt: Date?
+    /// The `timestamp` of APNs's latest 410 answer for this token, in its milliseconds.
+    public var apnsUnregisteredAt: APNSTimestamp?
 
     public init(
         id: Int64, token: DeviceToken, environment: APNSEnvironment, languages: [LanguageTag],
         authorization: AuthorizationSettings, timeZone: String?, userID: String?,
         attributes: [String: PayloadValue], bucket: Int, registeredAt: Date, createdAt: Date,
-        invalidatedAt: Date?, invalidationReason: String?, apnsUnregisteredAt: Date?
+        invalidatedAt: Date?, invalidationReason: String?, apnsUnregisteredAt: APNSTimestamp?
     ) {
         self.id = id
         self.token = token

@@ -44,7 +44,7 @@ enum DeliveryDecision {
                 // the latest moment the token is known to have been dead, so a registration
                 // after the send still wins.
                 invalidation = DeviceInvalidation(
-                    deviceID: deviceID, reason: reason, unregisteredAt: response.timestamp ?? sentAt)
+                    deviceID: deviceID, reason: reason, unregisteredAt: response.timestamp ?? APNSTimestamp(sentAt))
             case .invalidToken:
                 outcome = .failed(status: response.status, reason: reason)
                 invalidation = DeviceInvalidation(deviceID: deviceID, reason: reason)

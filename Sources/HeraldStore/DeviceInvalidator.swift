@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldCore
 import Logging
@@ -17,15 +18,17 @@ enum DeviceInvalidator {
         let ids = invalidations.map(\.deviceID)
         let reasons = invalidations.map(\.reason)
         // Arrays cannot hold NULL here: an unconditional invalidation carries a placeholder
-        // time and `conditional = false`.
-        let timestamps = invalidations.map { $0.unregisteredAt ?? Date(timeIntervalSince1970: 0) }
+        // time and `conditional = false`. APNs's milliseconds become a timestamptz in integer
+        // arithmetic, never through a floating-point number of seconds.
+        let milliseconds = invalidations.map { $0.unregisteredAt?.milliseconds ?? 0 }
         let conditional = invalidations.map { $0.unregisteredAt != nil }
         let rows = try await connection.query(
             """
             WITH input AS (
-                SELECT * FROM unnest(\(ids)::bigint[], \(reasons)::text[], \(timestamps)::timestamptz[],
-                                     \(conditional)::boolean[])
-                    AS t(device_id, reason, unregistered_at, conditional)
+                SELECT device_id, reason, conditional,
+                       timestamptz 'epoch' + milliseconds * interval '1 millisecond' AS unregistered_at
+                FROM unnest(\(ids)::bigint[], \(reasons)::text[], \(milliseconds)::bigint[], \(conditional)::boolean[])
+                    AS t(device_id, reason, milliseconds, conditional)
             ), invalidated AS (
                 UPDATE devices d
                 SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now(),

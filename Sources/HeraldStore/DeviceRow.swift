@@ -8,7 +8,8 @@ enum DeviceRow {
     static let columns = """
         id, token, environment, languages, authorization_status, alert_enabled, badge_enabled, sound_enabled,
         critical_alert_enabled, time_sensitive_enabled, time_zone, user_id, attributes::text, bucket,
-        registered_at, created_at, invalidated_at, invalidation_reason, apns_unregistered_at
+        registered_at, created_at, invalidated_at, invalidation_reason,
+        (extract(epoch FROM apns_unregistered_at) * 1000)::bigint
         """
 
     static func decode(_ row: PostgresRow) throws -> Device {
@@ -39,6 +40,7 @@ enum DeviceRow {
             createdAt: try cells[15].decode(Date.self),
             invalidatedAt: try cells[16].decode(Date?.self),
             invalidationReason: try cells[17].decode(String?.self),
-            apnsUnregisteredAt: try cells[18].decode(Date?.self))
+            // APNs's milliseconds as the integer it sent (`APNSTimestamp`), not a Date.
+            apnsUnregisteredAt: try cells[18].decode(Int64?.self).map(APNSTimestamp.init(milliseconds:)))
     }
 }

@@ -88,7 +88,7 @@ struct SendCommand: AsyncParsableCommand {
         var line = "\(response.status)"
         if let reason = response.reason { line += " \(reason.rawValue)" }
         if let id = response.apnsID { line += " apns-id=\(id.canonicalString)" }
-        if let timestamp = response.timestamp { line += " timestamp=\(timestamp.formatted(.iso8601))" }
+        if let timestamp = response.timestamp { line += " timestamp=\(timestamp.rfc3339)" }
         return line + " token=\(token.redacted)"
     }
 }

@@ -18,7 +18,7 @@ import Testing
             let results = await client.send(notifications)
             #expect(results.count == 300)
             #expect(results[3].response?.status == 410)
-            #expect(results[3].response?.timestamp == when)
+            #expect(results[3].response?.timestamp == APNSTimestamp(when))
             #expect(results[5].response?.reason == .badDeviceToken)
             guard case .failed = results[7] else {
                 Issue.record("an oversized notification was sent: \(results[7])")

@@ -49,9 +49,29 @@ import Testing
         let parsed = response(410, #"{"reason":"Unregistered","timestamp":1700000000123}"#)
         #expect(parsed.reason == .unregistered)
         let timestamp = try #require(parsed.timestamp)
-        #expect(timestamp == Date(timeIntervalSince1970: 1_700_000_000.123))
-        #expect(Int64((timestamp.timeIntervalSince1970 * 1000).rounded()) == 1_700_000_000_123)
+        #expect(timestamp.milliseconds == 1_700_000_000_123)
+        #expect(timestamp.rfc3339 == "2023-11-14T22:13:20.123Z")
         #expect(parsed.disposition == .invalidToken)
+    }
+
+    /// Every millisecond of many seconds comes out as it went in: parsed, written as RFC 3339
+    /// and through a `Date` made from it (a `Double` of seconds lost one about a quarter of the time).
+    @Test func everyMillisecondSurvivesTheRoundTrip() throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for second in [Int64(0), 1_700_000_036, 1_790_000_000, 4_102_444_799] {
+            for millisecond in Int64(0)..<1000 {
+                let milliseconds = second * 1000 + millisecond
+                let parsed = try #require(response(410, #"{"reason":"Unregistered","timestamp":\#(milliseconds)}"#).timestamp)
+                #expect(parsed.milliseconds == milliseconds)
+                #expect(APNSTimestamp(parsed.date).milliseconds == milliseconds)
+                let text = parsed.rfc3339
+                #expect(text.hasSuffix(String(format: ".%03dZ", Int(millisecond))), "\(text)")
+                let back = try #require(formatter.date(from: text))
+                #expect(APNSTimestamp(back).milliseconds == milliseconds, "\(text)")
+            }
+        }
+        #expect(APNSTimestamp(milliseconds: -1).rfc3339 == "1969-12-31T23:59:59.999Z")
     }
 
     @Test func readsTheAPNsIDAndAnEmptySuccessBody() {

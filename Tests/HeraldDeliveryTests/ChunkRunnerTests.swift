@@ -74,7 +74,7 @@ import Testing
 
     @Test func unregisteredAnswersInvalidateTheirDevices() async throws {
         let work = Self.fresh()
-        let when = Date(timeIntervalSince1970: 1_800_000_000)
+        let when = APNSTimestamp(milliseconds: 1_800_000_000_001)
         let senders = InMemorySenders { notification in
             notification.token.bytes.last! % 2 == 0
                 ? .answered(APNSResponse(status: 410, reason: .unregistered, timestamp: when))

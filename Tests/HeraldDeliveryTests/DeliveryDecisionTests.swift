@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func unregisteredInvalidatesWithAPNsTimestamp() {
-        let stamp = Date(timeIntervalSince1970: 1_700_000_000)
+        let stamp = APNSTimestamp(milliseconds: 1_700_000_000_001)
         let (record, invalidation) = decide(
             .answered(APNSResponse(status: 410, reason: APNSReason(rawValue: "Unregistered"), timestamp: stamp)))
         #expect(record.outcome == .failed(status: 410, reason: "Unregistered"))
@@ -30,7 +30,7 @@ import Testing
 
     @Test func unregisteredWithoutATimestampUsesTheSendTime() {
         let (_, invalidation) = decide(.answered(APNSResponse(status: 410, reason: APNSReason(rawValue: "Unregistered"))))
-        #expect(invalidation?.unregisteredAt == sentAt)
+        #expect(invalidation?.unregisteredAt == APNSTimestamp(sentAt))
     }
 
     @Test(arguments: [APNSReason.badDeviceToken, .deviceTokenNotForTopic])

@@ -273,5 +273,65 @@ import Testing
             #expect(try h.received().isEmpty)
         }
     }
+
+    /// APNs's 410 timestamps, one for each millisecond of a second: each is stored, shown by the
+    /// API and written into webhook messages exactly as APNs sent it (a Double of seconds lost
+    /// one about a quarter of the time, `…36.001` becoming `…36.000`).
+    @Test func every410TimestampKeepsItsMillisecond() async throws {
+        let second = (Int64(Date().timeIntervalSince1970) + 3600) * 1000
+        var fault = SimulatorFaultScript()
+        for n in 0..<1000 {
+            fault.unregistered[EngineHarness.token(n).hex] = Date(timeIntervalSince1970: Double(second + Int64(n)) / 1000)
+        }
+        try await EngineHarness.with(fault: fault) { h in
+            try await h.register(0..<1000) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: ["en"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true),
+                    timeZone: nil, userID: nil, attributes: ["firstName": "Ana", "cartItemCount": 2])
+            }
+            try await h.withAPI { api in
+                let reply = try await api.request(
+                    .post, "/v1/apps/\(EngineHarness.bundleID)/webhooks", key: api.adminKey,
+                    body: #"{"url": "http://127.0.0.1:9/hook", "events": ["device.invalidated"]}"#)
+                #expect(reply.status == .created, "\(reply.body)")
+            }
+            let finished = try await h.runToEnd(try await h.scheduledCampaign())
+            #expect(finished.counters.invalidated == 1000)
+            let expected = Dictionary(uniqueKeysWithValues: (0..<1000).map {
+                (EngineHarness.token($0).hex, APNSTimestamp(milliseconds: second + Int64($0)).rfc3339)
+            })
+            // Stored.
+            let stored = try await h.store.client.query(
+                "SELECT encode(token, 'hex'), (extract(epoch FROM apns_unregistered_at) * 1000)::bigint FROM devices"
+            ).collect().map { try $0.decode((String, Int64).self) }
+            #expect(stored.count == 1000)
+            #expect(stored.allSatisfy { APNSTimestamp(milliseconds: $0.1).rfc3339 == expected[$0.0] })
+            // In webhook messages.
+            let messages = try await h.store.client.query(
+                "SELECT data ->> 'token', data ->> 'apnsTimestamp' FROM webhook_messages"
+            ).collect().map { try $0.decode((String, String).self) }
+            #expect(messages.count == 1000)
+            #expect(messages.allSatisfy { expected[$0.0] == $0.1 }, "\(messages.filter { expected[$0.0] != $0.1 }.prefix(3))")
+            // Through the API (the response shows the token's last 8 digits).
+            let bySuffix = Dictionary(uniqueKeysWithValues: expected.map { (String($0.key.suffix(8)), $0.value) })
+            try await h.withAPI { api in
+                var seen = 0
+                var cursor: String?
+                repeat {
+                    let page = try await api.request(
+                        .get, "/v1/apps/\(EngineHarness.bundleID)/devices?valid=false&limit=500" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                        key: api.adminKey)
+                    for device in page.json["devices"] as? [[String: Any]] ?? [] {
+                        let suffix = try #require(device["tokenSuffix"] as? String)
+                        #expect(device["apnsUnregisteredAt"] as? String == bySuffix[suffix], "\(suffix)")
+                        seen += 1
+                    }
+                    cursor = page.json["nextCursor"] as? String
+                } while cursor != nil
+                #expect(seen == 1000)
+            }
+        }
+    }
 }
 
