@@ -6,7 +6,7 @@ extension Console {
     func loginPage(_ request: Request) async throws -> Response {
         let next = Self.safeNext((try? FormData(query: request.uri.query))?["next"])
         if try await auth.session(request) != nil { return Response.redirect(to: next) }
-        return loginForm(next: next, email: "", message: nil, status: .ok)
+        return loginForm(next: next, email: "", message: nil, status: .ok, secure: auth.secure(request))
     }
 
     func login(_ request: Request, address: String) async throws -> Response {
@@ -17,14 +17,17 @@ extension Console {
             ConsoleAuth.same(form.raw(ConsoleAuth.csrfField), cookie)
         else { throw ConsoleError.expiredForm }
         let email = form.raw("email")
-        switch try await auth.signIn(email: email, password: form.raw("password"), address: auth.clientAddress(request, peer: address)) {
+        let secure = auth.secure(request)
+        switch try await auth.signIn(
+            email: email, password: form.raw("password"), address: auth.clientAddress(request, peer: address), secure: secure)
+        {
         case .signedIn(let sessionCookie):
             var response = Response.redirect(to: next, type: .normal)
             response.setCookie(sessionCookie)
-            response.setCookie(auth.cookie(ConsoleAuth.loginCookie, "", maxAge: 0))
+            response.setCookie(auth.cookie(ConsoleAuth.loginCookie, "", maxAge: 0, secure: secure))
             return response
         case .refused(let reason):
-            return loginForm(next: next, email: email, message: reason, status: .unauthorized)
+            return loginForm(next: next, email: email, message: reason, status: .unauthorized, secure: secure)
         }
     }
 
@@ -35,7 +38,7 @@ extension Console {
         return response
     }
 
-    private func loginForm(next: String, email: String, message: String?, status: HTTPResponse.Status) -> Response {
+    private func loginForm(next: String, email: String, message: String?, status: HTTPResponse.Status, secure: Bool) -> Response {
         let token = ConsoleAuth.randomToken()
         var response = ConsolePage.render(
             title: "Sign in", session: nil,
@@ -51,7 +54,7 @@ extension Console {
                 </form>
                 <p class="hint">Accounts are made by an admin, in the console or with <code>herald users add</code>.</p></div>
                 """, status: status)
-        response.setCookie(auth.cookie(ConsoleAuth.loginCookie, token, maxAge: 3600))
+        response.setCookie(auth.cookie(ConsoleAuth.loginCookie, token, maxAge: 3600, secure: secure))
         return response
     }
 

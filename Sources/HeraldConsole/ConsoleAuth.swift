@@ -22,7 +22,7 @@ struct ConsoleAuth: Sendable {
         self.users = users
         self.sessions = sessions
         self.settings = settings
-        throttle = LoginThrottle(perMinute: settings.attemptsPerMinute)
+        throttle = LoginThrottle(perMinute: settings.attemptsPerMinute, failuresPerAccount: settings.lockoutThreshold)
     }
 
     /// The request's live session, if any.
@@ -66,26 +66,33 @@ struct ConsoleAuth: Sendable {
         case refused(String)
     }
 
-    /// Checks the password and opens a session. The answer never says whether the email exists.
-    func signIn(email: String, password: String, address: String) async throws -> SignIn {
+    /// Checks the password and opens a session. The answer never says whether the email exists,
+    /// and takes the same time either way: an unknown email, a wrong password and an account
+    /// others have been guessing at each cost one bcrypt verification and get the same words.
+    /// Repeated failures throttle that account from that address only (`LoginThrottle`), so a
+    /// guesser cannot lock an admin out.
+    func signIn(email: String, password: String, address: String, secure: Bool) async throws -> SignIn {
         let refused = SignIn.refused("Wrong email or password.")
         guard throttle.allow(address) else {
             return .refused("Too many sign-in attempts from your address; wait a minute and try again.")
+        }
+        let account = (try? ConsoleUserRules.normalizedEmail(email)) ?? email.lowercased()
+        guard throttle.allow(account: account, from: address) else {
+            return .refused("Too many failed sign-ins to this account from your address; wait 15 minutes and try again.")
         }
         guard let normalized = try? ConsoleUserRules.normalizedEmail(email), password.utf8.count <= 1024,
             let credentials = try await users.credentials(email: normalized)
         else {
             _ = try await Passwords.verifyDecoy(password)
+            throttle.recordFailure(account: account, from: address)
             return refused
         }
         let now = Date()
-        if let lockedUntil = credentials.lockedUntil, lockedUntil > now {
-            return .refused("Too many failed sign-ins to this account; try again after \(ConsoleFormat.time(lockedUntil)).")
-        }
         guard try await Passwords.verify(password, hash: credentials.passwordHash) else {
-            _ = try await users.recordFailedLogin(userID: credentials.user.id, now: now, threshold: settings.lockoutThreshold)
+            throttle.recordFailure(account: account, from: address)
             return refused
         }
+        throttle.recordSuccess(account: account, from: address)
         guard credentials.user.disabledAt == nil else { return .refused("This account is disabled; ask an admin.") }
         try await users.recordLogin(userID: credentials.user.id, now: now)
         // Sign-ins are rare enough to sweep expired sessions as they happen.
@@ -94,14 +101,14 @@ struct ConsoleAuth: Sendable {
         try await sessions.create(
             tokenHash: Self.hash(token) ?? [], userID: credentials.user.id, csrfToken: Self.randomToken(),
             expiresAt: now.addingTimeInterval(min(settings.idleTimeout, settings.absoluteTimeout)))
-        return .signedIn(cookie: cookie(Self.sessionCookie, token, maxAge: Int(settings.absoluteTimeout)))
+        return .signedIn(cookie: cookie(Self.sessionCookie, token, maxAge: Int(settings.absoluteTimeout), secure: secure))
     }
 
     func signOut(_ request: Request) async throws -> Cookie {
         if let token = request.cookies[Self.sessionCookie]?.value, let hash = Self.hash(token) {
             try await sessions.delete(tokenHash: hash)
         }
-        return cookie(Self.sessionCookie, "", maxAge: 0)
+        return cookie(Self.sessionCookie, "", maxAge: 0, secure: secure(request))
     }
 
     /// Who is signing in, for throttling: the connection's peer, or behind trusted proxies the
@@ -114,10 +121,31 @@ struct ConsoleAuth: Sendable {
         return hops.reversed().first { !settings.trustedProxies.contains($0) } ?? peer
     }
 
-    func cookie(_ name: String, _ value: String, maxAge: Int) -> Cookie {
-        Cookie(
-            name: name, value: value, maxAge: maxAge, path: "/console", secure: settings.secureCookies, httpOnly: true,
-            sameSite: .strict)
+    func cookie(_ name: String, _ value: String, maxAge: Int, secure: Bool) -> Cookie {
+        Cookie(name: name, value: value, maxAge: maxAge, path: "/console", secure: secure, httpOnly: true, sameSite: .strict)
+    }
+
+    /// Cookies are `Secure` unless the setting turns that off, or the request is plainly a
+    /// browser on this machine over plain HTTP (`ops/demo`): its Host is a loopback name and
+    /// no proxy forwarded it. A proxy in front (even on this machine) adds `X-Forwarded-*` or
+    /// `Forwarded`, or names the public host, so its users get `Secure` cookies.
+    func secure(_ request: Request) -> Bool {
+        guard settings.secureCookies else { return false }
+        return !Self.isPlainLoopback(request)
+    }
+
+    static func isPlainLoopback(_ request: Request) -> Bool {
+        let forwarded = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded"].contains { name in
+            HTTPField.Name(name).map { request.headers[$0] != nil } ?? false
+        }
+        guard !forwarded, let authority = request.head.authority else { return false }
+        var host = Substring(authority)
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return ["localhost", "127.0.0.1", "::1"].contains(host.lowercased())
     }
 
     // MARK: - Helpers

@@ -7,9 +7,11 @@ public struct ConsoleSettings: Sendable {
     public var idleTimeout: TimeInterval
     /// And this long after sign-in, whatever happens.
     public var absoluteTimeout: TimeInterval
-    /// Mark cookies `Secure`: set it when the console is reached over HTTPS (a proxy in front).
+    /// Mark cookies `Secure` (the default), except for a browser on this machine over plain
+    /// HTTP; false only for a console reached over plain HTTP from elsewhere, which no one should do.
     public var secureCookies: Bool
-    /// Failed sign-ins to one account before it is locked (for a minute, doubling after).
+    /// Failed sign-ins to one account from one address in 15 minutes before that address must
+    /// wait (the account stays open to everyone else).
     public var lockoutThreshold: Int
     /// Sign-in attempts from one client address per minute.
     public var attemptsPerMinute: Int
@@ -20,7 +22,7 @@ public struct ConsoleSettings: Sendable {
     public var trustedProxies: Set<String>
 
     public init(
-        idleTimeout: TimeInterval = 12 * 3600, absoluteTimeout: TimeInterval = 7 * 86_400, secureCookies: Bool = false,
+        idleTimeout: TimeInterval = 12 * 3600, absoluteTimeout: TimeInterval = 7 * 86_400, secureCookies: Bool = true,
         lockoutThreshold: Int = 5, attemptsPerMinute: Int = 10, bcryptCost: UInt8 = Passwords.defaultCost,
         trustedProxies: Set<String> = []
     ) {

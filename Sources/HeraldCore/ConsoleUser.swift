@@ -120,9 +120,6 @@ public protocol ConsoleUserRepository: Sendable {
     func list(after cursor: Int64?, limit: Int) async throws -> [ConsoleUser]
     func find(email: String) async throws -> ConsoleUser?
     func credentials(email: String) async throws -> ConsoleCredentials?
-    /// Counts a failed sign-in; from `threshold` failures on, the account is locked for a
-    /// time that doubles with each further failure (capped). Returns when it is locked until.
-    func recordFailedLogin(userID: Int64, now: Date, threshold: Int) async throws -> Date?
     /// Clears the failure count and notes the sign-in.
     func recordLogin(userID: Int64, now: Date) async throws
     /// Disables (or enables) a user; disabling ends their sessions. False for an unknown user.

@@ -74,23 +74,6 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
         }
     }
 
-    public func recordFailedLogin(userID: Int64, now: Date, threshold: Int) async throws -> Date? {
-        try await DatabaseMetrics.measure("users.failedLogin") {
-            let rows = try await client.query(
-                """
-                UPDATE users SET
-                    failed_logins = failed_logins + 1,
-                    locked_until = CASE WHEN failed_logins + 1 >= \(threshold)
-                        THEN \(now)::timestamptz + least(interval '1 hour',
-                            interval '1 minute' * power(2, least(failed_logins + 1 - \(threshold), 6)))
-                        ELSE locked_until END
-                WHERE id = \(userID)
-                RETURNING locked_until
-                """, logger: logger)
-            return try await rows.collect().first?.decode(Date?.self) ?? nil
-        }
-    }
-
     public func recordLogin(userID: Int64, now: Date) async throws {
         try await DatabaseMetrics.measure("users.login") {
             _ = try await client.query(

@@ -66,8 +66,9 @@ struct HeraldConfiguration: Sendable {
     var engineDeferredRetrySeconds = 120
     /// `HERALD_CONSOLE_ENABLED`: whether `herald serve` serves the marketing console under `/console`.
     var consoleEnabled = true
-    /// `HERALD_CONSOLE_SECURE_COOKIES`: mark the console's cookies Secure (set it when HTTPS is in front).
-    var consoleSecureCookies = false
+    /// `HERALD_CONSOLE_SECURE_COOKIES`: mark the console's cookies Secure, except for a browser on
+    /// this machine over plain HTTP (false: never; only for plain HTTP from elsewhere).
+    var consoleSecureCookies = true
     /// `HERALD_CONSOLE_SESSION_IDLE_MINUTES`: a console session ends after this long without a request.
     var consoleSessionIdleMinutes = 720
     /// `HERALD_CONSOLE_SESSION_MAX_HOURS`: and this long after sign-in, whatever happens.

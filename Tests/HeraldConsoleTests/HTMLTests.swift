@@ -75,13 +75,47 @@ import Testing
     }
 
     @Test func throttleCountsAttemptsPerAddressPerMinute() {
-        let throttle = LoginThrottle(perMinute: 2)
+        let throttle = LoginThrottle(perMinute: 2, failuresPerAccount: 5)
         let start = Date(timeIntervalSince1970: 0)
         #expect(throttle.allow("a", now: start))
         #expect(throttle.allow("a", now: start))
         #expect(!throttle.allow("a", now: start.addingTimeInterval(30)))
         #expect(throttle.allow("b", now: start.addingTimeInterval(30)))
         #expect(throttle.allow("a", now: start.addingTimeInterval(61)))
+    }
+
+    /// Failures hold back one account from one address for 15 minutes; other addresses, and
+    /// other accounts from the same address, are untouched; a success clears the count.
+    @Test func failuresThrottleAnAccountFromOneAddressOnly() {
+        let throttle = LoginThrottle(perMinute: 100, failuresPerAccount: 3)
+        let start = Date(timeIntervalSince1970: 0)
+        for n in 0..<3 { throttle.recordFailure(account: "admin@x", from: "1.2.3.4", now: start.addingTimeInterval(Double(n))) }
+        #expect(!throttle.allow(account: "admin@x", from: "1.2.3.4", now: start.addingTimeInterval(10)))
+        #expect(throttle.allow(account: "admin@x", from: "5.6.7.8", now: start.addingTimeInterval(10)))
+        #expect(throttle.allow(account: "other@x", from: "1.2.3.4", now: start.addingTimeInterval(10)))
+        #expect(throttle.allow(account: "admin@x", from: "1.2.3.4", now: start.addingTimeInterval(15 * 60 + 3)))
+        throttle.recordFailure(account: "b@x", from: "1.2.3.4", now: start)
+        throttle.recordSuccess(account: "b@x", from: "1.2.3.4")
+        for _ in 0..<2 { throttle.recordFailure(account: "b@x", from: "1.2.3.4", now: start) }
+        #expect(throttle.allow(account: "b@x", from: "1.2.3.4", now: start))
+    }
+
+    @Test func onlyAPlainHTTPRequestToALoopbackHostGetsCookiesWithoutSecure() {
+        func request(_ authority: String, _ extra: [(String, String)] = []) -> Request {
+            var headers = HTTPFields()
+            for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
+            return Request(
+                head: HTTPRequest(method: .get, scheme: "http", authority: authority, path: "/console/login", headerFields: headers),
+                body: .init(buffer: ByteBuffer()))
+        }
+        #expect(ConsoleAuth.isPlainLoopback(request("127.0.0.1:8080")))
+        #expect(ConsoleAuth.isPlainLoopback(request("localhost")))
+        #expect(ConsoleAuth.isPlainLoopback(request("[::1]:8080")))
+        #expect(!ConsoleAuth.isPlainLoopback(request("herald.example.com")))
+        #expect(!ConsoleAuth.isPlainLoopback(request("127.0.0.1:8080", [("X-Forwarded-Proto", "https")])))
+        #expect(!ConsoleAuth.isPlainLoopback(request("localhost", [("X-Forwarded-For", "203.0.113.9")])))
+        #expect(!ConsoleAuth.isPlainLoopback(request("localhost", [("Forwarded", "for=203.0.113.9")])))
+        #expect(!ConsoleAuth.isPlainLoopback(request("127.0.0.1.evil.example")))
     }
 }
 
@@ -111,7 +145,6 @@ struct NoUsers: ConsoleUserRepository {
     func list(after cursor: Int64?, limit: Int) async throws -> [ConsoleUser] { [] }
     func find(email: String) async throws -> ConsoleUser? { nil }
     func credentials(email: String) async throws -> ConsoleCredentials? { nil }
-    func recordFailedLogin(userID: Int64, now: Date, threshold: Int) async throws -> Date? { nil }
     func recordLogin(userID: Int64, now: Date) async throws {}
     func setDisabled(userID: Int64, disabled: Bool, actor: String) async throws -> Bool { false }
     func setPassword(userID: Int64, passwordHash: String, actor: String) async throws -> Bool { false }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldConsole
 import HeraldCore
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -15,6 +16,8 @@ struct ConsoleBrowser {
     var cookies: [String: String] = [:]
     /// The CSRF token of the last page that had one.
     var csrf = ""
+    /// Sent as `X-Forwarded-For`, for a console that trusts the test client as its proxy.
+    var forwardedFor: String?
 
     init(_ harness: APIHarness) { self.harness = harness }
 
@@ -51,6 +54,7 @@ struct ConsoleBrowser {
         var headers = HTTPFields()
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+        if let forwardedFor { headers[HTTPField.Name("X-Forwarded-For")!] = forwardedFor }
         let reply = try await harness.client.execute(
             uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }
         ) { response in

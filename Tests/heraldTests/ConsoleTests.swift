@@ -32,21 +32,70 @@ import Testing
         }
     }
 
-    @Test func wrongPasswordsLockTheAccountAndNeverSayWhichPartWasWrong() async throws {
-        try await APIHarness.with { harness in
+    /// Someone guessing at an admin's password slows only themselves: from their address the
+    /// account waits, from the admin's it signs in; and the answers never tell an account that
+    /// exists from one that does not.
+    @Test func wrongPasswordsThrottleTheGuesserNotTheAccountAndNeverSayWhichPartWasWrong() async throws {
+        try await APIHarness.with(adjust: { $0.consoleTrustedProxies = ["unknown"]; $0.consoleLoginAttemptsPerMinute = 100 }) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .admin)
-            var browser = ConsoleBrowser(harness)
-            let unknown = try await browser.signIn("nobody@example.com")
+            var guesser = ConsoleBrowser(harness)
+            guesser.forwardedFor = "203.0.113.66"
+            let unknown = try await guesser.signIn("nobody@example.com")
             #expect(unknown.status == .unauthorized)
             #expect(unknown.body.contains("Wrong email or password."))
             for _ in 0..<5 {
-                let wrong = try await browser.signIn("ana@example.com", password: "not the password")
+                let wrong = try await guesser.signIn("ana@example.com", password: "not the password")
                 #expect(wrong.status == .unauthorized)
                 #expect(wrong.body.contains("Wrong email or password."))
             }
-            let locked = try await browser.signIn("ana@example.com")
-            #expect(locked.status == .unauthorized)
-            #expect(locked.body.contains("Too many failed sign-ins"))
+            // The guesser's address now waits for that account, with the words an unknown account gets too.
+            let held = try await guesser.signIn("ana@example.com")
+            #expect(held.status == .unauthorized && held.body.contains("Too many failed sign-ins to this account from your address"))
+            for _ in 0..<5 { _ = try await guesser.signIn("ghost@example.com", password: "x") }
+            let ghost = try await guesser.signIn("ghost@example.com", password: "x")
+            #expect(ghost.body.contains("Too many failed sign-ins to this account from your address"))
+            // The admin, from their own address, is not locked out.
+            var admin = ConsoleBrowser(harness)
+            admin.forwardedFor = "198.51.100.7"
+            let signedIn = try await admin.signIn("ana@example.com")
+            #expect(signedIn.status == .seeOther, "\(signedIn.body)")
+        }
+    }
+
+    /// A wrong password to an account others have been guessing at takes as long as one to a
+    /// fresh account and as an unknown email (within 20 %, medians of five): each is one bcrypt
+    /// verification at the real cost, so timing tells nothing.
+    @Test func refusalsTakeTheSameTimeWhateverTheAccount() async throws {
+        try await APIHarness.with(adjust: { $0.consoleTrustedProxies = ["unknown"]; $0.consoleLoginAttemptsPerMinute = 100 }) { harness in
+            for email in ["guessed@example.com", "fresh@example.com"] {
+                _ = try await harness.store.users.add(
+                    email: email, role: .admin, passwordHash: try await Passwords.hash("correct horse battery"),
+                    actor: "test")
+            }
+            var guesser = ConsoleBrowser(harness)
+            guesser.forwardedFor = "203.0.113.66"
+            for _ in 0..<5 { _ = try await guesser.signIn("guessed@example.com", password: "nope") }
+            func median(_ email: String, from address: String) async throws -> Duration {
+                var browser = ConsoleBrowser(harness)
+                browser.forwardedFor = address
+                _ = try await browser.get("/console/login")
+                var times = [Duration]()
+                for _ in 0..<5 {
+                    let start = ContinuousClock.now
+                    let reply = try await browser.post(
+                        "/console/login", [("email", email), ("password", "wrong one"), ("next", "/console/campaigns")])
+                    times.append(ContinuousClock.now - start)
+                    #expect(reply.body.contains("Wrong email or password."))
+                }
+                return times.sorted()[2]
+            }
+            let guessed = try await median("guessed@example.com", from: "198.51.100.1")
+            let fresh = try await median("fresh@example.com", from: "198.51.100.2")
+            let unknown = try await median("nobody@example.com", from: "198.51.100.3")
+            for (name, time) in [("guessed", guessed), ("unknown", unknown)] {
+                let ratio = time / fresh
+                #expect(ratio > 0.8 && ratio < 1.2, "\(name): \(time) against \(fresh)")
+            }
         }
     }
 
