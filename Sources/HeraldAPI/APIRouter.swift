@@ -84,11 +84,12 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     AppController(directory: directory, apps: dependencies.apps).addRoutes(to: v1)
     CredentialController(directory: directory, apps: dependencies.apps, certificates: dependencies.certificates)
         .addRoutes(to: v1.group("apps/:bundleID/credentials"))
-    WebhookController(directory: directory, webhooks: dependencies.webhooks) { context in
+    let allowPrivate = dependencies.limits.webhookAllowPrivateAddresses
+    WebhookController(directory: directory, webhooks: dependencies.webhooks, allowPrivateAddresses: allowPrivate) { context in
         try await directory.require(bundleID: try context.parameters.require("bundleID"))
     }
     .addRoutes(to: v1.group("apps/:bundleID/webhooks"))
-    WebhookController(directory: directory, webhooks: dependencies.webhooks) { _ in nil }
+    WebhookController(directory: directory, webhooks: dependencies.webhooks, allowPrivateAddresses: allowPrivate) { _ in nil }
         .addRoutes(to: v1.group("admin/webhooks"))
     KeyController(directory: directory, keys: dependencies.keys, cache: dependencies.keyCache).addRoutes(to: v1.group("admin/keys"))
     AuditController(directory: directory, audit: dependencies.audit).addRoutes(to: v1.group("admin/audit"))

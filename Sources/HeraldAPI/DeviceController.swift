@@ -14,7 +14,9 @@ struct DeviceController {
         group.get(":token", use: show)
         group.delete(":token", use: remove)
         group.get(use: list)
-        group.post("import", use: DeviceImportController(directory: directory, devices: devices, limits: limits).importDevices)
+        group.post(
+            "import",
+            use: DeviceImportController(directory: directory, devices: devices, limits: limits, running: RunningCount()).importDevices)
     }
 
     @Sendable func register(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<DeviceResponse> {

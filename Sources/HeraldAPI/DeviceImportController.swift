@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import APNSCore
 import HeraldCore
 import Hummingbird
@@ -16,6 +17,9 @@ struct DeviceImportController {
     let directory: AppDirectory
     let devices: any DeviceRepository
     let limits: APILimits
+    /// Imports running on this instance: each holds a database connection and a core for as
+    /// long as its body streams, so past `limits.concurrentImports` another is answered 429.
+    let running: RunningCount
 
     struct LineError: ResponseEncodable, Equatable {
         var line: Int
@@ -36,6 +40,11 @@ struct DeviceImportController {
         let bundleID = try context.parameters.require("bundleID")
         try context.requirePrincipal().requireDeviceAccess(.write, bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
+        guard running.enter(limit: limits.concurrentImports) else {
+            throw Problem.tooManyRequests(
+                "\(limits.concurrentImports) imports are running on this instance; try again when one ends", retryAfter: 10)
+        }
+        defer { running.leave() }
 
         var summary = Summary()
         var splitter = NDJSONLineSplitter(maximumLineBytes: Self.maximumLineBytes)
@@ -174,5 +183,23 @@ struct DeviceImportController {
         }
         let registration = try RegistrationInput.parse(object, defaultEnvironment: defaultEnvironment, extraFields: ["token"])
         return DeviceImportItem(token: token, registration: registration)
+    }
+}
+
+/// How many of something run at once, bounded.
+final class RunningCount: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one more, unless `limit` run already.
+    func enter(limit: Int) -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() {
+        count.withLock { $0 -= 1 }
     }
 }

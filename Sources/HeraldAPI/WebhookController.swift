@@ -14,6 +14,8 @@ struct WebhookController {
 
     let directory: AppDirectory
     let webhooks: any WebhookStore
+    /// `HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`.
+    let allowPrivateAddresses: Bool
     /// The app the path names, or nil for the endpoints for every app.
     let scope: @Sendable (HeraldRequestContext) async throws -> App?
 
@@ -38,7 +40,8 @@ struct WebhookController {
         let new = try NewWebhookEndpoint(
             url: try JSONFields.requiredString(object["url"], field: "url"),
             events: try Self.strings(object["events"], field: "events"),
-            description: try JSONFields.string(object["description"], field: "description"))
+            description: try JSONFields.string(object["description"], field: "description"),
+            allowPrivateAddresses: allowPrivateAddresses)
         let created = try await webhooks.addEndpoint(appID: app?.id, new, actor: try context.requirePrincipal().keyPrefix)
         var response = WebhookResponse(created.endpoint)
         response.secret = created.secret

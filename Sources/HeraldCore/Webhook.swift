@@ -72,9 +72,13 @@ public struct NewWebhookEndpoint: Sendable, Equatable {
     public static let maxURLLength = 2048
     public static let maxDescriptionLength = 200
 
-    /// `events` nil subscribes to every type.
-    public init(url: String, events: [String]?, description: String?) throws(ValidationError) {
-        self.url = try Self.check(url: url)
+    /// `events` nil subscribes to every type. Unless `allowPrivateAddresses`, a URL naming a
+    /// loopback, private or link-local address (or `localhost`) is refused; a host name is
+    /// checked again each time it is resolved to connect (docs/webhooks.md).
+    public init(url: String, events: [String]?, description: String?, allowPrivateAddresses: Bool = false)
+        throws(ValidationError)
+    {
+        self.url = try Self.check(url: url, allowPrivateAddresses: allowPrivateAddresses)
         var types = [WebhookEventType]()
         if let events {
             guard !events.isEmpty else {
@@ -105,7 +109,7 @@ public struct NewWebhookEndpoint: Sendable, Equatable {
 
     /// An absolute http(s) URL with a host, without a user or password (listings show the URL;
     /// the signature is what proves a message comes from Herald) and without a fragment.
-    static func check(url text: String) throws(ValidationError) -> String {
+    static func check(url text: String, allowPrivateAddresses: Bool) throws(ValidationError) -> String {
         func refuse(_ reason: String) -> ValidationError { ValidationError(field: "url", reason: reason) }
         guard text.utf8.count <= maxURLLength else { throw refuse("must be at most \(maxURLLength) bytes") }
         guard !text.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) }) else {
@@ -120,6 +124,16 @@ public struct NewWebhookEndpoint: Sendable, Equatable {
         }
         guard components.fragment == nil else { throw refuse("must not have a #fragment") }
         if let port = components.port, !(1...65535).contains(port) { throw refuse("has a port out of range") }
+        if !allowPrivateAddresses {
+            let privateHost = refuse(
+                "must not point at a loopback, private or link-local address (HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES allows it)")
+            if NetworkAddress.isLocalName(host) { throw privateHost }
+            if let isPublic = NetworkAddress.isPublic(host) {
+                guard isPublic else { throw privateHost }
+            } else if host.allSatisfy({ $0.isNumber || $0 == "." }) || host.contains(":") {
+                throw refuse("names an IP address in a form Herald does not read (use four decimal parts, or IPv6)")
+            }
+        }
         return text
     }
 }

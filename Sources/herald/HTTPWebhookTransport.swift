@@ -1,24 +1,71 @@
 import AsyncHTTPClient
+import Foundation
 import HeraldDelivery
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Posts webhook messages with AsyncHTTPClient: pooled keep-alive connections per host, no
 /// redirects followed (a 3xx is a failed attempt: the endpoint's URL should be fixed), and one
 /// deadline for the whole exchange, answer body included.
 final class HTTPWebhookTransport: WebhookTransport {
     private let client: HTTPClient
+    /// Nil: every address may be reached (`HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`).
+    private let guardian: WebhookAddressGuard?
+    /// Clients pinned to the address the guard checked, by host and address: the connection
+    /// goes where the check looked, with the host's name kept for TLS and `Host`.
+    private let pinned = Mutex<[String: HTTPClient]>([:])
     /// At most this much of an answer's body is read; the rest is not waited for.
     static let maxAnswerBytes = 64 * 1024
+    static let maxPinnedClients = 64
 
-    init() {
+    init(allowPrivateAddresses: Bool = false) {
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.configuration())
+        guardian = allowPrivateAddresses ? nil : WebhookAddressGuard()
+    }
+
+    private static func configuration(pinning host: String? = nil, to address: String? = nil) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(5))
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        if let host, let address { configuration.dnsOverride = [host: address] }
+        return configuration
+    }
+
+    /// The client to reach `url` with, or why it must not be reached.
+    private func client(for url: String) async -> Result<HTTPClient, WebhookAttemptError> {
+        guard let guardian else { return .success(client) }
+        guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return .failure(.init("the URL cannot be used")) }
+        switch await guardian.check(host: host) {
+        case .refused(let reason):
+            return .failure(.init(reason))
+        case .reach(let address) where address == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")):
+            return .success(client)  // an IP literal, checked: nothing to resolve
+        case .reach(let address):
+            let key = host + " " + address
+            let (found, retired) = pinned.withLock { pinned -> (HTTPClient, [HTTPClient]) in
+                if let client = pinned[key] { return (client, []) }
+                var retired = [HTTPClient]()
+                if pinned.count >= Self.maxPinnedClients {
+                    retired = Array(pinned.values)
+                    pinned.removeAll()
+                }
+                let client = HTTPClient(
+                    eventLoopGroupProvider: .singleton, configuration: Self.configuration(pinning: host, to: address))
+                pinned[key] = client
+                return (client, retired)
+            }
+            for client in retired { Task { try? await client.shutdown() } }
+            return .success(found)
+        }
     }
 
     func post(url: String, headers: [(String, String)], body: String, timeout: Duration) async -> WebhookAttemptResult {
+        let client: HTTPClient
+        switch await self.client(for: url) {
+        case .success(let chosen): client = chosen
+        case .failure(let refusal): return .failed(refusal.reason)
+        }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers = HTTPHeaders(headers)
@@ -63,5 +110,13 @@ final class HTTPWebhookTransport: WebhookTransport {
 
     func shutdown() async {
         try? await client.shutdown()
+        for client in pinned.withLock({ pinned in defer { pinned.removeAll() }; return Array(pinned.values) }) {
+            try? await client.shutdown()
+        }
     }
+}
+
+struct WebhookAttemptError: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
 }

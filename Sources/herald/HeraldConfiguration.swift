@@ -27,6 +27,8 @@ struct HeraldConfiguration: Sendable {
     var importMaximumBytes = 1 << 30
     /// `HERALD_IMPORT_MAX_SECONDS`: the longest one device import may run.
     var importMaximumSeconds = 3600
+    /// `HERALD_IMPORT_CONCURRENCY`: device imports one instance runs at once (more get 429).
+    var importConcurrency = 4
     /// `HERALD_API_RATE_LIMIT`: requests per second one API key may make, per instance (0: no limit).
     var apiRateLimit = 10_000
     /// `HERALD_API_RATE_BURST`: requests a key may make at once above its rate.
@@ -106,6 +108,9 @@ struct HeraldConfiguration: Sendable {
     var retentionIntervalHours = 24
     /// `HERALD_RETENTION_BATCH_SIZE`: rows one delete statement takes.
     var retentionBatchSize = 5_000
+    /// `HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`: whether webhook endpoints may be loopback,
+    /// private or link-local addresses (false: refused when added and whenever resolved).
+    var webhookAllowPrivateAddresses = false
     /// `HERALD_WEBHOOK_TIMEOUT_MS`: how long one webhook attempt may take, answer included.
     var webhookTimeoutMilliseconds = 10_000
     /// `HERALD_WEBHOOK_CONCURRENCY`: webhook messages one instance posts at once (at most a
@@ -217,6 +222,9 @@ struct HeraldConfiguration: Sendable {
         configuration.webhookTimeoutMilliseconds = try positive(
             reader, "herald.webhook.timeout_ms", configuration.webhookTimeoutMilliseconds)
         configuration.webhookConcurrency = try positive(reader, "herald.webhook.concurrency", configuration.webhookConcurrency)
+        configuration.importConcurrency = try positive(reader, "herald.import.concurrency", configuration.importConcurrency)
+        configuration.webhookAllowPrivateAddresses = try flag(
+            reader, "herald.webhook.allow_private_addresses", configuration.webhookAllowPrivateAddresses)
         return configuration
     }
 
@@ -247,7 +255,8 @@ struct HeraldConfiguration: Sendable {
     var apiLimits: APILimits {
         APILimits(
             importMaximumBytes: importMaximumBytes, importMaximumDuration: .seconds(importMaximumSeconds),
-            requestsPerSecondPerKey: apiRateLimit, burstPerKey: apiRateBurst)
+            requestsPerSecondPerKey: apiRateLimit, burstPerKey: apiRateBurst, concurrentImports: importConcurrency,
+            webhookAllowPrivateAddresses: webhookAllowPrivateAddresses)
     }
 
     private static func flag(_ reader: ConfigReader, _ key: String, _ fallback: Bool) throws -> Bool {

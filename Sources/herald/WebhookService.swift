@@ -15,7 +15,7 @@ struct WebhookService: Service {
         configuration: HeraldConfiguration, store: Store, logger: Logger, after migrated: MigrationGate,
         policy: WebhookRetryPolicy = .standard
     ) {
-        transport = HTTPWebhookTransport()
+        transport = HTTPWebhookTransport(allowPrivateAddresses: configuration.webhookAllowPrivateAddresses)
         let concurrency = configuration.webhookConcurrency
         dispatcher = WebhookDispatcher(
             store: store.webhooks, transport: transport, policy: policy, concurrency: concurrency,

@@ -37,13 +37,15 @@ struct WebhooksCommand: AsyncParsableCommand {
         @Option(help: "A note to recognise it by.") var description: String?
 
         func run() async throws {
+            let (configuration, logger) = try options.load()
             let new: NewWebhookEndpoint
             do {
-                new = try NewWebhookEndpoint(url: url, events: events.isEmpty ? nil : events, description: description)
+                new = try NewWebhookEndpoint(
+                    url: url, events: events.isEmpty ? nil : events, description: description,
+                    allowPrivateAddresses: configuration.webhookAllowPrivateAddresses)
             } catch {
                 throw CLIError(error, flags: ["events": "--event"])
             }
-            let (configuration, logger) = try options.load()
             let created = try await Store.with(configuration, logger: logger) { store in
                 try await store.webhooks.addEndpoint(appID: try await scope.appID(store), new, actor: cliActor)
             }

@@ -52,6 +52,8 @@ struct EngineHarness {
                 configuration.engineBatchSize = 200
                 // Deferred devices are tried again after a second (then two), not minutes.
                 configuration.engineDeferredRetrySeconds = 1
+                // The webhook receivers of the tests listen on loopback.
+                configuration.webhookAllowPrivateAddresses = true
                 adjust(&configuration)
                 let logs = LogCapture()
                 let store = try Store(configuration: configuration, logger: logs.logger())

@@ -1,6 +1,9 @@
 @testable import herald
+import APNSCore
 import Foundation
+import NIOCore
 import Hummingbird
+import HeraldTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -142,6 +145,55 @@ import Glibc
             #expect(closed, "the trickled request was never cut off")
             #expect(ContinuousClock.now - started < .seconds(10))
             #expect(try await h.deviceCount() == 0)
+        }
+    }
+
+    /// Past `HERALD_IMPORT_CONCURRENCY` imports on one instance, another is answered 429 at
+    /// once (each running one holds a connection while its body streams); when one ends, the
+    /// next is taken.
+    @Test func importsPastTheirBoundAre429UntilOneEnds() async throws {
+        try await APIHarness.with(adjust: { $0.importConcurrency = 1 }, testing: .live) { h in
+            let port = try #require(h.client.port)
+            let importPath = "/v1/apps/\(APIHarness.bundleID)/devices/import"
+            let devicePath = "/v1/apps/\(APIHarness.bundleID)/devices/\(APIHarness.token(1))"
+            #expect(try await h.request(.put, devicePath, key: h.appKey, body: "{}").status.code < 300)
+            // The first import is held inside its write by a row lock, so it is surely running.
+            let (locked, lockHeld) = AsyncStream.makeStream(of: Void.self)
+            let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+            let holder = Task {
+                try await h.store.client.withTransaction(logger: h.logs.logger()) { connection in
+                    _ = try await connection.query(
+                        "SELECT 1 FROM devices WHERE token = \(ByteBuffer(bytes: try DeviceToken(hex: APIHarness.token(1)).bytes)) FOR UPDATE",
+                        logger: h.logs.logger()
+                    ).collect()
+                    lockHeld.yield()
+                    var waiting = release.makeAsyncIterator()
+                    _ = await waiting.next()
+                }
+            }
+            var lockIterator = locked.makeAsyncIterator()
+            _ = await lockIterator.next()
+            let running = try SlowClient(port: port)
+            defer { running.close() }
+            let line = #"{"token": "\#(APIHarness.token(1))", "languages": ["de"]}"#
+            try running.send(
+                "POST \(importPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(h.appKey)\r\n"
+                    + "Content-Type: application/x-ndjson\r\nContent-Length: \(line.utf8.count)\r\n\r\n\(line)")
+            try await waitUntil("the first import to wait for the lock") {
+                try await h.store.client.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO devices%'"
+                ).collect().first?.decode(Int64.self) == 1
+            }
+            let second = try await h.request(.post, importPath, key: h.appKey, body: #"{"token": "\#(APIHarness.token(2))"}"#)
+            #expect(second.status == .tooManyRequests && second.problemSlug == "too-many-requests", "\(second.body)")
+            #expect(second.headers[.retryAfter] != nil)
+            releasing.yield()
+            try await holder.value
+            #expect(running.readResponseHead(timeout: 10)?.hasPrefix("HTTP/1.1 200") == true)
+            try await waitUntil("another import to be taken") {
+                try await h.request(.post, importPath, key: h.appKey, body: #"{"token": "\#(APIHarness.token(2))"}"#).status == .ok
+            }
+            #expect(try await h.deviceCount() == 2)
         }
     }
 

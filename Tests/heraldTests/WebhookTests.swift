@@ -285,6 +285,49 @@ import Testing
         await receiver.stop()
     }
 
+    /// Endpoints on loopback, private, link-local or unspecified addresses are refused when
+    /// added, and a host name that resolves to one is refused each time it would be reached,
+    /// with one reason that says nothing of the port (no connection is tried). Only with
+    /// `HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES` may they be used.
+    @Test func privateAndLocalAddressesAreRefusedWhenAddedAndWhenReached() async throws {
+        try await EngineHarness.with(adjust: { $0.webhookAllowPrivateAddresses = false }) { h in
+            try await h.withAPI { api in
+                for url in [
+                    "http://127.0.0.1:5432/", "https://127.1.2.3/hook", "http://0.0.0.0:8080/", "http://[::1]:9/",
+                    "http://[::]/", "http://10.0.0.5/", "http://172.20.1.1/", "http://192.168.1.1/",
+                    "http://169.254.169.254/latest/meta-data/", "http://100.64.0.1/", "http://[fe80::1]/",
+                    "http://[fd12:3456::1]/", "http://[::ffff:127.0.0.1]/", "http://[64:ff9b::a00:1]/", "http://localhost:9/",
+                    "http://api.localhost/", "http://0177.0.0.1/", "http://224.0.0.1/",
+                ] {
+                    let reply = try await api.request(.post, Self.appPath, key: api.adminKey, body: #"{"url": "\#(url)"}"#)
+                    #expect(reply.status == .unprocessableContent && reply.body.contains(#""field":"url""#), "\(url): \(reply.body)")
+                }
+                #expect(try await h.store.webhooks.endpoints(appID: h.app.id).isEmpty)
+            }
+            // A name resolving to loopback (here `localhost.` is refused by name; `ip6-localhost` and a
+            // numeric form resolve through the system's resolver) is refused when reached.
+            let guardian = WebhookAddressGuard()
+            for host in ["localhost", "127.0.0.1", "2130706433", "0x7f.1"] {
+                #expect(await guardian.check(host: host) == .refused(WebhookAddressGuard.refusal), "\(host)")
+            }
+            #expect(await guardian.check(host: "93.184.215.14") == .reach("93.184.215.14"))
+            // The transport never connects: a listening loopback port and a closed one answer alike.
+            let receiver = WebhookReceiver()
+            try await receiver.start()
+            let transport = HTTPWebhookTransport(allowPrivateAddresses: false)
+            for url in [receiver.url("/x"), "http://127.0.0.1:1/x", receiver.url("/x").replacingOccurrences(of: "127.0.0.1", with: "2130706433")] {
+                let result = await transport.post(url: url, headers: [], body: "{}", timeout: .seconds(2))
+                #expect(result == .failed(WebhookAddressGuard.refusal), "\(url): \(result)")
+            }
+            #expect(receiver.messages.isEmpty)
+            await transport.shutdown()
+            let allowed = HTTPWebhookTransport(allowPrivateAddresses: true)
+            #expect(await allowed.post(url: receiver.url("/x"), headers: [], body: "{}", timeout: .seconds(5)) == .status(204))
+            await allowed.shutdown()
+            await receiver.stop()
+        }
+    }
+
     @Test func badEndpointsAreRefusedNamingTheFieldAndChangeNothing() async throws {
         try await EngineHarness.with { h in
             try await h.withAPI { api in
@@ -362,7 +405,7 @@ extension EngineHarness {
         policy: WebhookRetryPolicy = WebhookTests.quickRetries, timeout: Duration = .seconds(10),
         _ body: @Sendable () async throws -> Result
     ) async throws -> Result {
-        let transport = HTTPWebhookTransport()
+        let transport = HTTPWebhookTransport(allowPrivateAddresses: configuration.webhookAllowPrivateAddresses)
         let dispatcher = WebhookDispatcher(
             store: store.webhooks, transport: transport, policy: policy, concurrency: 8, perEndpoint: 2, timeout: timeout,
             pollInterval: .milliseconds(50), logger: logs.logger())
