@@ -34,9 +34,11 @@ struct TemplateController {
     @Sendable func show(request: Request, context: HeraldRequestContext) async throws -> TemplateResponse {
         let principal = try context.requirePrincipal()
         try principal.requireTemplateAccess()
-        let versions = try await templates.versions(name: try context.parameters.require("name"))
-        guard let latest = versions.first else { throw Problem.unknownTemplate() }
+        let name = try context.parameters.require("name")
+        // The latest version's document, and the others' metadata only.
+        guard let latest = try await templates.latest(name: name) else { throw Problem.unknownTemplate() }
         let owner = try await visibleOwner(latest, principal)
+        let versions = try await templates.versions(name: name)
         return TemplateResponse(
             name: latest.name, app: owner, latest: try TemplateVersionResponse(latest),
             versions: versions.map(TemplateVersionInfo.init))

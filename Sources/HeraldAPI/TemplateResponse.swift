@@ -37,7 +37,7 @@ struct TemplateVersionInfo: ResponseEncodable {
     var createdAt: Date
     var createdBy: String
 
-    init(_ record: TemplateVersionRecord) {
+    init(_ record: TemplateVersionMetadata) {
         version = record.version
         contentHash = record.contentHash
         defaultLanguage = record.defaultLanguage

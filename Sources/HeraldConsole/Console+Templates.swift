@@ -27,21 +27,26 @@ extension Console {
     /// languages and variables.
     func templatePage(_ request: Request, name: String) async throws -> Response {
         let session = try await auth.require(request, role: .viewer)
+        // Every version's metadata, and the documents of the (at most three) versions shown.
         let versions = try await dependencies.templates.versions(name: name)
         guard let latest = versions.first else { throw ConsoleError.notFound("template") }
         let query = try FormData(query: request.uri.query)
-        func version(_ key: String, _ fallback: Int) throws -> TemplateVersionRecord {
-            guard let text = query[key] else {
-                return versions.first { $0.version == fallback } ?? latest
+        func version(_ key: String, _ fallback: Int) async throws -> TemplateVersionRecord {
+            var number = versions.contains { $0.version == fallback } ? fallback : latest.version
+            if let text = query[key] {
+                guard let asked = Int(text), versions.contains(where: { $0.version == asked }) else {
+                    throw ConsoleError.badRequest("The template has no version \(text).")
+                }
+                number = asked
             }
-            guard let number = Int(text), let found = versions.first(where: { $0.version == number }) else {
-                throw ConsoleError.badRequest("The template has no version \(text).")
+            guard let record = try await dependencies.templates.version(name: name, version: number) else {
+                throw ConsoleError.notFound("template")
             }
-            return found
+            return record
         }
-        let to = try version("to", latest.version)
-        let from = try version("from", max(1, to.version - 1))
-        let shown = try version("version", latest.version)
+        let to = try await version("to", latest.version)
+        let from = try await version("from", max(1, to.version - 1))
+        let shown = try await version("version", latest.version)
         let rows = versions.html { record in
             """
             <tr><td class="num">\(record.version)</td><td>\(record.languages.joined(separator: ", "))</td>

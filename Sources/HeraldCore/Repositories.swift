@@ -185,8 +185,9 @@ public protocol TemplateRepository: Sendable {
     func setOwner(name: String, appID: Int64?, actor: String) async throws -> Bool
     /// Every template with at least one version, by name.
     func list() async throws -> [TemplateSummary]
-    /// The template's versions, newest first; empty for an unknown template.
-    func versions(name: String) async throws -> [TemplateVersionRecord]
+    /// The template's versions, newest first, without their documents (a template may have
+    /// hundreds of versions of tens of kilobytes); empty for an unknown template.
+    func versions(name: String) async throws -> [TemplateVersionMetadata]
     func version(name: String, version: Int) async throws -> TemplateVersionRecord?
     func latest(name: String) async throws -> TemplateVersionRecord?
 }

@@ -37,6 +37,33 @@ public struct TemplateVersionRecord: Sendable, Equatable {
     }
 }
 
+/// What a version is, without its document: what version lists show.
+public struct TemplateVersionMetadata: Sendable, Equatable {
+    public var name: String
+    public var version: Int
+    public var contentHash: String
+    public var defaultLanguage: String
+    public var languages: [String]
+    public var createdAt: Date
+    public var createdBy: String
+    /// The app the template belongs to; nil: shared by every app.
+    public var appID: Int64?
+
+    public init(
+        name: String, version: Int, contentHash: String, defaultLanguage: String, languages: [String], createdAt: Date,
+        createdBy: String, appID: Int64?
+    ) {
+        self.name = name
+        self.version = version
+        self.contentHash = contentHash
+        self.defaultLanguage = defaultLanguage
+        self.languages = languages
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+        self.appID = appID
+    }
+}
+
 /// A template as lists show it: its latest version and how many there are.
 public struct TemplateSummary: Sendable, Equatable {
     public var name: String

@@ -31,7 +31,10 @@ struct DirectContent {
                 record = try await templates.latest(name: name)
             }
             guard let record else {
-                guard version != nil, try await templates.latest(name: name) != nil else {
+                // A missing version of another app's template is a missing template too.
+                guard version != nil, let latest = try await templates.latest(name: name),
+                    latest.appID == nil || latest.appID == request.app.id
+                else {
                     throw ValidationError(field: "template.name", reason: "no template has this name")
                 }
                 throw ValidationError(field: "template.version", reason: "the template has no version \(version ?? 0)")

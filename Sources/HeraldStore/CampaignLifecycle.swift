@@ -130,8 +130,7 @@ enum CampaignLifecycle {
             RETURNING latest.push_type, c.push_options->>'pushType', c.template_name
             """, logger: logger)
         guard let row = try await rows.collect().first else {
-            throw ValidationError(
-                field: "templateName", reason: "no template of this name has a version yet; add or sync it first")
+            throw ValidationError(field: "templateName", reason: noVersionYet)
         }
         let (templateType, campaignType, name) = try row.decode((String, String?, String).self)
         if let campaignType, campaignType != templateType {
@@ -147,23 +146,30 @@ enum CampaignLifecycle {
     }
 
     /// A campaign uses its own app's templates and shared ones, never another app's (its
-    /// message's template or a variant's). Templates not saved yet are checked when it is scheduled.
+    /// message's template or a variant's). Templates not saved yet are checked when it is
+    /// scheduled. Another app's template is refused exactly as a template that does not exist
+    /// is, so a key learns no template name of an app it cannot see.
     static func checkTemplateOwners(campaignID: Int64, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
-            SELECT t.name, t.name = c.template_name
+            SELECT CASE WHEN t.name = c.template_name THEN -1
+                        ELSE (SELECT min(v.position) - 1 FROM jsonb_array_elements(c.variants) WITH ORDINALITY
+                              AS v(variant, position) WHERE v.variant->>'templateName' = t.name) END AS place
             FROM campaigns c
             JOIN templates t ON t.app_id IS NOT NULL AND t.app_id <> c.app_id
                 AND (t.name = c.template_name
                      OR t.name IN (SELECT v->>'templateName' FROM jsonb_array_elements(c.variants) v))
             WHERE c.id = \(campaignID)
-            ORDER BY 2 DESC LIMIT 1
+            ORDER BY 1 LIMIT 1
             """, logger: logger)
-        guard let row = try await rows.collect().first else { return }
-        let (name, isMain) = try row.decode((String, Bool).self)
+        guard let place = try await rows.collect().first?.decode(Int64.self) else { return }
         throw ValidationError(
-            field: isMain ? "templateName" : "variants", reason: "template \(name) belongs to another app")
+            field: place < 0 ? "templateName" : "variants[\(place)].templateName", reason: noVersionYet)
     }
+
+    /// What a campaign naming a template it cannot use hears, whether the template is missing
+    /// or another app's.
+    static let noVersionYet = "no template of this name has a version yet; add or sync it first"
 
     /// Notes when the campaign was scheduled (a local-time zone whose moment had passed then is
     /// late) and, for a local-time campaign, starts it when the first zone's moment comes: the
@@ -208,9 +214,7 @@ enum CampaignLifecycle {
             guard let version = try await found.collect().first else {
                 throw ValidationError(
                     field: wanted == nil ? "variants[\(index)].templateName" : "variants[\(index)].templateVersion",
-                    reason: wanted == nil
-                        ? "no template of this name has a version yet; add or sync it first"
-                        : "template \(name) has no version \(wanted ?? 0)")
+                    reason: wanted == nil ? noVersionYet : "template \(name) has no version \(wanted ?? 0)")
             }
             let (number, templateType) = try version.decode((Int32, String).self)
             let options = campaignOptions.overlaid(by: variant.pushOptions)

@@ -39,9 +39,11 @@ public struct PostgresTemplateRepository: TemplateRepository {
                     guard owner == appID else {
                         throw ValidationError(
                             field: "app",
+                            // Names are unique across apps, so a taken one cannot be saved; the
+                            // answer does not say whose it is.
                             reason: owner == nil
                                 ? "template \(name) is shared by every app; save it without an app (or an admin gives it to one)"
-                                : "template \(name) belongs to another app")
+                                : "this name is taken; choose another")
                     }
 
                     let latestRows = try await connection.query(
@@ -108,14 +110,23 @@ public struct PostgresTemplateRepository: TemplateRepository {
         }
     }
 
-    public func versions(name: String) async throws -> [TemplateVersionRecord] {
+    public func versions(name: String) async throws -> [TemplateVersionMetadata] {
         try await DatabaseMetrics.measure("templates.versions") {
+            // Every column but the document: a list of 150 versions is a few kilobytes, not megabytes.
             let rows = try await client.query(
                 """
-                SELECT \(unescaped: Self.columns) FROM template_versions v JOIN templates t ON t.id = v.template_id
+                SELECT t.name, v.version, v.content_hash, v.default_language, v.languages, v.created_at, v.created_by, t.app_id
+                FROM template_versions v JOIN templates t ON t.id = v.template_id
                 WHERE t.name = \(name) ORDER BY v.version DESC
                 """, logger: logger)
-            return try await rows.collect().map(Self.decode)
+            return try await rows.collect().map { row in
+                let (name, version, hash, defaultLanguage, languages, createdAt, createdBy, appID) = try row.decode(
+                    (String, Int32, ByteBuffer, String, [String], Date, String, Int64?).self)
+                return TemplateVersionMetadata(
+                    name: name, version: Int(version), contentHash: Self.hex(Array(buffer: hash)),
+                    defaultLanguage: defaultLanguage, languages: languages, createdAt: createdAt, createdBy: createdBy,
+                    appID: appID)
+            }
         }
     }
 

@@ -65,11 +65,36 @@ import Testing
                 let variant = try await api.request(
                     .post, "/v1/campaigns", key: api.marketingKey,
                     body: #"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-b"}]}"#)
-                #expect(variant.status == .unprocessableContent && variant.json["field"] as? String == "variants", "\(variant.body)")
+                #expect(
+                    variant.status == .unprocessableContent && variant.json["field"] as? String == "variants[1].templateName",
+                    "\(variant.body)")
+                // ...and refused in the very words a template that does not exist gets, so a key
+                // learns no other app's template names.
+                for (taken, missing) in [
+                    (#"{"app": "\#(mine)", "name": "x", "templateName": "promo-b"}"#,
+                     #"{"app": "\#(mine)", "name": "x", "templateName": "promo-zz"}"#),
+                    (#"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-b"}]}"#,
+                     #"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-zz"}]}"#),
+                ] {
+                    let created = try await api.request(.post, "/v1/campaigns", key: scoped, body: missing)
+                    let draft = try #require(created.json["id"] as? String, "\(created.body)")
+                    let unseen = try await api.request(.post, "/v1/campaigns/\(draft)/schedule", key: scoped, body: "{}")
+                    let hidden = try await api.request(.post, "/v1/campaigns", key: scoped, body: taken)
+                    #expect(hidden.json["field"] as? String == unseen.json["field"] as? String, "\(hidden.body) / \(unseen.body)")
+                    #expect(hidden.json["detail"] as? String == unseen.json["detail"] as? String, "\(hidden.body) / \(unseen.body)")
+                    #expect(!hidden.body.contains("another app"))
+                }
+                let sendMissing = try await api.request(
+                    .post, "/v1/apps/\(mine)/notifications", key: api.appKey,
+                    body: #"{"tokens": ["\#(EngineHarness.token(0).hex)"], "template": {"name": "promo-zz"}}"#)
                 let send = try await api.request(
                     .post, "/v1/apps/\(mine)/notifications", key: api.appKey,
                     body: #"{"tokens": ["\#(EngineHarness.token(0).hex)"], "template": {"name": "promo-b", "variables": {"percentOff": 20, "endTime": "noon"}}}"#)
                 #expect(send.status == .unprocessableContent && send.json["field"] as? String == "template.name", "\(send.body)")
+                #expect(send.json["detail"] as? String == sendMissing.json["detail"] as? String, "\(send.body) / \(sendMissing.body)")
+                let takenName = try await api.request(
+                    .put, "/v1/templates/promo-b?app=\(mine)", key: scoped, body: try Self.body("promo-b"))
+                #expect(takenName.status == .unprocessableContent && !takenName.body.contains(other.bundleID), "\(takenName.body)")
                 let own = try await api.request(
                     .post, "/v1/campaigns", key: scoped,
                     body: #"{"app": "\#(mine)", "name": "mine", "templateName": "promo-a", "variables": {"percentOff": 20, "endTime": "noon"}}"#)
