@@ -29,6 +29,8 @@ public struct APIDependencies: Sendable {
     public var webhooks: any WebhookStore
     /// The Prometheus exposition of this process's metrics.
     public var metricsText: @Sendable () -> String
+    /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
+    public var metricsToken: String?
     public var limits: APILimits
     /// Problems for errors of layers the API does not know (the database's timeouts and lost
     /// connections answer 503 instead of 500).
@@ -38,7 +40,8 @@ public struct APIDependencies: Sendable {
         apps: any AppRepository, certificates: any CertificateReader, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
         audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), appDirectory: AppDirectory? = nil, ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending,
-        readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String, limits: APILimits = APILimits(),
+        readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String,
+        metricsToken: String? = nil, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
         self.limits = limits
@@ -59,6 +62,7 @@ public struct APIDependencies: Sendable {
         self.readiness = readiness
         self.webhooks = webhooks
         self.metricsText = metricsText
+        self.metricsToken = metricsToken
     }
 }
 
@@ -68,7 +72,9 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware(classify: dependencies.classifyError))
-    HealthController(readiness: dependencies.readiness, metricsText: dependencies.metricsText).addRoutes(to: router)
+    HealthController(
+        readiness: dependencies.readiness, metricsText: dependencies.metricsText, metricsToken: dependencies.metricsToken
+    ).addRoutes(to: router)
 
     let directory = dependencies.appDirectory
     let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keys: dependencies.keys, cache: dependencies.keyCache, limits: dependencies.limits))

@@ -1,11 +1,13 @@
 import HeraldCore
 import Hummingbird
 
-/// Unauthenticated probes: `/healthz` (the process answers), `/readyz` (database reachable and
-/// schema current), `/metrics` (Prometheus text), `/openapi.yaml`.
+/// Probes without API keys: `/healthz` (the process answers), `/readyz` (database reachable and
+/// schema current), `/metrics` (Prometheus text; behind `HERALD_METRICS_TOKEN` when it is set,
+/// since it names every app and its traffic), `/openapi.yaml`.
 struct HealthController {
     let readiness: any ReadinessCheck
     let metricsText: @Sendable () -> String
+    let metricsToken: String?
 
     struct Status: ResponseEncodable {
         var status: String
@@ -17,7 +19,13 @@ struct HealthController {
             if let reason = await readiness.notReadyReason() { throw Problem.notReady(reason) }
             return Status(status: "ready")
         }
-        router.get("metrics") { _, _ -> Response in
+        router.get("metrics") { request, _ -> Response in
+            if let metricsToken {
+                let presented = request.headers[.authorization] ?? ""
+                guard Self.same(presented, "Bearer " + metricsToken) else {
+                    throw Problem.unauthorized("/metrics needs Authorization: Bearer and HERALD_METRICS_TOKEN")
+                }
+            }
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metricsText())))
@@ -28,5 +36,12 @@ struct HealthController {
             return Response(
                 status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }
+    }
+
+    /// Compares in time that depends only on the lengths.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -25,6 +25,7 @@ func buildHTTPRouter(
             ledger: store.ledger,
             templates: store.templates,
             campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, webhooks: store.webhooks, metricsText: metricsText,
+            metricsToken: configuration.metricsToken,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
     if configuration.consoleEnabled {
         addConsoleRoutes(

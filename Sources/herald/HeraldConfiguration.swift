@@ -39,6 +39,9 @@ struct HeraldConfiguration: Sendable {
     var httpPort = 8080
     /// `HERALD_SECRET_KEY`: 32 bytes, base64; seals APNs signing keys in the database.
     var secretKey: String?
+    /// `HERALD_METRICS_TOKEN`: when set, `GET /metrics` needs `Authorization: Bearer <token>`
+    /// (it names every app's bundle ID and traffic); unset, it is open like the other probes.
+    var metricsToken: String?
     /// `HERALD_PREVIOUS_SECRET_KEYS`: earlier secrets, comma-separated, that still open stored
     /// credentials while `herald secrets rotate` moves them to `HERALD_SECRET_KEY`.
     var previousSecretKeys: [String] = []
@@ -138,7 +141,9 @@ struct HeraldConfiguration: Sendable {
             InMemoryProvider(name: "flags", values: values),
             EnvironmentVariablesProvider(
                 environmentVariables: environment,
-                secretsSpecifier: .specific(["HERALD_DATABASE_URL", "HERALD_SECRET_KEY", "HERALD_PREVIOUS_SECRET_KEYS"])),
+                secretsSpecifier: .specific([
+                    "HERALD_DATABASE_URL", "HERALD_SECRET_KEY", "HERALD_PREVIOUS_SECRET_KEYS", "HERALD_METRICS_TOKEN",
+                ])),
         ])
         var configuration = HeraldConfiguration()
         configuration.databaseURL = reader.string(forKey: "herald.database.url", isSecret: true)
@@ -159,6 +164,10 @@ struct HeraldConfiguration: Sendable {
         configuration.httpPort = try positive(reader, "herald.http.port", configuration.httpPort)
         guard configuration.httpPort <= 65535 else { throw ConfigurationError.invalid("HERALD_HTTP_PORT", "must be 1 to 65535") }
         configuration.secretKey = reader.string(forKey: "herald.secret_key", isSecret: true)
+        configuration.metricsToken = reader.string(forKey: "herald.metrics_token", isSecret: true)
+        if let token = configuration.metricsToken, token.utf8.count < 16 || token.contains(where: \.isWhitespace) {
+            throw ConfigurationError.invalid("HERALD_METRICS_TOKEN", "must be at least 16 characters without spaces")
+        }
         configuration.previousSecretKeys = (reader.string(forKey: "herald.previous_secret_keys", isSecret: true) ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if let level = reader.string(forKey: "herald.log_level") {

@@ -23,6 +23,23 @@ import Testing
         }
     }
 
+    /// With `HERALD_METRICS_TOKEN`, the metrics (which name every app) need it; other probes stay open.
+    @Test func metricsNeedTheirTokenWhenOneIsSet() async throws {
+        let token = "metrics-token-0123456789"
+        try await APIHarness.with(adjust: { $0.metricsToken = token }) { h in
+            let refused = try await h.request(.get, "/metrics", key: nil)
+            #expect(refused.status == .unauthorized && refused.problemSlug == "unauthorized")
+            #expect(try await h.request(.get, "/metrics", key: h.adminKey).status == .unauthorized)
+            #expect(try await h.request(.get, "/metrics", key: token + "x").status == .unauthorized)
+            let allowed = try await h.request(.get, "/metrics", key: token)
+            #expect(allowed.status == .ok && allowed.headers[.contentType]?.hasPrefix("text/plain") == true)
+            #expect(try await h.request(.get, "/healthz", key: nil).status == .ok)
+        }
+        #expect(throws: ConfigurationError.self) {
+            try HeraldConfiguration.load(environment: ["HERALD_METRICS_TOKEN": "short"])
+        }
+    }
+
     @Test func readinessFailsWhileMigrationsArePending() async throws {
         try await APIHarness.with { h in
             try await h.store.client.query("DELETE FROM herald_schema_migrations")
