@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldCore
 import Logging
@@ -20,13 +21,32 @@ public struct PostgresRetention: RetentionStore {
         self.logger = logger.forDatabase
     }
 
-    public func purge(_ policy: RetentionPolicy, now: Date, batchSize: Int, dryRun: Bool) async throws -> RetentionResult? {
+    public func purge(_ policy: RetentionPolicy, now: Date, batchSize: Int, dryRun: Bool, actor: String) async throws
+        -> RetentionResult?
+    {
         try await client.withConnection { connection in
             let locked = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
                 .collect().first?.decode(Bool.self) ?? false
             guard locked else { return nil }
             do {
                 let result = try await run(policy, now: now, batchSize: max(batchSize, 1), dryRun: dryRun, on: connection)
+                if !dryRun {
+                    try await AuditLog.record(
+                        on: connection, actor: actor, action: "retention.run", appID: nil,
+                        details: [
+                            "deleted": .object([
+                                "deliveries": .int(result.deliveries), "campaigns": .int(result.campaigns),
+                                "notifications": .int(result.notifications), "testDeliveries": .int(result.testDeliveries),
+                                "events": .int(result.events), "auditLog": .int(result.audit),
+                                "webhookMessages": .int(result.webhookMessages),
+                            ]),
+                            "days": .object([
+                                "deliveries": .int(policy.deliveriesDays), "notifications": .int(policy.notificationsDays),
+                                "testDeliveries": .int(policy.testDeliveriesDays), "events": .int(policy.eventsDays),
+                                "auditLog": .int(policy.auditDays), "webhookMessages": .int(policy.webhookMessagesDays),
+                            ]),
+                        ], logger: logger)
+                }
                 _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).collect()
                 return result
             } catch {

@@ -150,7 +150,7 @@ extension AppsCommand {
                     guard keyID == nil else { throw CLIError("--key-id goes with --key-file, not --p12") }
                     guard let bytes = FileManager.default.contents(atPath: p12) else { throw CLIError("--p12: cannot read \(p12)") }
                     guard let passwordFile else { throw CLIError("--password-file is required with --p12") }
-                    let password = try Self.password(from: passwordFile)
+                    let password = try CLISecret.firstLine(file: passwordFile, flag: "--password-file")
                     do {
                         return .certificate(
                             try PKCS12CertificateReader().read(
@@ -161,21 +161,6 @@ extension AppsCommand {
                 case (nil, nil): throw CLIError("give --key-id and --key-file (a .p8 key), or --p12 and --password-file")
                 case (_?, _?): throw CLIError("give --key-file or --p12, not both")
                 }
-            }
-
-            /// The first line of the file, or of standard input for `-`.
-            static func password(from file: String) throws -> String {
-                let text: String
-                if file == "-" {
-                    text = readLine(strippingNewline: true) ?? ""
-                } else {
-                    guard let data = FileManager.default.contents(atPath: file) else {
-                        throw CLIError("--password-file: cannot read \(file)")
-                    }
-                    text = String(decoding: data, as: UTF8.self)
-                }
-                return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-                    .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
             }
         }
 

@@ -24,10 +24,15 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "Default environment of new devices: sandbox or production.") var environment = "production"
         @Option(help: "Override the APNs endpoint, e.g. https://127.0.0.1:2197 for the simulator.") var apnsEndpoint: String?
         @Option(help: "Extra CA certificates (PEM) to trust for this app's APNs endpoint.") var apnsCAFile: String?
-        @Option(help: "HERALD_SECRET_KEY: 32 bytes, base64, that seal signing keys.") var secretKey: String?
+        @Option(help: "A file holding HERALD_SECRET_KEY ('-': standard input), instead of the environment.")
+        var secretKeyFile: String?
+        @Option(help: "HERALD_SECRET_KEY itself (deprecated: it shows in the process list and shell history).")
+        var secretKey: String?
 
         func run() async throws {
-            let (configuration, logger) = try options.load(extra: ["herald.secret_key": secretKey])
+            if secretKey != nil { CLIWarning.secretOnCommandLine("--secret-key", instead: "--secret-key-file or HERALD_SECRET_KEY") }
+            let fromFile = try secretKeyFile.map { try CLISecret.firstLine(file: $0, flag: "--secret-key-file") }
+            let (configuration, logger) = try options.load(extra: ["herald.secret_key": fromFile ?? secretKey])
             guard let environment = APNSEnvironment(rawValue: environment) else {
                 throw CLIError("--environment must be sandbox or production")
             }

@@ -147,7 +147,7 @@ struct BenchRetentionCommand: AsyncParsableCommand {
                     dryRun: false, now: today),
                 actor: "bench")
             if plan.retention {
-                _ = try await store.retention.purge(RetentionPolicy(), now: today, batchSize: 5_000, dryRun: false)
+                _ = try await store.retention.purge(RetentionPolicy(), now: today, batchSize: 5_000, dryRun: false, actor: "bench")
             }
             if (day + 1) % plan.every == 0 || day == plan.days - 1 {
                 // Sizes after a vacuum, as autovacuum keeps them on a live system.

@@ -32,6 +32,9 @@ struct CommonOptions: ParsableArguments {
     /// Loads the configuration and sets up logging to standard error (standard output is
     /// kept for results, such as a new API key).
     func load(extra: [String: String?] = [:]) throws -> (HeraldConfiguration, Logger) {
+        if let databaseURL, URLComponents(string: databaseURL)?.password != nil {
+            CLIWarning.secretOnCommandLine("a password in --database-url", instead: "HERALD_DATABASE_URL or ~/.pgpass")
+        }
         let configuration = try HeraldConfiguration.load(overrides: overrides.merging(extra) { $1 })
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
@@ -46,4 +49,31 @@ struct CommonOptions: ParsableArguments {
 /// Who the audit log names for CLI actions.
 var cliActor: String {
     "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"] ?? "unknown")
+}
+
+/// Warnings a command prints to standard error, once, before it runs.
+enum CLIWarning {
+    /// A secret was given as an argument: other users of the machine see it in the process
+    /// list, and the shell keeps it in its history.
+    static func secretOnCommandLine(_ what: String, instead: String) {
+        FileHandle.standardError.write(
+            Data("warning: \(what) shows in the process list and shell history; prefer \(instead)\n".utf8))
+    }
+}
+
+/// Secrets read from a file or standard input rather than the command line.
+enum CLISecret {
+    /// The first line of `file` (`-`: standard input), without its line break (a password may
+    /// hold spaces, or be empty); a clear error naming `flag` when it cannot be read.
+    static func firstLine(file: String, flag: String) throws -> String {
+        let text: String
+        if file == "-" {
+            text = readLine(strippingNewline: true) ?? ""
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(flag): cannot read \(file)") }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+    }
 }

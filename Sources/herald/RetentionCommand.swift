@@ -20,7 +20,7 @@ struct RetentionCommand: AsyncParsableCommand {
             let policy = configuration.retention
             let batchSize = configuration.retentionBatchSize
             let result = try await Store.with(configuration, logger: logger) { store in
-                try await store.retention.purge(policy, now: Date(), batchSize: batchSize, dryRun: dryRun)
+                try await store.retention.purge(policy, now: Date(), batchSize: batchSize, dryRun: dryRun, actor: cliActor)
             }
             guard let result else { throw CLIError("another instance is running retention now; try again later") }
             let verb = dryRun ? "Would delete" : "Deleted"

@@ -45,7 +45,7 @@ struct RetentionService: Service {
 
     private func runOnce() async {
         do {
-            guard let result = try await retention.purge(policy, now: Date(), batchSize: batchSize, dryRun: false) else {
+            guard let result = try await retention.purge(policy, now: Date(), batchSize: batchSize, dryRun: false, actor: "retention") else {
                 logger.info("retention: another instance is running it")
                 return
             }

@@ -265,6 +265,38 @@ import Testing
         }
     }
 
+    /// Secrets come from files or standard input; one given as an argument (visible in the
+    /// process list and shell history) still works but is warned about, never echoed.
+    @Test func secretsComeFromFilesAndArgumentsAreWarnedAbout() async throws {
+        try await TestDatabase.withDatabase { url in
+            let secret = Data(repeating: 3, count: 32).base64EncodedString()
+            let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID())").path
+            try (secret + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(atPath: secretFile) }
+            let fromFile = try herald(
+                ["apps", "add", "--bundle-id", "com.example.file", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                 "--key-file", try keyFile(), "--secret-key-file", secretFile],
+                database: url)
+            #expect(fromFile.status == 0 && !fromFile.stderr.contains("warning"), "\(fromFile.stderr)")
+            let fromArgument = try herald(
+                ["apps", "add", "--bundle-id", "com.example.arg", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                 "--key-file", try keyFile(), "--secret-key", secret],
+                database: url)
+            #expect(fromArgument.status == 0, "\(fromArgument.stderr)")
+            #expect(fromArgument.stderr.contains("warning: --secret-key shows in the process list"), "\(fromArgument.stderr)")
+            #expect(!fromArgument.stderr.contains(secret) && !fromArgument.stdout.contains(secret))
+            let missing = try herald(
+                ["apps", "add", "--bundle-id", "com.example.none", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                 "--key-file", try keyFile(), "--secret-key-file", "/nonexistent/secret"],
+                database: url)
+            #expect(missing.status != 0 && missing.stderr.contains("--secret-key-file: cannot read"), "\(missing.stderr)")
+            let withPassword = try herald(
+                ["apps", "list", "--database-url", url.replacingOccurrences(of: "herald@", with: "herald:hunter2@")], database: nil)
+            #expect(withPassword.stderr.contains("warning: a password in --database-url"), "\(withPassword.stderr)")
+            #expect(!withPassword.stderr.contains("hunter2"))
+        }
+    }
+
     @Test func badInputExitsNonZeroWithOneLineAndChangesNothing() async throws {
         try await TestDatabase.withDatabase { url in
             let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]

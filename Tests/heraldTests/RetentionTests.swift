@@ -62,20 +62,20 @@ import Testing
             #expect(deliveries == 24)
 
             let policy = RetentionPolicy()
-            let dry = try #require(try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: true))
+            let dry = try #require(try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: true, actor: "test"))
             #expect(dry.deliveries == 12 && dry.campaigns == 1 && dry.notifications == 3 && dry.events == 3 && dry.audit == 3)
             #expect(try await Self.count(h, "SELECT count(*) FROM deliveries") == 24, "a dry run deleted something")
 
             // Another instance holds the lock: this one does nothing.
             let held = try await client.withConnection { connection in
                 _ = try await connection.query("SELECT pg_advisory_lock(\(PostgresRetention.lockKey))", logger: TestDatabase.logger).collect()
-                let result = try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: false)
+                let result = try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: false, actor: "test")
                 _ = try await connection.query("SELECT pg_advisory_unlock(\(PostgresRetention.lockKey))", logger: TestDatabase.logger).collect()
                 return result
             }
             #expect(held == nil)
 
-            let done = try #require(try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: false))
+            let done = try #require(try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: false, actor: "test"))
             #expect(done == dry)
             #expect(try await Self.count(h, "SELECT count(*) FROM deliveries WHERE campaign_id = \(old.id)") == 0)
             #expect(try await Self.count(h, "SELECT count(*) FROM deliveries WHERE campaign_id = \(recent.id)") == 12)
@@ -85,8 +85,17 @@ import Testing
             // The campaign's figures are its chunks' counters, not its ledger.
             #expect(try await h.campaign(old.id).counters == old.counters)
 
-            let again = try #require(try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: false))
+            let again = try #require(try await h.store.retention.purge(policy, now: Date(), batchSize: 5, dryRun: false, actor: "test"))
             #expect(again.total == 0 && again.campaigns == 0)
+            // Each run that deletes is audited with what it deleted and the periods it applied; a dry run is not.
+            let runs = try await h.store.audit.list(AuditQuery(action: "retention.run", limit: 10)).entries
+            #expect(runs.count == 2)
+            let first = try #require(runs.last)
+            #expect(first.actor == "test")
+            guard case .object(let details) = first.details, case .object(let deleted)? = details["deleted"],
+                case .object(let days)? = details["days"]
+            else { Issue.record("no details: \(first.details)"); return }
+            #expect(deleted["deliveries"] == .int(12) && deleted["campaigns"] == .int(1) && days["deliveries"] == .int(180))
         }
     }
 }
