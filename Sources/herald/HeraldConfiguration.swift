@@ -9,7 +9,8 @@ import Logging
 /// Every setting Herald reads, with its default. Values come from command-line flags, then
 /// environment variables (`HERALD_…`), then these defaults; README "Configuration" lists them.
 struct HeraldConfiguration: Sendable {
-    /// `HERALD_DATABASE_URL`: postgres://user:password@host:port/database[?sslmode=disable|prefer|require]
+    /// `HERALD_DATABASE_URL`: postgres://user:password@host:port/database[?sslmode=…&sslrootcert=…&connect_timeout=…],
+    /// with libpq's meanings (docs/admin.md "Connecting to PostgreSQL").
     var databaseURL: String?
     /// `HERALD_DATABASE_MAX_CONNECTIONS`: the PostgreSQL pool size of one process.
     var databaseMaxConnections = 20

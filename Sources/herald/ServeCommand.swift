@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldStore
 import Hummingbird
 import Metrics
 import Prometheus
@@ -23,6 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let store = try Store(configuration: configuration, logger: logger)
+        // A database that cannot be reached stops the start with one line saying where and why.
+        try await DatabaseProbe.check(store.url, logger: logger)
         let app = buildApplication(
             configuration: configuration, store: store, logger: logger, metricsText: { registry.emitToString() })
         try await app.runService()

@@ -24,9 +24,12 @@ struct Store: Sendable {
     let changes: ChangeFeed
     let migrator: MigrationRunner
     let readiness: PostgresReadinessCheck
+    /// Where the database is, for messages.
+    let url: DatabaseURL
 
     init(configuration: HeraldConfiguration, logger: Logger) throws {
         let url = try configuration.requireDatabaseURL()
+        self.url = url
         let migrations = try Migration.load(from: try Self.migrationsDirectory(configured: configuration.migrationsDirectory))
         let previous = configuration.previousSecretKeys
         let vault = try configuration.secretKey.map { try SigningKeyVault(base64Secret: $0, previous: previous) }
@@ -61,10 +64,13 @@ struct Store: Sendable {
         _ configuration: HeraldConfiguration, logger: Logger, _ body: @Sendable (Store) async throws -> Result
     ) async throws -> Result {
         let store = try Store(configuration: configuration, logger: logger)
+        // One connection first: a database that cannot be reached is one line saying where and why.
+        try await DatabaseProbe.check(store.url, logger: logger.forDatabase)
         do {
             return try await store.client.whileRunning { try await body(store) }
         } catch {
             if let failure = PostgresErrors.serverError(error) { throw DatabaseFailure(failure) }
+            if let lost = DatabaseFailure(lostConnection: error, to: store.url) { throw lost }
             throw error
         }
     }
@@ -100,5 +106,18 @@ struct DatabaseFailure: Error, CustomStringConvertible {
         } else {
             description = "cannot talk to PostgreSQL (\(error.code.description)); check HERALD_DATABASE_URL and that the server runs"
         }
+    }
+
+    /// The connection went away during the command (the server stopped, the network broke).
+    init?(lostConnection error: any Error, to url: DatabaseURL) {
+        let lost: Bool
+        if let error = error as? PSQLError {
+            lost = [.connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed].contains(error.code)
+        } else {
+            // postgres-nio's pool module is not a product Herald imports: told apart by its name.
+            lost = String(describing: type(of: error)) == "ConnectionPoolError"
+        }
+        guard lost else { return nil }
+        description = "lost the connection to PostgreSQL at \(url.address) during the command; nothing after the last change it printed is certain"
     }
 }

@@ -1,0 +1,143 @@
+import Foundation
+import HeraldStore
+import HeraldTestSupport
+import Logging
+import PostgresNIO
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reaching PostgreSQL as an operator would: `sslmode` with libpq's meanings against a cluster
+/// that offers TLS with a self-signed certificate (as Debian's does), and a database that
+/// cannot be reached named in one line with the reason, within the connect timeout.
+@Suite struct DatabaseConnectionTests {
+    /// The test cluster's certificate (ops/test sets it; the cluster is made by ops/postgres).
+    static let certificate = ProcessInfo.processInfo.environment["HERALD_TEST_DATABASE_CERT"]
+    static let logger = Logger(label: "test")
+
+    /// The test database's URL with `query` instead of its own parameters, at `host`.
+    static func url(_ query: String, host: String = "127.0.0.1") -> String {
+        var components = URLComponents(string: TestDatabase.serverURL)!
+        components.host = host
+        components.query = query
+        return components.string!
+    }
+
+    static func probe(_ text: String) async -> String? {
+        do {
+            try await DatabaseProbe.check(try DatabaseURL(text), logger: logger)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test(.enabled(if: certificate != nil, "ops/test gives the cluster's certificate"))
+    func sslModesMeanWhatTheyMeanToLibpq() async throws {
+        let ca = try #require(Self.certificate)
+        // require, prefer: encrypted, not verified (a self-signed certificate is fine).
+        #expect(await Self.probe(Self.url("sslmode=require")) == nil)
+        #expect(await Self.probe(Self.url("sslmode=prefer")) == nil)
+        let client = PostgresClient(
+            configuration: try DatabaseURL(Self.url("sslmode=require")).clientConfiguration(maxConnections: 1),
+            backgroundLogger: Self.logger)
+        let encrypted = try await client.whileRunning {
+            try await client.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").collect().first?.decode(Bool.self)
+        }
+        #expect(encrypted == true)
+        // verify-full against the system's roots: refused, saying why.
+        let untrusted = try #require(await Self.probe(Self.url("sslmode=verify-full")))
+        #expect(untrusted.hasPrefix("cannot connect to PostgreSQL at 127.0.0.1:") && untrusted.contains("not trusted"), "\(untrusted)")
+        #expect(!untrusted.contains("\n"))
+        // With the CA named: verify-ca passes; verify-full passes for the name the certificate
+        // carries and refuses another; require with a CA verifies the chain, as in libpq.
+        #expect(await Self.probe(Self.url("sslmode=verify-ca&sslrootcert=\(ca)")) == nil)
+        #expect(await Self.probe(Self.url("sslmode=require&sslrootcert=\(ca)")) == nil)
+        #expect(await Self.probe(Self.url("sslmode=verify-full&sslrootcert=\(ca)", host: "localhost")) == nil)
+        let otherName = try #require(await Self.probe(Self.url("sslmode=verify-full&sslrootcert=\(ca)")))
+        #expect(otherName.contains("does not name 127.0.0.1"), "\(otherName)")
+    }
+
+    @Test func badURLParametersAreNamed() {
+        for (query, words) in [
+            ("sslmode=verify", "sslmode must be"), ("sslmode=Require", "sslmode must be"),
+            ("sslrootcert=/nonexistent/ca.pem&sslmode=verify-ca", "cannot read /nonexistent/ca.pem"),
+            ("connect_timeout=0", "connect_timeout"), ("connect_timeout=abc", "connect_timeout"),
+            ("application_name=x", "application_name is not one of them"),
+        ] {
+            #expect(throws: DatabaseURLError.self, "\(query)") { try DatabaseURL(Self.url(query)) }
+            #expect((try? DatabaseURL(Self.url(query))) == nil)
+            do {
+                _ = try DatabaseURL(Self.url(query))
+            } catch {
+                #expect(error.description.contains(words), "\(query): \(error)")
+            }
+        }
+    }
+
+    /// Every command says in one line which server failed and why, within the connect timeout.
+    @Test func anUnreachableDatabaseIsOneLineNamingTheServerAndTheReason() async throws {
+        let cli = CLITests()
+        // Nothing listens: refused at once.
+        let closed = try ServeTests.freePort()
+        let refused = try cli.herald(["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable")
+        #expect(refused.status != 0)
+        let line = refused.stderr.split(separator: "\n").filter { !$0.isEmpty }
+        #expect(line.count == 1 && line.first?.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused") == true,
+                "\(refused.stderr)")
+        // A peer that accepts and never answers: timed out after connect_timeout, not later.
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let started = ContinuousClock.now
+        let timedOut = try cli.herald(
+            ["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(silent.port)/herald?sslmode=disable&connect_timeout=1")
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(timedOut.status != 0 && timedOut.stderr.contains("127.0.0.1:\(silent.port)") && timedOut.stderr.contains("timed out"),
+                "\(timedOut.stderr)")
+        // A database that does not exist, on a server that runs.
+        var components = URLComponents(string: TestDatabase.serverURL)!
+        components.path = "/no_such_database"
+        let missing = try cli.herald(["campaigns", "list"], database: components.string!)
+        #expect(missing.status != 0 && missing.stderr.contains("database no_such_database does not exist"), "\(missing.stderr)")
+        // serve too, before it listens.
+        let port = try ServeTests.freePort()
+        let stderr = Pipe()
+        let serve = try ServeTests.serve(
+            database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable", port: port, settings: [:], stderr: stderr)
+        defer { if serve.isRunning { serve.terminate() } }
+        try await waitUntil("serve to stop", limit: .seconds(20)) { !serve.isRunning }
+        #expect(serve.terminationStatus != 0)
+        let logged = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logged.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused"), "\(logged)")
+    }
+}
+
+/// A TCP listener that never accepts: connections complete in the kernel's backlog and then
+/// hear nothing.
+struct SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        _ = Glibc.close(fd)
+    }
+}
