@@ -137,20 +137,35 @@ extension Console {
         return ConsolePage.render(title: title, session: session, section: .campaigns, body: body, status: status)
     }
 
-    /// The builder's preview: the chosen template's latest version with the form's variables,
-    /// push options and mode, for the languages asked (or the audience's, or the template's).
+    /// The builder's preview: what each message sends, as every device of its variant gets it
+    /// (the variant's template, variables and push options over the campaign's), or the
+    /// campaign's one message, for the languages asked (or the audience's, or the template's).
     func preview(_ form: CampaignForm) async throws -> HTML {
         guard let name = form.form["templateName"] else { return "<p class=\"error\">Choose a template to preview.</p>" }
-        guard let record = try await dependencies.templates.latest(name: name) else {
-            return "<p class=\"error\">No template \(name).</p>"
-        }
         var scratch = form
-        let asked = form.list("previewLanguages") ?? form.list("audience.languages") ?? Array(record.languages.prefix(3))
         let attributes = scratch.object("previewAttributes")
         if let problem = scratch.error("previewAttributes") { return "<p class=\"error\">Sample attributes \(problem).</p>" }
-        return try PayloadPreview(
-            record: record, variables: scratch.object("variables") ?? [:], pushOptions: scratch.pushOptions(prefix: "pushOptions"),
-            localization: form.form["localization"] == "client" ? .client : .server, attributes: attributes ?? [:]
-        ).render(languages: asked)
+        let variables = scratch.object("variables") ?? [:]
+        let options = scratch.pushOptions(prefix: "pushOptions")
+        let variants = scratch.variants()
+        let messages = (variants.isEmpty ? [CampaignVariant(name: CampaignVariant.defaultName)] : variants).map {
+            $0.message(templateName: name, templateVersion: nil, variables: variables, pushOptions: options)
+        }
+        var sections = [HTML]()
+        for (index, message) in messages.enumerated() {
+            let variant = variants.isEmpty ? nil : "\(message.name) (weight \(variants[index].weight))"
+            guard let record = try await dependencies.templates.latest(name: message.templateName) else {
+                sections.append("<p class=\"error\">\(variant.map { "Variant \($0): " } ?? "")No template \(message.templateName).</p>")
+                continue
+            }
+            let asked = form.list("previewLanguages") ?? form.list("audience.languages") ?? Array(record.languages.prefix(3))
+            let rendered = try PayloadPreview(
+                record: record, variables: message.variables, pushOptions: message.pushOptions,
+                localization: form.form["localization"] == "client" ? .client : .server, attributes: attributes ?? [:]
+            ).render(languages: asked, variant: variant)
+            sections.append(
+                variants.isEmpty ? rendered : "<section class=\"variant-preview\" data-variant=\"\(message.name)\">\(rendered)</section>")
+        }
+        return "<div id=\"preview\">\(sections.html { $0 })</div>"
     }
 }

@@ -15,7 +15,8 @@ struct PayloadPreview {
 
     static let maximumLanguages = 10
 
-    func render(languages asked: [String]) throws -> HTML {
+    /// `variant` names the A/B variant whose message this is, in the heading.
+    func render(languages asked: [String], variant: String? = nil) throws -> HTML {
         let template = try CompiledTemplate(try record.templateDocument())
         var languages = [LanguageTag]()
         var problems = [String]()
@@ -64,7 +65,7 @@ struct PayloadPreview {
             """
         }
         return """
-            <h2 id="preview">Preview of \(record.name) v\(record.version)</h2>
+            <h2>\(variant.map { "Variant \($0): " } ?? "")Preview of \(record.name) v\(record.version)</h2>
             \(problems.isEmpty ? .empty : "<p class=\"error\">\(problems.joined(separator: "; "))</p>" as HTML)
             \(cards)
             """

@@ -126,13 +126,24 @@ extension Campaign {
     /// What one message sends: the template, version, variables and push options after the
     /// variant's are laid over the campaign's.
     public func message(_ index: Int) -> ResolvedMessage {
-        let variant = messages[index]
-        var variables = self.variables
-        variables.merge(variant.variables ?? [:]) { _, new in new }
+        messages[index].message(
+            templateName: templateName, templateVersion: templateVersion, variables: variables, pushOptions: pushOptions)
+    }
+}
+
+extension CampaignVariant {
+    /// What this variant sends over a campaign's template, variables and push options (the
+    /// campaign's, or a draft's in the console's preview): its own laid over them.
+    public func message(
+        templateName campaignTemplate: String, templateVersion campaignVersion: Int?, variables campaignVariables: [String: PayloadValue],
+        pushOptions campaignOptions: PushOptions
+    ) -> ResolvedMessage {
+        var merged = campaignVariables
+        merged.merge(variables ?? [:]) { _, new in new }
         return ResolvedMessage(
-            name: variant.name, templateName: variant.templateName ?? templateName,
-            templateVersion: variant.templateVersion ?? (variant.templateName == nil ? templateVersion : nil),
-            variables: variables, pushOptions: pushOptions.overlaid(by: variant.pushOptions))
+            name: name, templateName: templateName ?? campaignTemplate,
+            templateVersion: templateVersion ?? (templateName == nil ? campaignVersion : nil),
+            variables: merged, pushOptions: campaignOptions.overlaid(by: pushOptions))
     }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
 import HeraldConsole
 import HeraldCore
+import HeraldTemplates
+import HeraldTestSupport
 import Hummingbird
 import Testing
 
@@ -269,6 +271,39 @@ import Testing
             #expect(campaign.name == "Spring" && campaign.audience.languages == ["en", "de"])
             #expect(campaign.variants.map(\.weight) == [1, 3] && campaign.holdoutBasisPoints == 500)
             #expect(saved.headers[.location] == "/console/campaigns/\(campaign.publicID.uuidString.lowercased())")
+        }
+    }
+
+    /// The builder's preview shows what each variant sends: its own template, and its
+    /// variables over the campaign's, per language; not the campaign's message for all.
+    @Test func theBuilderPreviewsWhatEachVariantSends() async throws {
+        try await APIHarness.with { harness in
+            for document in try TemplateLoader.load(directory: TestDatabase.repositoryRoot.appendingPathComponent("templates")) {
+                _ = try await harness.store.templates.save(try CompiledTemplate(document), createdBy: "test")
+            }
+            _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
+            var browser = ConsoleBrowser(harness)
+            _ = try await browser.signIn("ana@example.com")
+            _ = try await browser.get("/console/campaigns/new")
+            let reply = try await browser.post(
+                "/console/campaigns/new",
+                [("app", APIHarness.bundleID), ("name", "Sale"), ("templateName", "flash-sale"),
+                 ("variables", #"{"percentOff": 25, "endTime": "Sunday"}"#), ("previewLanguages", "de, en"),
+                 ("variants[0].name", "A"), ("variants[0].variables", #"{"percentOff": 40}"#),
+                 ("variants[1].name", "B"), ("variants[1].weight", "3"), ("variants[1].templateName", "cart-reminder"),
+                 ("variants[1].variables", #"{"storeName": "Acme"}"#), ("previewAttributes", #"{"firstName": "Mia", "cartItemCount": 2}"#),
+                 ("intent", "preview")])
+            #expect(reply.status == .ok)
+            let sections = reply.body.components(separatedBy: "<section class=\"variant-preview\"").dropFirst()
+            #expect(sections.count == 2, "\(reply.body)")
+            let a = try #require(sections.first { $0.hasPrefix(" data-variant=\"A\"") })
+            let b = try #require(sections.first { $0.hasPrefix(" data-variant=\"B\"") })
+            #expect(a.contains("Variant A (weight 1): Preview of flash-sale v1"))
+            #expect(a.contains("Blitzangebot: 40") && a.contains("Flash sale: 40% off") && !a.contains("Flash sale: 25"), "\(a)")
+            #expect(b.contains("Variant B (weight 3): Preview of cart-reminder v1") && !b.contains("flash-sale"), "\(b)")
+            #expect(b.contains("data-language=\"de\"") && b.contains("data-language=\"en\""))
+            // Nothing is stored by a preview.
+            #expect(try await harness.store.campaigns.list(CampaignListQuery()).campaigns.isEmpty)
         }
     }
 
