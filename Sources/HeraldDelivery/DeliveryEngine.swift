@@ -75,8 +75,10 @@ public final class DeliveryEngine: Service {
                         before: configuration.clock().addingTimeInterval(-Double(FrequencyCap.maximumWindow)))
                     if removed > 0 { logger.info("deleted \(removed) frequency-cap places past every window") }
                 }
-                let started = try await work.startDueCampaigns(
-                    limit: 8, actor: configuration.owner, now: configuration.clock())
+                let (work, configuration) = (self.work, self.configuration)
+                let started = try await draining.unlessSet {
+                    try await work.startDueCampaigns(limit: 8, actor: configuration.owner, now: configuration.clock())
+                } ?? []
                 for campaign in started {
                     logger.info(
                         "campaign \(campaign.publicID) started: \(campaign.counters.audienceSize) devices")
@@ -94,10 +96,14 @@ public final class DeliveryEngine: Service {
             let lease: ChunkLease
             do {
                 let excluded = unopenable.withLock { $0.excluded(at: .now) }
+                let (work, configuration) = (self.work, self.configuration)
                 guard
-                    let claimed = try await work.claimChunk(
-                        owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
-                        excludingApps: excluded)
+                    let found = try await draining.unlessSet({
+                        try await work.claimChunk(
+                            owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
+                            excludingApps: excluded)
+                    }),
+                    let claimed = found
                 else {
                     await pause()
                     continue

@@ -131,8 +131,11 @@ public struct WebhookDispatcher: Sendable {
     private func claim(limit: Int, skipping: [Int64]) async -> [WebhookDelivery] {
         do {
             // Each attempt is due again after its deadline and a margin, should this instance die.
-            return try await store.claim(
-                limit: limit, perEndpoint: perEndpoint, skipping: skipping, lease: timeout + .seconds(30))
+            // Draining does not wait for a claim the database does not answer.
+            let (store, perEndpoint, lease) = (self.store, self.perEndpoint, timeout + .seconds(30))
+            return try await draining.unlessSet {
+                try await store.claim(limit: limit, perEndpoint: perEndpoint, skipping: skipping, lease: lease)
+            } ?? []
         } catch {
             if !Task.isCancelled {
                 logger.warning("webhooks: cannot claim messages; trying again", metadata: ["error.type": "\(type(of: error))"])

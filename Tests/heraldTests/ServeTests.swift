@@ -35,6 +35,40 @@ import Testing
         }
     }
 
+    /// SIGTERM while PostgreSQL is gone: the engine, the webhook dispatcher and the listeners
+    /// stop waiting for a connection the pool cannot make, and the process ends within seconds.
+    /// "Gone" here: every connection to the database cut and new ones refused.
+    @Test func sigtermStopsServeWhenTheDatabaseHasGoneAway() async throws {
+        try await TestDatabase.withDatabase { url in
+            let port = try Self.freePort()
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: log) }
+            let process = try Self.serve(
+                database: url, port: port,
+                settings: [
+                    "HERALD_ENGINE_POLL_MS": "50", "HERALD_SECRET_KEY": Data(repeating: 5, count: 32).base64EncodedString(),
+                    "HERALD_LOG_LEVEL": "debug",
+                ], stderrFile: log)
+            defer { if process.isRunning { process.terminate() } }
+            try await AppChangeAcrossInstancesTests.waitUntilReady(port: port)
+            let name = try #require(URLComponents(string: url)?.path.dropFirst().description)
+            try await TestDatabase.withClient(TestDatabase.serverURL) { admin in
+                _ = try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS false").collect()
+                _ = try await admin.query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name)").collect()
+            }
+            try await Task.sleep(for: .seconds(1))
+            kill(process.processIdentifier, SIGTERM)
+            try await waitUntil("serve to stop after SIGTERM", limit: .seconds(15)) { !process.isRunning }
+            if process.isRunning {
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                let services = text.split(separator: "\n").filter { $0.contains("Service finished") || $0.contains("Triggering") }
+                Issue.record("still running: \(services.suffix(6).joined(separator: "\n"))")
+            }
+        }
+    }
+
     /// The connection bound, on the real server (the router test client does not apply it).
     @Test func pastTheConnectionBoundANewClientWaitsUntilOneCloses() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
@@ -94,7 +128,9 @@ import Testing
 
     /// `herald serve` on `port` over `database` (migrating it), with these settings on top of a
     /// clean environment; its standard error goes to `stderr` when given.
-    static func serve(database: String, port: Int, settings: [String: String], stderr: Pipe? = nil) throws -> Process {
+    static func serve(
+        database: String, port: Int, settings: [String: String], stderr: Pipe? = nil, stderrFile: URL? = nil
+    ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLITests.binary)
         process.arguments = ["serve", "--port", String(port)]
@@ -105,7 +141,13 @@ import Testing
         environment.merge(settings) { $1 }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
-        if let stderr { process.standardError = stderr } else { process.standardError = FileHandle.nullDevice }
+        if let stderr {
+            process.standardError = stderr
+        } else if let stderrFile {
+            process.standardError = try FileHandle(forWritingTo: stderrFile)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         return process
     }
