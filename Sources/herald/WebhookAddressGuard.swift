@@ -24,6 +24,13 @@ final class WebhookAddressGuard: Sendable {
     static let lifetime: TimeInterval = 30
 
     private let cache = Mutex<[String: (verdict: Verdict, at: Date)]>([:])
+    /// Look-ups block a thread for as long as DNS takes: threads of their own, so a slow
+    /// resolver never holds up password hashing or anything else on NIO's shared pool.
+    private static let lookups: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
 
     func check(host: String) async -> Verdict {
         let now = Date()
@@ -34,7 +41,7 @@ final class WebhookAddressGuard: Sendable {
         } else if let isPublic = NetworkAddress.isPublic(host) {
             verdict = isPublic ? .reach(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) : .refused(Self.refusal)
         } else {
-            let addresses = (try? await NIOThreadPool.singleton.runIfActive { Self.resolve(host) }) ?? []
+            let addresses = (try? await Self.lookups.runIfActive { Self.resolve(host) }) ?? []
             if addresses.isEmpty {
                 verdict = .refused("the host name does not resolve")
             } else if let first = addresses.first, addresses.allSatisfy({ NetworkAddress.isPublic($0) == true }) {

@@ -25,8 +25,13 @@ import Testing
             url: "https://backend.example.com:8443/herald?team=1", events: ["device.invalidated", "device.invalidated"],
             description: "ops")
         #expect(endpoint.events == [.deviceInvalidated])
-        #expect(try NewWebhookEndpoint(url: "http://127.0.0.1:9/x", events: nil, description: nil).events
+        #expect(try NewWebhookEndpoint(url: "http://93.184.215.14:9/x", events: nil, description: nil).events
             == WebhookEventType.subscribable)
+        // Loopback only where the setting allows it.
+        #expect(throws: ValidationError.self) { try NewWebhookEndpoint(url: "http://127.0.0.1:9/x", events: nil, description: nil) }
+        #expect(
+            try NewWebhookEndpoint(url: "http://127.0.0.1:9/x", events: nil, description: nil, allowPrivateAddresses: true).url
+                == "http://127.0.0.1:9/x")
         #expect(!WebhookEventType.subscribable.contains(.test))
         let refused: [(String, [String]?, String?, String)] = [
             ("ftp://example.com/", nil, nil, "url"), ("example.com/hook", nil, nil, "url"), ("https://", nil, nil, "url"),

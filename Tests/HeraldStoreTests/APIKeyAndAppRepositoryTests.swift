@@ -182,8 +182,9 @@ import Testing
             // During the change, the old secret still opens; the new one alone does not yet.
             #expect(try await both.activeCredential(appID: f.app.id) != nil)
             await #expect(throws: (any Error).self) { try await newOnly.activeCredential(appID: f.app.id) }
-            // A rotation without the old secret changes nothing.
-            await #expect(throws: SigningKeyVaultError.self) { try await newOnly.resealAll(actor: "t") }
+            // A rotation without the old secret changes nothing, and names the rows it cannot open.
+            let refused = await #expect(throws: SecretKeyMismatch.self) { try await newOnly.resealAll(actor: "t") }
+            #expect(refused?.unopenable.map(\.description) == ["credential 1 of com.example.store", "credential 2 of com.example.store"])
             #expect(try await f.apps.activeCredential(appID: f.app.id) != nil)
 
             #expect(try await both.resealAll(actor: "admin") == 2)

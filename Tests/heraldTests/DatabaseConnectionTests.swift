@@ -5,9 +5,6 @@ import Logging
 import PostgresNIO
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reaching PostgreSQL as an operator would: `sslmode` with libpq's meanings against a cluster
 /// that offers TLS with a self-signed certificate (as Debian's does), and a database that
@@ -88,8 +85,7 @@ import Glibc
         #expect(line.count == 1 && line.first?.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused") == true,
                 "\(refused.stderr)")
         // A peer that accepts and never answers: timed out after connect_timeout, not later.
-        let silent = try SilentListener()
-        defer { silent.close() }
+        let silent = try SilentPeer()
         let started = ContinuousClock.now
         let timedOut = try cli.herald(
             ["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(silent.port)/herald?sslmode=disable&connect_timeout=1")
@@ -111,33 +107,5 @@ import Glibc
         #expect(serve.terminationStatus != 0)
         let logged = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(logged.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused"), "\(logged)")
-    }
-}
-
-/// A TCP listener that never accepts: connections complete in the kernel's backlog and then
-/// hear nothing.
-struct SilentListener {
-    let fd: Int32
-    let port: Int
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() {
-        _ = Glibc.close(fd)
     }
 }

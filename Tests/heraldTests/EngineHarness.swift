@@ -135,13 +135,12 @@ struct EngineHarness {
     func waitFor(
         _ what: String, timeout: Duration = .seconds(120), _ condition: @Sendable () async throws -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
+        var held = false
+        try await waitUntil(what, limit: timeout) {
+            held = try await condition()
+            return held
         }
-        Issue.record("timed out waiting for \(what)")
-        throw CancellationError()
+        if !held { throw CancellationError() }
     }
 
     /// Chunks of a campaign with a batch sent (or being sent) whose outcomes are not stored yet.
