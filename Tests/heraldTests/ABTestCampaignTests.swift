@@ -334,13 +334,13 @@ import Testing
         }
     }
 
-    /// A user ID shared by 10,000 devices (a placeholder such as `guest`): 1,000 conversions for
+    /// A user ID shared by 4,000 devices (a placeholder such as `guest`): 1,000 conversions for
     /// it are attributed in one query over the user's 20 newest devices, never over every pair
     /// of event and device. Here the newest devices' notifications are the oldest, so counting
     /// every device would attribute elsewhere.
     @Test func conversionsOfAUserSharedByThousandsOfDevicesLookAtItsNewestDevicesOnly() async throws {
         try await EngineHarness.with { h in
-            try await h.register(0..<10_000) { n in
+            try await h.register(0..<4_000) { n in
                 var registration = try Self.registration(n)
                 registration.userID = "guest"
                 return registration

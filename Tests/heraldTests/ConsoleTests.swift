@@ -1,5 +1,5 @@
 import Foundation
-import HeraldConsole
+@testable import HeraldConsole
 import HeraldCore
 import HeraldTemplates
 import HeraldTestSupport
@@ -65,12 +65,13 @@ import Testing
     }
 
     /// A wrong password to an account others have been guessing at takes as long as one to a
-    /// fresh account and as an unknown email (within 20 %): each is one bcrypt verification at
-    /// the real cost, so timing tells nothing. The three are measured in turn, seven rounds,
-    /// each from an address of its own, and compared by their fastest (other tests share the
-    /// machine: their noise only ever adds time).
+    /// fresh account and as an unknown email: each costs exactly one bcrypt verification at the
+    /// real cost, so timing tells nothing. Timed too (within 20 %): the three are measured in
+    /// turn, seven rounds, each from an address of its own, and compared by their fastest (other
+    /// tests share the machine, and their noise only ever adds time); a measurement spoilt by a
+    /// burst of other work is taken again, up to three times.
     @Test func refusalsTakeTheSameTimeWhateverTheAccount() async throws {
-        try await APIHarness.with(adjust: { $0.consoleTrustedProxies = ["unknown"]; $0.consoleLoginAttemptsPerMinute = 100 }) { harness in
+        try await APIHarness.with(adjust: { $0.consoleTrustedProxies = ["unknown"]; $0.consoleLoginAttemptsPerMinute = 1000 }) { harness in
             for email in ["guessed@example.com", "fresh@example.com"] {
                 _ = try await harness.store.users.add(
                     email: email, role: .admin, passwordHash: try await Passwords.hash("correct horse battery"),
@@ -79,24 +80,35 @@ import Testing
             var guesser = ConsoleBrowser(harness)
             guesser.forwardedFor = "203.0.113.66"
             for _ in 0..<5 { _ = try await guesser.signIn("guessed@example.com", password: "nope") }
-            var fastest = ["guessed@example.com": Duration.seconds(3600), "fresh@example.com": .seconds(3600), "nobody@example.com": .seconds(3600)]
-            for round in 0..<7 {
-                for (index, email) in ["guessed@example.com", "fresh@example.com", "nobody@example.com"].enumerated() {
-                    var browser = ConsoleBrowser(harness)
-                    browser.forwardedFor = "198.51.100.\(round * 3 + index + 1)"
-                    _ = try await browser.get("/console/login")
-                    let start = ContinuousClock.now
-                    let reply = try await browser.post(
-                        "/console/login", [("email", email), ("password", "wrong one"), ("next", "/console/campaigns")])
-                    fastest[email] = min(fastest[email]!, ContinuousClock.now - start)
-                    #expect(reply.body.contains("Wrong email or password."))
+            let emails = ["guessed@example.com", "fresh@example.com", "nobody@example.com"]
+            var address = 0
+            func refuse(_ email: String) async throws -> Duration {
+                address += 1
+                var browser = ConsoleBrowser(harness)
+                browser.forwardedFor = "198.51.\(address / 250).\(address % 250 + 1)"
+                _ = try await browser.get("/console/login")
+                let before = Passwords.checks.load(ordering: .relaxed)
+                let start = ContinuousClock.now
+                let reply = try await browser.post(
+                    "/console/login", [("email", email), ("password", "wrong one"), ("next", "/console/campaigns")])
+                let elapsed = ContinuousClock.now - start
+                #expect(reply.body.contains("Wrong email or password."))
+                // Exactly one verification (other tests hash passwords too: at least one, and
+                // this is the structural half of the rule).
+                #expect(Passwords.checks.load(ordering: .relaxed) - before >= 1)
+                return elapsed
+            }
+            var ratios = [String: Double]()
+            for _ in 0..<3 {
+                var fastest = Dictionary(uniqueKeysWithValues: emails.map { ($0, Duration.seconds(3600)) })
+                for _ in 0..<7 {
+                    for email in emails { fastest[email] = min(fastest[email]!, try await refuse(email)) }
                 }
+                let fresh = fastest["fresh@example.com"]!
+                ratios = ["guessed": fastest["guessed@example.com"]! / fresh, "unknown": fastest["nobody@example.com"]! / fresh]
+                if ratios.values.allSatisfy({ $0 > 0.8 && $0 < 1.2 }) { break }
             }
-            let fresh = fastest["fresh@example.com"]!
-            for email in ["guessed@example.com", "nobody@example.com"] {
-                let ratio = fastest[email]! / fresh
-                #expect(ratio > 0.8 && ratio < 1.2, "\(email): \(fastest[email]!) against \(fresh)")
-            }
+            #expect(ratios.values.allSatisfy { $0 > 0.8 && $0 < 1.2 }, "\(ratios)")
         }
     }
 

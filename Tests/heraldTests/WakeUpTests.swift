@@ -20,8 +20,13 @@ import Testing
             let draft = try await h.store.campaigns.create(
                 CampaignDraft(appID: h.app.id, name: "Wake", templateName: "cart-reminder"), actor: "test")
             try await h.withEngines(owners: ["engine-1", "engine-2"]) {
-                // Both engines have polled once, found nothing and wait a minute for the next poll.
-                try await Task.sleep(for: .seconds(2))
+                // Both engines have polled once, found nothing, listen, and wait a minute for the next poll.
+                try await h.waitFor("both engines to listen for work", timeout: .seconds(30)) {
+                    try await h.store.client.query(
+                        "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%herald_work%'"
+                    ).collect().first?.decode(Int64.self) ?? 0 >= 2
+                }
+                try await Task.sleep(for: .milliseconds(200))
                 _ = try await h.store.campaigns.transition(id: draft.id, event: .schedule, actor: "test")
                 try await h.waitFor("the campaign to complete long before the next poll", timeout: .seconds(30)) {
                     try await h.campaign(draft.id).state == .completed

@@ -242,8 +242,16 @@ import Testing
                     try await h.store.webhooks.endpoints(appID: h.app.id).first?.lastFailure?.error == "timed out"
                 }
             }
+            // Nothing reached the silent endpoint and nothing was lost: every message is still
+            // pending, or given up on if the machine was slow enough for its retries to run out.
             let stuck = try #require(try await h.store.webhooks.endpoints(appID: h.app.id).first)
-            #expect(stuck.pending == (try await Self.invalidatedTokens(h).count) + 1 && stuck.lastDeliveredAt == nil)
+            #expect(stuck.lastDeliveredAt == nil)
+            let undelivered = try await h.store.client.query(
+                """
+                SELECT count(*) FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+                WHERE e.app_id = \(h.app.id) AND m.state <> 'delivered'
+                """).collect().first?.decode(Int64.self)
+            #expect(undelivered == Int64(try await Self.invalidatedTokens(h).count + 1))
         }
         await receiver.stop()
     }
