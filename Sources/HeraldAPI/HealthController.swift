@@ -22,7 +22,7 @@ struct HealthController {
         router.get("metrics") { request, _ -> Response in
             if let metricsToken {
                 let presented = request.headers[.authorization] ?? ""
-                guard Self.same(presented, "Bearer " + metricsToken) else {
+                guard ConstantTime.equal(presented, "Bearer " + metricsToken) else {
                     throw Problem.unauthorized("/metrics needs Authorization: Bearer and HERALD_METRICS_TOKEN")
                 }
             }
@@ -36,12 +36,5 @@ struct HealthController {
             return Response(
                 status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }
-    }
-
-    /// Compares in time that depends only on the lengths.
-    static func same(_ a: String, _ b: String) -> Bool {
-        let a = Array(a.utf8), b = Array(b.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

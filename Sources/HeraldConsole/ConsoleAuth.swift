@@ -175,11 +175,6 @@ struct ConsoleAuth: Sendable {
 
     /// Compares in time independent of where the strings differ.
     static func same(_ lhs: String, _ rhs: String) -> Bool {
-        let a = Array(lhs.utf8)
-        let b = Array(rhs.utf8)
-        guard a.count == b.count, !a.isEmpty else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
+        ConstantTime.equal(lhs, rhs)
     }
 }

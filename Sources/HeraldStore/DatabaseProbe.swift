@@ -13,18 +13,17 @@ public enum DatabaseProbe {
     public static func check(_ url: DatabaseURL, logger: Logger) async throws {
         let tls: PostgresConnection.Configuration.TLS
         do {
-            switch url.sslMode {
-            case .disable: tls = .disable
-            case .allow, .prefer: tls = .prefer(try NIOSSLContext(configuration: url.tlsConfiguration()))
-            default: tls = .require(try NIOSSLContext(configuration: url.tlsConfiguration()))
+            switch url.tlsUse {
+            case .off: tls = .disable
+            case .offered: tls = .prefer(try NIOSSLContext(configuration: url.tlsConfiguration()))
+            case .required: tls = .require(try NIOSSLContext(configuration: url.tlsConfiguration()))
             }
         } catch {
             throw DatabaseUnreachable(url: url, reason: "sslrootcert cannot be used as a CA file (\(type(of: error)))")
         }
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: tls)
-        let (seconds, attoseconds) = url.connectTimeout.components
-        configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        configuration.options.connectTimeout = TimeAmount(url.connectTimeout)
         let frozen = configuration
         // The whole exchange (connect, TLS, authentication) within the timeout and a margin.
         let connection: PostgresConnection

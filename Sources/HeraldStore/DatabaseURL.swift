@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import NIOSSL
 import PostgresNIO
 
@@ -82,10 +81,10 @@ public struct DatabaseURL: Sendable {
     /// statement, so one slow query cannot hold a connection for ever.
     public func clientConfiguration(maxConnections: Int, statementTimeout: Int = 0) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS
-        switch sslMode {
-        case .disable: tls = .disable
-        case .allow, .prefer: tls = .prefer(tlsConfiguration())
-        default: tls = .require(tlsConfiguration())
+        switch tlsUse {
+        case .off: tls = .disable
+        case .offered: tls = .prefer(tlsConfiguration())
+        case .required: tls = .require(tlsConfiguration())
         }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tls)
@@ -95,6 +94,19 @@ public struct DatabaseURL: Sendable {
             configuration.options.additionalStartupParameters.append(("statement_timeout", String(statementTimeout)))
         }
         return configuration
+    }
+
+    /// Whether `sslmode` turns TLS off, uses it when the server offers it, or requires it.
+    enum TLSUse {
+        case off, offered, required
+    }
+
+    var tlsUse: TLSUse {
+        switch sslMode {
+        case .disable: .off
+        case .allow, .prefer: .offered
+        case .require, .verifyCA, .verifyFull: .required
+        }
     }
 
     /// The TLS configuration for `sslmode` and `sslrootcert`.

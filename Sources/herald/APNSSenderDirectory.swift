@@ -133,9 +133,7 @@ actor APNSSenderDirectory: SenderDirectory {
         let found: ActiveCredential?
         do {
             found = try await apps.activeCredential(appID: appID)
-        } catch let error as SigningKeyVaultError {
-            throw CredentialUnopenable(appID: appID, description: "\(app.bundleID): \(error)")
-        } catch let error as ConfigurationMissing {
+        } catch where error is SigningKeyVaultError || error is ConfigurationMissing {
             throw CredentialUnopenable(appID: appID, description: "\(app.bundleID): \(error)")
         }
         guard let active = found else {
@@ -196,7 +194,7 @@ final class APNSClientSender: NotificationSender {
 
     /// `onRejected` is told, once, when APNs refuses the credential.
     init(
-        bundleID: String, credentialID: Int64, connection: AppConnectionSettings = AppConnectionSettings(), client: APNSClient,
+        bundleID: String, credentialID: Int64, connection: AppConnectionSettings, client: APNSClient,
         onRejected: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.bundleID = bundleID

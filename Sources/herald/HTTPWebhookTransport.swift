@@ -32,15 +32,20 @@ final class HTTPWebhookTransport: WebhookTransport {
         return configuration
     }
 
+    private enum Route {
+        case through(HTTPClient)
+        case refused(String)
+    }
+
     /// The client to reach `url` with, or why it must not be reached.
-    private func client(for url: String) async -> Result<HTTPClient, WebhookAttemptError> {
-        guard let guardian else { return .success(client) }
-        guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return .failure(.init("the URL cannot be used")) }
+    private func route(_ url: String) async -> Route {
+        guard let guardian else { return .through(client) }
+        guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return .refused("the URL cannot be used") }
         switch await guardian.check(host: host) {
         case .refused(let reason):
-            return .failure(.init(reason))
+            return .refused(reason)
         case .reach(let address) where address == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")):
-            return .success(client)  // an IP literal, checked: nothing to resolve
+            return .through(client)  // an IP literal, checked: nothing to resolve
         case .reach(let address):
             let key = host + " " + address
             let (found, retired) = pinned.withLock { pinned -> (HTTPClient, [HTTPClient]) in
@@ -56,22 +61,21 @@ final class HTTPWebhookTransport: WebhookTransport {
                 return (client, retired)
             }
             for client in retired { Task { try? await client.shutdown() } }
-            return .success(found)
+            return .through(found)
         }
     }
 
     func post(url: String, headers: [(String, String)], body: String, timeout: Duration) async -> WebhookAttemptResult {
         let client: HTTPClient
-        switch await self.client(for: url) {
-        case .success(let chosen): client = chosen
-        case .failure(let refusal): return .failed(refusal.reason)
+        switch await route(url) {
+        case .through(let chosen): client = chosen
+        case .refused(let reason): return .failed(reason)
         }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers = HTTPHeaders(headers)
         request.body = .bytes(ByteBuffer(string: body))
-        let (seconds, attoseconds) = timeout.components
-        let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
         do {
             let response = try await client.execute(request, deadline: deadline)
             // Read the answer (so the connection can be reused), up to a bound.
@@ -116,7 +120,3 @@ final class HTTPWebhookTransport: WebhookTransport {
     }
 }
 
-struct WebhookAttemptError: Error {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
-}
