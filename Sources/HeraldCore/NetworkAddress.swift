@@ -23,6 +23,17 @@ public enum NetworkAddress {
         return name == "localhost" || name.hasSuffix(".localhost") || name == "localhost.localdomain"
     }
 
+    /// Names reserved for documentation and tests (RFC 2606, RFC 6761): they name no real
+    /// endpoint, so they are never looked up (the OpenAPI examples use them).
+    public static func isReservedName(_ host: String) -> Bool {
+        let name = host.lowercased().hasSuffix(".") ? String(host.lowercased().dropLast()) : host.lowercased()
+        for suffix in ["example", "invalid", "test"] where name == suffix || name.hasSuffix("." + suffix) { return true }
+        for domain in ["example.com", "example.net", "example.org"] where name == domain || name.hasSuffix("." + domain) {
+            return true
+        }
+        return false
+    }
+
     static func isPublic(_ a: [UInt8]) -> Bool {
         switch (a[0], a[1]) {
         case (0, _), (10, _), (127, _): return false  // this network, private, loopback

@@ -38,6 +38,8 @@ final class WebhookAddressGuard: Sendable {
         let verdict: Verdict
         if NetworkAddress.isLocalName(host) {
             verdict = .refused(Self.refusal)
+        } else if NetworkAddress.isReservedName(host) {
+            verdict = .refused("the host name does not resolve (it is reserved for examples and tests)")
         } else if let isPublic = NetworkAddress.isPublic(host) {
             verdict = isPublic ? .reach(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) : .refused(Self.refusal)
         } else {

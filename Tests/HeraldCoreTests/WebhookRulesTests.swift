@@ -73,6 +73,8 @@ import Testing
         for name in ["example.com", "localhost", "0177.0.0.1", "1.2.3", "1.2.3.4.5", "256.1.1.1", "::1::2", "12345::"] {
             #expect(NetworkAddress.isPublic(name) == nil, "\(name)")
         }
+        #expect(NetworkAddress.isReservedName("hooks.example.com") && NetworkAddress.isReservedName("a.test.")
+            && NetworkAddress.isReservedName("x.invalid") && !NetworkAddress.isReservedName("example.community"))
         #expect(NetworkAddress.isLocalName("LOCALHOST") && NetworkAddress.isLocalName("api.localhost.") && !NetworkAddress.isLocalName("localhost.example.com"))
     }
 }

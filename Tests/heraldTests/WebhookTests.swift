@@ -319,6 +319,12 @@ import Testing
                 #expect(await guardian.check(host: host) == .refused(WebhookAddressGuard.refusal), "\(host)")
             }
             #expect(await guardian.check(host: "93.184.215.14") == .reach("93.184.215.14"))
+            // Names reserved for examples are never looked up.
+            guard case .refused(let reason) = await guardian.check(host: "hooks.example.com") else {
+                Issue.record("a reserved name was reached")
+                return
+            }
+            #expect(reason.contains("reserved"))
             // The transport never connects: a listening loopback port and a closed one answer alike.
             let receiver = WebhookReceiver()
             try await receiver.start()
