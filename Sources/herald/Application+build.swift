@@ -83,23 +83,11 @@ func buildApplication(
             app.addServices(RetentionService(configuration: configuration, store: store, logger: logger, after: migrated))
         }
     }
-    let autoMigrate = configuration.autoMigrate
-    app.beforeServerStarts {
-        if autoMigrate {
-            // Migrations first: the port opens only on a current schema, and the engine waits too.
+    if configuration.autoMigrate {
+        // Migrations first: the port opens only on a current schema, and the engine waits too.
+        app.beforeServerStarts {
             try await store.migrator.migrate()
             migrated.open()
-        }
-        // Then the secret key: an instance that cannot open the stored secrets must not start
-        // (it would fail webhooks for good and seal new secrets the right key cannot open).
-        do {
-            try await store.apps.verifySecretKey()
-        } catch let error as SecretKeyMismatch {
-            logger.critical("\(error)")
-            throw error
-        } catch where !autoMigrate {
-            // A schema not migrated yet: readiness says so; the check waits for the next start.
-            logger.warning("cannot check HERALD_SECRET_KEY against the stored secrets", metadata: ["error.type": "\(type(of: error))"])
         }
     }
     return app

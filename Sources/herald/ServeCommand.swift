@@ -1,5 +1,6 @@
 import ArgumentParser
 import HeraldStore
+import Logging
 import Hummingbird
 import Metrics
 import Prometheus
@@ -23,9 +24,21 @@ struct ServeCommand: AsyncParsableCommand {
         ])
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        // Before any service starts, on a connection of its own: a database that cannot be
+        // reached, or a HERALD_SECRET_KEY that does not open the stored secrets (an instance
+        // that would fail webhooks for good and seal secrets the right key cannot open), stops
+        // the start with one line saying why.
+        try await Store.with(configuration, logger: logger) { preflight in
+            if configuration.autoMigrate { try await preflight.migrator.migrate() }
+            do {
+                try await preflight.apps.verifySecretKey()
+            } catch where !(error is SecretKeyMismatch) && !configuration.autoMigrate {
+                // A schema not migrated yet: readiness says so; the check waits for the next start.
+                logger.warning(
+                    "cannot check HERALD_SECRET_KEY against the stored secrets", metadata: ["error.type": "\(type(of: error))"])
+            }
+        }
         let store = try Store(configuration: configuration, logger: logger)
-        // A database that cannot be reached stops the start with one line saying where and why.
-        try await DatabaseProbe.check(store.url, logger: logger)
         let app = buildApplication(
             configuration: configuration, store: store, logger: logger, metricsText: { registry.emitToString() })
         try await app.runService()

@@ -99,13 +99,16 @@ import Testing
         #expect(missing.status != 0 && missing.stderr.contains("database no_such_database does not exist"), "\(missing.stderr)")
         // serve too, before it listens.
         let port = try ServeTests.freePort()
-        let stderr = Pipe()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
         let serve = try ServeTests.serve(
-            database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable", port: port, settings: [:], stderr: stderr)
-        defer { if serve.isRunning { serve.terminate() } }
-        try await waitUntil("serve to stop", limit: .seconds(20)) { !serve.isRunning }
+            database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable", port: port, settings: [:], stderrFile: log)
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        try await waitUntil("serve to stop", limit: .seconds(30)) { !serve.isRunning }
+        try #require(!serve.isRunning)
         #expect(serve.terminationStatus != 0)
-        let logged = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(logged.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused"), "\(logged)")
     }
 }

@@ -28,7 +28,7 @@ import Testing
 
             kill(process.processIdentifier, SIGTERM)
             for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(!process.isRunning)
+            try #require(!process.isRunning)
             #expect(process.terminationStatus == 0)
             let logged = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(!logged.contains("scheduler:") && !logged.contains("claiming a chunk:"), "\(logged)")
@@ -50,7 +50,7 @@ import Testing
                     "HERALD_ENGINE_POLL_MS": "50", "HERALD_SECRET_KEY": Data(repeating: 5, count: 32).base64EncodedString(),
                     "HERALD_LOG_LEVEL": "debug",
                 ], stderrFile: log)
-            defer { if process.isRunning { process.terminate() } }
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try await AppChangeAcrossInstancesTests.waitUntilReady(port: port)
             let name = try #require(URLComponents(string: url)?.path.dropFirst().description)
             try await TestDatabase.withClient(TestDatabase.serverURL) { admin in

@@ -19,13 +19,16 @@ import Testing
         try await TestDatabase.withDatabase { url in
             _ = try cli.addApp(url)  // sealed with `right`
             let port = try ServeTests.freePort()
-            let stderr = Pipe()
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: log) }
             let process = try ServeTests.serve(
-                database: url, port: port, settings: ["HERALD_SECRET_KEY": Self.wrong, "HERALD_LOG_LEVEL": "error"], stderr: stderr)
-            defer { if process.isRunning { process.terminate() } }
-            try await waitUntil("serve to stop", limit: .seconds(30)) { !process.isRunning }
+                database: url, port: port, settings: ["HERALD_SECRET_KEY": Self.wrong, "HERALD_LOG_LEVEL": "error"], stderrFile: log)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            try await waitUntil("serve to stop", limit: .seconds(60)) { !process.isRunning }
+            try #require(!process.isRunning)
             #expect(process.terminationStatus != 0)
-            let logged = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             #expect(logged.contains("does not open 1 of the 1 stored secrets (credential 1 of com.example.cli)"), "\(logged)")
             #expect(!logged.contains(Self.wrong) && !logged.contains(Self.right))
 
