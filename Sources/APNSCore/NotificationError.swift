@@ -27,6 +27,9 @@ public enum NotificationError: Error, Hashable, Sendable, CustomStringConvertibl
     case criticalVolumeOutOfRange
     /// The expiration is before 1970 (APNs: 400 BadExpirationDate).
     case expirationBeforeEpoch
+    /// A Live Activity payload misses a key its event needs, or carries one it may not
+    /// (docs/live-activities.md "Payload"); the text names the key.
+    case liveActivity(String)
     /// A header value (topic or collapse ID) holds a control character, which HTTP field
     /// values may not carry (RFC 9110 §5.5).
     case controlCharacterInHeader(name: String)
@@ -59,6 +62,8 @@ public enum NotificationError: Error, Hashable, Sendable, CustomStringConvertibl
             "critical sound volume must be within 0...1"
         case .expirationBeforeEpoch:
             "apns-expiration must not be before 1970-01-01"
+        case .liveActivity(let rule):
+            "Live Activity payload: \(rule)"
         case .controlCharacterInHeader(let name):
             "\(name) must not contain control characters"
         }

@@ -20,7 +20,8 @@ extension Payload {
         public var targetContentID: String?
         /// `interruption-level`.
         public var interruptionLevel: InterruptionLevel?
-        /// `relevance-score`, 0...1.
+        /// `relevance-score`: 0...1 for notifications; any finite number for a Live Activity
+        /// (it orders an app's activities).
         public var relevanceScore: Double?
         /// `filter-criteria`: the Focus filter this notification belongs to.
         public var filterCriteria: String?
@@ -30,10 +31,20 @@ extension Payload {
         public var contentState: PayloadValue?
         /// `timestamp` (Live Activity), UNIX seconds.
         public var timestamp: Int?
-        /// `event` (Live Activity): `update` or `end`.
+        /// `event` (Live Activity): `start`, `update` or `end`.
         public var event: LiveActivityEvent?
         /// `dismissal-date` (Live Activity), UNIX seconds.
         public var dismissalDate: Int?
+        /// `attributes-type` (Live Activity start): the app's `ActivityAttributes` type name.
+        public var attributesType: String?
+        /// `attributes` (Live Activity start): the activity's static attributes.
+        public var attributes: PayloadValue?
+        /// `input-push-token: 1` when true (Live Activity start): the started activity mints an
+        /// update token for the app to send back.
+        public var inputPushToken: Bool = false
+        /// `input-push-channel` (Live Activity start): the broadcast channel the started
+        /// activity subscribes to.
+        public var inputPushChannel: String?
 
         public init(
             alert: AlertContent? = nil,
@@ -93,6 +104,7 @@ extension Payload {
 
     /// `event` of a Live Activity push.
     public enum LiveActivityEvent: String, CaseIterable, Hashable, Codable, Sendable {
+        case start
         case update
         case end
     }

@@ -6,6 +6,31 @@ extension Payload {
         case body(String)
         /// Written as `"alert": {...}`.
         case fields(Alert)
+        /// A Live Activity's alert, written as `"alert": {"title": …, "body": …, "sound": …}`.
+        case liveActivity(LiveActivityAlert)
+    }
+
+    /// The alert of a Live Activity push: its title and body are text or a `loc-key` with
+    /// `loc-args` for the app to localize, and its sound sits inside it (Apple's "Starting and
+    /// updating Live Activities with ActivityKit push notifications").
+    public struct LiveActivityAlert: Hashable, Sendable {
+        public enum Text: Hashable, Sendable {
+            /// Written as a string.
+            case plain(String)
+            /// Written as `{"loc-key": …, "loc-args": […]}`.
+            case localized(key: String, arguments: [String])
+        }
+
+        public var title: Text
+        public var body: Text
+        /// A sound file's name in the app bundle, or `default`.
+        public var sound: String?
+
+        public init(title: Text, body: Text, sound: String? = nil) {
+            self.title = title
+            self.body = body
+            self.sound = sound
+        }
     }
 
     /// The alert dictionary. Every key is optional; `nil` leaves it out. The `*LocKey` /

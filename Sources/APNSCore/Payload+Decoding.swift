@@ -169,6 +169,14 @@ extension Payload.APS {
                 event = try Read.oneOf(Payload.LiveActivityEvent.self, value, at: keyPath)
             case "dismissal-date":
                 dismissalDate = try Read.int(value, at: keyPath)
+            case "attributes-type":
+                attributesType = try Read.string(value, at: keyPath)
+            case "attributes":
+                attributes = value
+            case "input-push-token":
+                inputPushToken = try Read.flag(value, at: keyPath)
+            case "input-push-channel":
+                inputPushChannel = try Read.string(value, at: keyPath)
             default:
                 throw PayloadDecodingError(path: keyPath, reason: .unknownKey)
             }
@@ -182,11 +190,54 @@ extension Payload.AlertContent {
         switch json {
         case .string(let body):
             self = .body(body)
-        case .object:
-            self = .fields(try Payload.Alert(decoding: json, at: path))
+        case .object(let members):
+            // A sound inside, or a title or body as an object: a Live Activity's alert.
+            let isLiveActivity =
+                members["sound"] != nil || members.contains { ($0.key == "title" || $0.key == "body") && $0.value.isObject }
+            if isLiveActivity {
+                self = .liveActivity(try Payload.LiveActivityAlert(decoding: members, at: path))
+            } else {
+                self = .fields(try Payload.Alert(decoding: json, at: path))
+            }
         default:
             throw PayloadDecodingError.invalid(path, mustBe: "a string or an object")
         }
+    }
+}
+
+extension Payload.LiveActivityAlert {
+    fileprivate init(decoding members: [String: PayloadValue], at path: String) throws(PayloadDecodingError) {
+        func text(_ key: String) throws(PayloadDecodingError) -> Text {
+            let keyPath = JSONPath.member(key, of: path)
+            switch members[key] {
+            case nil:
+                throw PayloadDecodingError(path: keyPath, reason: .missingKey)
+            case .string(let plain)?:
+                return .plain(plain)
+            case .object(let localized)?:
+                for key in localized.keys.sorted() where key != "loc-key" && key != "loc-args" {
+                    throw PayloadDecodingError(path: JSONPath.member(key, of: keyPath), reason: .unknownKey)
+                }
+                guard let locKey = localized["loc-key"] else {
+                    throw PayloadDecodingError(path: JSONPath.member("loc-key", of: keyPath), reason: .missingKey)
+                }
+                let arguments = try localized["loc-args"].map { value throws(PayloadDecodingError) in
+                    try Read.strings(value, at: JSONPath.member("loc-args", of: keyPath))
+                }
+                return .localized(
+                    key: try Read.string(locKey, at: JSONPath.member("loc-key", of: keyPath)), arguments: arguments ?? [])
+            default:
+                throw PayloadDecodingError.invalid(keyPath, mustBe: "a string or an object with loc-key and loc-args")
+            }
+        }
+        for key in members.keys.sorted() where !["title", "body", "sound"].contains(key) {
+            throw PayloadDecodingError(path: JSONPath.member(key, of: path), reason: .unknownKey)
+        }
+        self.init(
+            title: try text("title"), body: try text("body"),
+            sound: try members["sound"].map { value throws(PayloadDecodingError) in
+                try Read.string(value, at: JSONPath.member("sound", of: path))
+            })
     }
 }
 

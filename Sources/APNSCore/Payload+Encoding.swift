@@ -9,7 +9,8 @@ extension Payload {
     ///   validation refuses it);
     /// - `aps`: `alert`, `badge`, `sound`, `thread-id`, `category`, `content-available`,
     ///   `mutable-content`, `target-content-id`, `interruption-level`, `relevance-score`,
-    ///   `filter-criteria`, `stale-date`, `content-state`, `timestamp`, `event`, `dismissal-date`;
+    ///   `filter-criteria`, `stale-date`, `content-state`, `timestamp`, `event`, `dismissal-date`,
+    ///   `attributes-type`, `attributes`, `input-push-token`, `input-push-channel`;
     /// - `alert`: `title`, `subtitle`, `body`, `launch-image`, `title-loc-key`, `title-loc-args`,
     ///   `subtitle-loc-key`, `subtitle-loc-args`, `loc-key`, `loc-args`, `action-loc-key`;
     /// - critical `sound`: `critical`, `name`, `volume`.
@@ -52,6 +53,9 @@ extension Payload.APS {
         case .fields(let fields)?:
             writer.member("\"alert\":")
             fields.write(to: &writer)
+        case .liveActivity(let alert)?:
+            writer.member("\"alert\":")
+            alert.write(to: &writer)
         case nil:
             break
         }
@@ -113,7 +117,53 @@ extension Payload.APS {
             writer.member("\"dismissal-date\":")
             writer.int(dismissalDate)
         }
+        if let attributesType {
+            writer.member("\"attributes-type\":")
+            writer.string(attributesType)
+        }
+        if let attributes {
+            writer.member("\"attributes\":")
+            writer.value(attributes)
+        }
+        if inputPushToken {
+            writer.member("\"input-push-token\":1")
+        }
+        if let inputPushChannel {
+            writer.member("\"input-push-channel\":")
+            writer.string(inputPushChannel)
+        }
         writer.endObject()
+    }
+}
+
+extension Payload.LiveActivityAlert {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("\"title\":")
+        title.write(to: &writer)
+        writer.member("\"body\":")
+        body.write(to: &writer)
+        if let sound {
+            writer.member("\"sound\":")
+            writer.string(sound)
+        }
+        writer.endObject()
+    }
+}
+
+extension Payload.LiveActivityAlert.Text {
+    func write(to writer: inout JSONWriter) {
+        switch self {
+        case .plain(let text):
+            writer.string(text)
+        case .localized(let key, let arguments):
+            writer.beginObject()
+            writer.member("\"loc-key\":")
+            writer.string(key)
+            writer.member("\"loc-args\":")
+            writer.value(.array(arguments.map(PayloadValue.string)))
+            writer.endObject()
+        }
     }
 }
 

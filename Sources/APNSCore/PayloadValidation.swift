@@ -9,8 +9,11 @@ extension Payload {
         guard !isEmpty else { throw .payloadEmpty }
         // docs/apns.md "Payloads": custom keys go beside `aps`, never inside (or instead of) it.
         guard custom["aps"] == nil else { throw .customKeyNamedAPS }
-        // docs/apns.md "Payloads": relevance-score and critical volume are 0...1 (NaN fails too).
-        if let score = aps.relevanceScore, !(0.0...1.0).contains(score) {
+        // docs/apns.md "Payloads": relevance-score and critical volume are 0...1 (NaN fails too);
+        // a Live Activity's score only orders the app's activities: any finite number.
+        if pushType == .liveactivity {
+            try aps.validateLiveActivity()
+        } else if let score = aps.relevanceScore, !(0.0...1.0).contains(score) {
             throw .relevanceScoreOutOfRange
         }
         if case .critical(_, let volume)? = aps.sound, !(0.0...1.0).contains(volume) {
@@ -29,6 +32,45 @@ extension Payload {
             throw .payloadTooLarge(size: bytes.count, limit: pushType.maximumPayloadBytes)
         }
         return bytes
+    }
+}
+
+extension Payload.APS {
+    /// docs/live-activities.md "Payload": the keys each event needs and the ones it may not
+    /// carry. iOS drops a push whose keys do not fit silently, so Herald refuses it instead.
+    func validateLiveActivity() throws(NotificationError) {
+        guard let event else { throw .liveActivity("aps.event is required: start, update or end") }
+        guard timestamp != nil else { throw .liveActivity("aps.timestamp is required (UNIX seconds of the data)") }
+        guard case .object? = contentState else {
+            throw .liveActivity("aps.content-state is required and must be an object")
+        }
+        if let score = relevanceScore, !score.isFinite { throw .nonFiniteNumber }
+        guard !contentAvailable else { throw .liveActivity("aps.content-available is not for a Live Activity") }
+        switch event {
+        case .start:
+            guard let attributesType, !attributesType.isEmpty else {
+                throw .liveActivity("aps.attributes-type is required to start an activity")
+            }
+            guard case .object? = attributes else {
+                throw .liveActivity("aps.attributes is required to start an activity and must be an object")
+            }
+            guard alert != nil else { throw .liveActivity("aps.alert is required to start an activity") }
+            guard dismissalDate == nil else { throw .liveActivity("aps.dismissal-date belongs to an end event") }
+        case .update, .end:
+            guard attributesType == nil, attributes == nil, !inputPushToken, inputPushChannel == nil else {
+                throw .liveActivity(
+                    "aps.attributes-type, attributes, input-push-token and input-push-channel belong to a start event")
+            }
+            if event == .update, dismissalDate != nil {
+                throw .liveActivity("aps.dismissal-date belongs to an end event")
+            }
+            if event == .end, staleDate != nil {
+                throw .liveActivity("aps.stale-date belongs to a start or update event")
+            }
+        }
+        if let inputPushChannel, BroadcastChannelID(inputPushChannel) == nil {
+            throw .liveActivity("aps.input-push-channel must be a channel ID in base64")
+        }
     }
 }
 

@@ -12,6 +12,11 @@ public enum PayloadValue: Hashable, Sendable {
     case array([PayloadValue])
     case object([String: PayloadValue])
 
+    /// True for an object.
+    public var isObject: Bool {
+        if case .object = self { true } else { false }
+    }
+
     /// True when every number inside is finite, i.e. the value can be written as JSON.
     public var isFinite: Bool {
         switch self {

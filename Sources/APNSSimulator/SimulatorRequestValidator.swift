@@ -27,7 +27,7 @@ import Foundation
 /// 10. `apns-expiration` UNIX seconds: 400 BadExpirationDate
 /// 11. `apns-collapse-id` 1 to 64 bytes: 400 BadCollapseId
 /// 12. the body: 400 PayloadEmpty, 413 PayloadTooLarge, 400 BadPayload (not a JSON object with
-///     an `aps` dictionary)
+///     an `aps` dictionary, or a Live Activity payload without its event's keys)
 public struct SimulatorRequestValidator: Sendable {
     /// The most body bytes worth keeping: the largest push-type limit (voip, 5120). A stream
     /// handler keeps one byte more, so anything longer is still seen as too large.
@@ -137,6 +137,9 @@ public struct SimulatorRequestValidator: Sendable {
         } catch {
             return reject(400, .badTopic)
         }
+        // docs/live-activities.md: Live Activity pushes take token authentication only; the
+        // simulator answers a certificate's with TopicDisallowed (APNs documents no reason).
+        if pushType == .liveactivity, clientCertificate != nil { return reject(400, .topicDisallowed) }
         let bundleID = String(topic.dropLast(pushType.topicSuffix.count))
         if !topics.isEmpty, !topics.contains(bundleID) { return reject(400, .topicDisallowed) }
         if let clientCertificate, !clientCertificate.allows(bundleID: bundleID) { return reject(400, .topicDisallowed) }
@@ -267,6 +270,13 @@ public struct SimulatorRequestValidator: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             object["aps"] is [String: Any]
         else { return Refusal(status: 400, reason: .badPayload) }
+        // docs/live-activities.md "Payload": each event's keys (iOS drops a push without them;
+        // the simulator says so instead).
+        if pushType == .liveactivity {
+            guard let payload = try? Payload(json: body), (try? payload.validate(for: .liveactivity)) != nil else {
+                return Refusal(status: 400, reason: .badPayload)
+            }
+        }
         return nil
     }
 }

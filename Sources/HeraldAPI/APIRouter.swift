@@ -24,6 +24,10 @@ public struct APIDependencies: Sendable {
     public var events: any EventRepository
     /// Transactional sends and campaign test sends.
     public var sender: any DirectSending
+    /// Live Activity tokens, activities and their updates.
+    public var liveActivities: any LiveActivityRepository
+    /// Checks and queues Live Activity updates.
+    public var liveActivityUpdater: any LiveActivityUpdating
     public var readiness: any ReadinessCheck
     /// Webhook endpoints and their outbox.
     public var webhooks: any WebhookStore
@@ -39,7 +43,7 @@ public struct APIDependencies: Sendable {
     public init(
         apps: any AppRepository, certificates: any CertificateReader, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
         audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), appDirectory: AppDirectory? = nil, ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
-        sender: any DirectSending,
+        sender: any DirectSending, liveActivities: any LiveActivityRepository, liveActivityUpdater: any LiveActivityUpdating,
         readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String,
         metricsToken: String? = nil, limits: APILimits = APILimits(),
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
@@ -59,6 +63,8 @@ public struct APIDependencies: Sendable {
         self.campaigns = campaigns
         self.events = events
         self.sender = sender
+        self.liveActivities = liveActivities
+        self.liveActivityUpdater = liveActivityUpdater
         self.readiness = readiness
         self.webhooks = webhooks
         self.metricsText = metricsText
@@ -103,6 +109,10 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     ledger.addNotificationRoutes(to: v1.group("apps/:bundleID/notifications"))
     ledger.addDeviceRoutes(to: v1.group("apps/:bundleID/devices"))
     ledger.addUserRoutes(to: v1.group("apps/:bundleID/users"))
+    let liveActivities = LiveActivityController(
+        directory: directory, activities: dependencies.liveActivities, updater: dependencies.liveActivityUpdater)
+    liveActivities.addStartTokenRoutes(to: v1.group("apps/:bundleID/devices"))
+    liveActivities.addActivityRoutes(to: v1.group("apps/:bundleID/live-activities"))
     NotificationController(directory: directory, sender: dependencies.sender)
         .addRoutes(to: v1.group("apps/:bundleID/notifications"))
     return router

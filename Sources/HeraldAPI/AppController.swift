@@ -11,7 +11,8 @@ struct AppController {
         "bundleID", "teamID", "defaultEnvironment", "apnsEndpoint", "apnsCA", "credential",
     ]
     static let editFields: Set<String> = [
-        "defaultTimeZone", "quietHours", "frequencyCaps", "defaultEnvironment", "apnsEndpoint", "apnsCA", "disabled",
+        "defaultTimeZone", "quietHours", "frequencyCaps", "liveActivityHighPriorityPerHour", "defaultEnvironment",
+        "apnsEndpoint", "apnsCA", "disabled",
     ]
     /// Extra CA certificates in PEM, at most this many bytes.
     static let maximumCAPEM = 64 * 1024
@@ -74,7 +75,8 @@ struct AppController {
         try JSONFields.refuseUnknown(object, known: Self.editFields)
         guard !object.isEmpty else { throw Problem.invalidRequest("give at least one field to change") }
         var settings = AppSettings(
-            defaultTimeZone: app.defaultTimeZone, quietHours: app.quietHours, frequencyCaps: app.frequencyCaps)
+            defaultTimeZone: app.defaultTimeZone, quietHours: app.quietHours, frequencyCaps: app.frequencyCaps,
+            liveActivityHighPriorityPerHour: app.liveActivityHighPriorityPerHour)
         if let value = object["defaultTimeZone"] {
             settings.defaultTimeZone = try JSONFields.string(value, field: "defaultTimeZone")
         }
@@ -88,6 +90,12 @@ struct AppController {
         }
         if let value = object["frequencyCaps"] {
             settings.frequencyCaps = try Self.caps(value)
+        }
+        if let value = object["liveActivityHighPriorityPerHour"] {
+            guard let allowance = try JSONFields.int(value, field: "liveActivityHighPriorityPerHour") else {
+                throw Problem.invalidField("liveActivityHighPriorityPerHour", "must be a whole number")
+            }
+            settings.liveActivityHighPriorityPerHour = allowance
         }
         try JSONFields.check(settings.validate(), what: "app")
         var changes = AppChanges()
@@ -110,7 +118,9 @@ struct AppController {
             changes.disabled = disabled
         }
         var updated = app
-        let settingsChanged = Set(object.keys).intersection(["defaultTimeZone", "quietHours", "frequencyCaps"])
+        let settingsChanged = Set(object.keys).intersection([
+            "defaultTimeZone", "quietHours", "frequencyCaps", "liveActivityHighPriorityPerHour",
+        ])
         if !settingsChanged.isEmpty {
             guard let stored = try await apps.updateSettings(appID: app.id, settings: settings, actor: principal.keyPrefix)
             else { throw Problem.unknownApp() }
@@ -180,6 +190,8 @@ struct AppResponse: ResponseEncodable {
     var quietHours: String?
     /// `N/Xd` or `N/Xh`.
     var frequencyCaps: [String]
+    /// Priority-10 updates one Live Activity may get per hour.
+    var liveActivityHighPriorityPerHour: Int
     var disabled: Bool
     var disabledAt: Date?
     var createdAt: Date
@@ -194,6 +206,7 @@ struct AppResponse: ResponseEncodable {
         defaultTimeZone = app.defaultTimeZone
         quietHours = app.quietHours?.description
         frequencyCaps = app.frequencyCaps.map(\.description)
+        liveActivityHighPriorityPerHour = app.liveActivityHighPriorityPerHour
         disabled = app.disabledAt != nil
         disabledAt = app.disabledAt
         createdAt = app.createdAt

@@ -23,6 +23,8 @@ public struct App: Sendable, Equatable {
     public var frequencyCaps: [FrequencyCap] = []
     /// Set while the app is disabled: it sends nothing.
     public var disabledAt: Date?
+    /// How many priority-10 updates one Live Activity may get per hour (docs/live-activities.md "Budget").
+    public var liveActivityHighPriorityPerHour = LiveActivityRules.defaultHighPriorityPerHour
 
     public init(
         id: Int64, bundleID: String, teamID: String, keyID: String?, defaultEnvironment: APNSEnvironment,

@@ -107,11 +107,17 @@ public struct AppSettings: Sendable, Equatable {
     public var defaultTimeZone: String?
     public var quietHours: QuietHours?
     public var frequencyCaps: [FrequencyCap]
+    /// Priority-10 updates one Live Activity may get per hour.
+    public var liveActivityHighPriorityPerHour: Int
 
-    public init(defaultTimeZone: String?, quietHours: QuietHours?, frequencyCaps: [FrequencyCap] = []) {
+    public init(
+        defaultTimeZone: String?, quietHours: QuietHours?, frequencyCaps: [FrequencyCap] = [],
+        liveActivityHighPriorityPerHour: Int = LiveActivityRules.defaultHighPriorityPerHour
+    ) {
         self.defaultTimeZone = defaultTimeZone
         self.quietHours = quietHours
         self.frequencyCaps = frequencyCaps
+        self.liveActivityHighPriorityPerHour = liveActivityHighPriorityPerHour
     }
 
     /// Every problem, each naming its field.
@@ -127,6 +133,12 @@ public struct AppSettings: Sendable, Equatable {
         }
         if frequencyCaps.count > Self.maximumCaps {
             errors.append(ValidationError(field: "frequencyCaps", reason: "at most \(Self.maximumCaps) caps"))
+        }
+        if !(0...LiveActivityRules.maximumHighPriorityPerHour).contains(liveActivityHighPriorityPerHour) {
+            errors.append(
+                ValidationError(
+                    field: "liveActivityHighPriorityPerHour",
+                    reason: "must be 0 to \(LiveActivityRules.maximumHighPriorityPerHour)"))
         }
         for (index, cap) in frequencyCaps.enumerated() {
             errors += cap.validate().map { ValidationError(field: "frequencyCaps[\(index)].\($0.field)", reason: $0.reason) }

@@ -16,8 +16,7 @@ public final class DeliveryEngine: Service {
     private let senders: any SenderDirectory
     private let plans: CampaignPlans
     private let draining = Signal()
-    /// Grows whenever there may be new work; a waiting loop wakes when it changes.
-    private let generation = Mutex<UInt64>(0)
+    private let wakeUps = WakeUps()
     /// Apps whose credentials this instance cannot open, left to other instances until then.
     private let unopenable = Mutex(UnopenableApps())
     private let logger: Logger
@@ -177,18 +176,12 @@ public final class DeliveryEngine: Service {
     }
 
     private func wake() {
-        generation.withLock { $0 &+= 1 }
+        wakeUps.wake()
     }
 
     /// Waits one poll interval, or less once draining starts or new work is signalled.
     private func pause() async {
-        let step = Duration.milliseconds(50)
-        var waited = Duration.zero
-        let seen = generation.withLock { $0 }
-        while waited < configuration.pollInterval, !stopping, generation.withLock({ $0 }) == seen {
-            try? await Task.sleep(for: min(step, configuration.pollInterval - waited))
-            waited += step
-        }
+        await wakeUps.pause(for: configuration.pollInterval) { stopping }
     }
 }
 

@@ -24,31 +24,7 @@ struct DirectContent {
     init(_ request: DirectSendRequest, templates: any TemplateRepository) async throws {
         switch request.content {
         case .template(let name, let version, let localization, let variables):
-            let record: TemplateVersionRecord?
-            if let version {
-                record = try await templates.version(name: name, version: version)
-            } else {
-                record = try await templates.latest(name: name)
-            }
-            guard let record else {
-                // A missing version of another app's template is a missing template too.
-                guard version != nil, let latest = try await templates.latest(name: name),
-                    latest.appID == nil || latest.appID == request.app.id
-                else {
-                    throw ValidationError(field: "template.name", reason: "no template has this name")
-                }
-                throw ValidationError(field: "template.version", reason: "the template has no version \(version ?? 0)")
-            }
-            if let owner = record.appID, owner != request.app.id {
-                // Another app's template is not this app's to send (nor to know of).
-                throw ValidationError(field: "template.name", reason: "no template has this name")
-            }
-            let template: CompiledTemplate
-            do {
-                template = try CompiledTemplate(try record.templateDocument())
-            } catch {
-                throw ValidationError(field: "template.name", reason: "version \(record.version) does not load: \(error)")
-            }
+            let template = try await Self.template(name: name, version: version, appID: request.app.id, templates: templates)
             let options = RenderOptions(localization: localization, variables: variables, pushOptions: request.pushOptions)
             source = .template(template, options)
         case .payload(let payload):
@@ -59,6 +35,36 @@ struct DirectContent {
                 throw ValidationError(field: "payload", reason: "\(error)")
             }
             source = .payload(payload, pushType)
+        }
+    }
+
+    /// The template's version (its latest when `version` is nil), compiled; a `ValidationError`
+    /// names `<field>.name` or `<field>.version` when the app has no such template to send.
+    static func template(
+        name: String, version: Int?, appID: Int64, templates: any TemplateRepository, field: String = "template"
+    ) async throws -> CompiledTemplate {
+        let record: TemplateVersionRecord?
+        if let version {
+            record = try await templates.version(name: name, version: version)
+        } else {
+            record = try await templates.latest(name: name)
+        }
+        guard let record else {
+            // A missing version of another app's template is a missing template too.
+            guard version != nil, let latest = try await templates.latest(name: name), latest.appID == nil || latest.appID == appID
+            else {
+                throw ValidationError(field: "\(field).name", reason: "no template has this name")
+            }
+            throw ValidationError(field: "\(field).version", reason: "the template has no version \(version ?? 0)")
+        }
+        if let owner = record.appID, owner != appID {
+            // Another app's template is not this app's to send (nor to know of).
+            throw ValidationError(field: "\(field).name", reason: "no template has this name")
+        }
+        do {
+            return try CompiledTemplate(try record.templateDocument())
+        } catch {
+            throw ValidationError(field: "\(field).name", reason: "version \(record.version) does not load: \(error)")
         }
     }
 

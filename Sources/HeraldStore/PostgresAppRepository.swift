@@ -130,7 +130,8 @@ public struct PostgresAppRepository: AppRepository {
                 let rows = try await connection.query(
                     """
                     UPDATE apps SET default_time_zone = \(settings.defaultTimeZone), quiet_hours_start = \(start),
-                        quiet_hours_end = \(end), frequency_caps = \(caps)::jsonb, updated_at = now()
+                        quiet_hours_end = \(end), frequency_caps = \(caps)::jsonb,
+                        live_activity_high_priority_per_hour = \(Int32(settings.liveActivityHighPriorityPerHour)), updated_at = now()
                     WHERE id = \(appID)
                     RETURNING id
                     """, logger: logger)
@@ -142,6 +143,7 @@ public struct PostgresAppRepository: AppRepository {
                         "defaultTimeZone": settings.defaultTimeZone.map { .string($0) } ?? .null,
                         "quietHours": settings.quietHours.map { .string($0.description) } ?? .null,
                         "frequencyCaps": .array(settings.frequencyCaps.map { .string($0.description) }),
+                        "liveActivityHighPriorityPerHour": .int(settings.liveActivityHighPriorityPerHour),
                     ], logger: logger)
                 return app
             }
@@ -152,12 +154,13 @@ public struct PostgresAppRepository: AppRepository {
     static let source = "apps a LEFT JOIN app_credentials c ON c.app_id = a.id AND c.state = 'active'"
     static let columns =
         "a.id, a.bundle_id, a.team_id, c.key_id, a.default_environment, a.apns_endpoint, a.apns_ca_pem, a.created_at, "
-        + "a.default_time_zone, a.quiet_hours_start, a.quiet_hours_end, a.frequency_caps::text, a.disabled_at"
+        + "a.default_time_zone, a.quiet_hours_start, a.quiet_hours_end, a.frequency_caps::text, a.disabled_at, "
+        + "a.live_activity_high_priority_per_hour"
 
     static func decode(_ row: PostgresRow) throws -> App {
-        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd, caps, disabledAt) =
+        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd, caps, disabledAt, allowance) =
             try row.decode(
-                (Int64, String, String, String?, String, String?, String?, Date, String?, Int16?, Int16?, String, Date?).self)
+                (Int64, String, String, String?, String, String?, String?, Date, String?, Int16?, Int16?, String, Date?, Int32).self)
         var app = App(
             id: id, bundleID: bundleID, teamID: teamID, keyID: keyID,
             defaultEnvironment: try StoreError.decode(environment, as: APNSEnvironment.self, column: "apps.default_environment"),
@@ -165,6 +168,7 @@ public struct PostgresAppRepository: AppRepository {
             quietHours: quietStart.flatMap { start in quietEnd.map { QuietHours(start: Int(start), end: Int($0)) } })
         app.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: caps)
         app.disabledAt = disabledAt
+        app.liveActivityHighPriorityPerHour = Int(allowance)
         return app
     }
 }

@@ -8,12 +8,14 @@ import PostgresNIO
 /// it commits instead of at its next poll.
 enum WorkSignal {
     static let channel = "herald_work"
-}
 
-extension PostgresCampaignWork {
-    public func listenForWork(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws {
+    /// Listens on `channel` for at most `duration`, calling `wake` for each notification.
+    static func listen(
+        on channel: String, client: PostgresClient, for duration: Duration, logger: Logger,
+        wake: @escaping @Sendable () -> Void
+    ) async throws {
         try await client.withConnection { connection in
-            try await connection.listen(on: WorkSignal.channel) { notifications in
+            try await connection.listen(on: channel) { notifications in
                 // A LISTEN on a connection that died silently would wait for ever: it is given
                 // up after `duration` and taken again on a fresh connection.
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -26,5 +28,11 @@ extension PostgresCampaignWork {
                 }
             }
         }
+    }
+}
+
+extension PostgresCampaignWork {
+    public func listenForWork(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws {
+        try await WorkSignal.listen(on: WorkSignal.channel, client: client, for: duration, logger: logger, wake: wake)
     }
 }

@@ -24,7 +24,10 @@ func buildHTTPRouter(
             appDirectory: appDirectory ?? AppDirectory(apps: store.apps, ttl: .seconds(configuration.appCacheSeconds)),
             ledger: store.ledger,
             templates: store.templates,
-            campaigns: store.campaigns, events: store.events, sender: directSender, readiness: store.readiness, webhooks: store.webhooks, metricsText: metricsText,
+            campaigns: store.campaigns, events: store.events, sender: directSender,
+            liveActivities: store.liveActivities,
+            liveActivityUpdater: LiveActivityUpdater(activities: store.liveActivities, templates: store.templates),
+            readiness: store.readiness, webhooks: store.webhooks, metricsText: metricsText,
             metricsToken: configuration.metricsToken,
             limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
     if configuration.consoleEnabled {
@@ -112,9 +115,11 @@ struct SendersService: Service {
     }
 }
 
-/// The campaign engine. Given no senders, it makes its own and closes them after it drains.
+/// The campaign engine and the Live Activity fan-out. Given no senders, it makes its own and
+/// closes them after both drain.
 struct EngineService: Service {
     let engine: DeliveryEngine
+    let liveActivities: LiveActivityEngine
     let senders: APNSSenderDirectory
     let ownsSenders: Bool
     let migrated: MigrationGate
@@ -142,11 +147,26 @@ struct EngineService: Service {
         engine = DeliveryEngine(
             configuration: delivery, work: store.campaignWork, campaigns: store.campaigns, templates: store.templates,
             senders: senders, logger: logger)
+        liveActivities = LiveActivityEngine(
+            configuration: delivery, workers: configuration.liveActivityWorkers, work: store.liveActivityWork,
+            templates: store.templates, senders: senders, logger: logger)
     }
 
     func run() async throws {
-        if await migrated.wait() { try await engine.run() }
+        if await migrated.wait() {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.run() }
+                group.addTask { try await liveActivities.run() }
+                try await group.waitForAll()
+            }
+        }
         if ownsSenders { await senders.shutdown() }
+    }
+
+    /// Asks both engines to stop as on SIGTERM.
+    func drain() {
+        engine.drain()
+        liveActivities.drain()
     }
 
     /// Host, process and a random suffix: unique among running instances.

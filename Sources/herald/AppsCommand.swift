@@ -81,7 +81,7 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set an app's default time zone, quiet hours and frequency caps (what campaigns obey).")
+            abstract: "Set an app's default time zone, quiet hours, frequency caps and Live Activity priority allowance.")
 
         @OptionGroup var options: CommonOptions
         @Argument(help: "The app's bundle ID.") var bundleID: String
@@ -92,10 +92,19 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(
             help: "At most N campaign notifications per device in any X days or hours: N/Xd or N/Xh (e.g. 3/7d); repeat for several, 'none' for no cap.")
         var frequencyCap: [String] = []
+        @Option(help: "Priority-10 updates one Live Activity may get per hour (0 to 3600); more go at priority 5.")
+        var liveActivityHighPriorityPerHour: Int?
 
         func run() async throws {
-            guard defaultTimeZone != nil || quietHours != nil || !frequencyCap.isEmpty else {
-                throw CLIError("give --default-time-zone, --quiet-hours or --frequency-cap")
+            guard defaultTimeZone != nil || quietHours != nil || !frequencyCap.isEmpty || liveActivityHighPriorityPerHour != nil
+            else {
+                throw CLIError(
+                    "give --default-time-zone, --quiet-hours, --frequency-cap or --live-activity-high-priority-per-hour")
+            }
+            if let allowance = liveActivityHighPriorityPerHour,
+                !(0...LiveActivityRules.maximumHighPriorityPerHour).contains(allowance)
+            {
+                throw CLIError("--live-activity-high-priority-per-hour: must be 0 to \(LiveActivityRules.maximumHighPriorityPerHour)")
             }
             var caps: [FrequencyCap]?
             if frequencyCap == ["none"] {
@@ -122,13 +131,15 @@ struct AppsCommand: AsyncParsableCommand {
             let zone = defaultTimeZone
             let newQuiet = quiet
             let newCaps = caps
+            let allowance = liveActivityHighPriorityPerHour
             let app = try await Store.with(configuration, logger: logger) { store -> App in
                 guard let app = try await store.apps.find(bundleID: bundleID) else {
                     throw CLIError("no app has the bundle ID \(bundleID)")
                 }
                 let settings = AppSettings(
                     defaultTimeZone: zone.map { $0 == "none" ? nil : $0 } ?? app.defaultTimeZone,
-                    quietHours: newQuiet ?? app.quietHours, frequencyCaps: newCaps ?? app.frequencyCaps)
+                    quietHours: newQuiet ?? app.quietHours, frequencyCaps: newCaps ?? app.frequencyCaps,
+                    liveActivityHighPriorityPerHour: allowance ?? app.liveActivityHighPriorityPerHour)
                 guard let updated = try await store.apps.updateSettings(appID: app.id, settings: settings, actor: cliActor)
                 else { throw CLIError("no app has the bundle ID \(bundleID)") }
                 return updated
@@ -136,7 +147,7 @@ struct AppsCommand: AsyncParsableCommand {
             let capText = app.frequencyCaps.isEmpty ? "none" : app.frequencyCaps.map(\.description).joined(separator: ", ")
             print(
                 "\(app.bundleID): default time zone \(app.defaultTimeZone ?? "UTC"), quiet hours \(app.quietHours?.description ?? "none"), "
-                    + "frequency caps \(capText)")
+                    + "frequency caps \(capText), Live Activity priority-10 updates per hour \(app.liveActivityHighPriorityPerHour)")
         }
     }
 }

@@ -64,10 +64,10 @@ struct BenchRetentionCommand: AsyncParsableCommand {
                 do {
                     try await Self.simulate(store: store, app: app, plan: plan)
                 } catch {
-                    service.engine.drain()
+                    service.drain()
                     throw error
                 }
-                service.engine.drain()
+                service.drain()
                 try await group.waitForAll()
             }
             if !plan.keep { try await BenchCampaignCommand.delete(app, store: store) }

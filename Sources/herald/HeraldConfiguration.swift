@@ -60,6 +60,8 @@ struct HeraldConfiguration: Sendable {
     var engineEnabled = true
     /// `HERALD_ENGINE_WORKERS`: chunks one instance sends at once.
     var engineWorkers = 4
+    /// Live Activity updates one instance fans out at once (`HERALD_LIVE_ACTIVITY_WORKERS`).
+    var liveActivityWorkers = 2
     /// `HERALD_ENGINE_BATCH_SIZE`: devices read, rendered, sent and recorded together.
     var engineBatchSize = 500
     /// `HERALD_ENGINE_LEASE_SECONDS`: how long a crashed instance's chunks wait before another takes them.
@@ -194,6 +196,8 @@ struct HeraldConfiguration: Sendable {
                 text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
         configuration.engineWorkers = try positive(reader, "herald.engine.workers", configuration.engineWorkers)
+        configuration.liveActivityWorkers = try positive(
+            reader, "herald.live_activity.workers", configuration.liveActivityWorkers)
         configuration.engineBatchSize = try positive(reader, "herald.engine.batch_size", configuration.engineBatchSize)
         configuration.engineLeaseSeconds = try positive(reader, "herald.engine.lease_seconds", configuration.engineLeaseSeconds)
         configuration.enginePollMilliseconds = try positive(

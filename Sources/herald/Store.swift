@@ -18,6 +18,8 @@ struct Store: Sendable {
     let campaignWork: PostgresCampaignWork
     let events: PostgresEventRepository
     let directSends: PostgresDirectSendLedger
+    let liveActivities: PostgresLiveActivityRepository
+    let liveActivityWork: PostgresLiveActivityWork
     let users: PostgresConsoleUserRepository
     let sessions: PostgresConsoleSessionRepository
     let webhooks: PostgresWebhookStore
@@ -51,6 +53,8 @@ struct Store: Sendable {
         campaignWork = PostgresCampaignWork(client: client, logger: logger)
         events = PostgresEventRepository(client: client, logger: logger)
         directSends = PostgresDirectSendLedger(client: client, logger: logger)
+        liveActivities = PostgresLiveActivityRepository(client: client, logger: logger)
+        liveActivityWork = PostgresLiveActivityWork(client: client, logger: logger)
         users = PostgresConsoleUserRepository(client: client, logger: logger)
         sessions = PostgresConsoleSessionRepository(client: client, logger: logger)
         webhooks = PostgresWebhookStore(client: client, vault: vault, logger: logger)

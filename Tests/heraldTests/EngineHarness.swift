@@ -122,10 +122,10 @@ struct EngineHarness {
             do {
                 result = try await body()
             } catch {
-                for service in services { service.engine.drain() }
+                for service in services { service.drain() }
                 throw error
             }
-            for service in services { service.engine.drain() }
+            for service in services { service.drain() }
             try await group.waitForAll()
             return result
         }
@@ -226,7 +226,9 @@ struct EngineHarness {
             return ReceivedNotification(
                 token: try #require(object["token"] as? String), apnsID: try #require(object["apns-id"] as? String),
                 collapseID: object["collapse-id"] as? String, payload: String(decoding: payload, as: UTF8.self),
-                keyID: object["key-id"] as? String, certificateUID: object["certificate-uid"] as? String)
+                keyID: object["key-id"] as? String, certificateUID: object["certificate-uid"] as? String,
+                topic: object["topic"] as? String, pushType: object["push-type"] as? String,
+                priority: object["priority"] as? Int)
         }
     }
 }
@@ -248,7 +250,10 @@ struct ReceivedNotification {
     /// The provider token's key ID.
     var keyID: String?
     /// The client certificate's UID (certificate authentication).
-    var certificateUID: String? = nil
+    var certificateUID: String?
+    var topic: String? = nil
+    var pushType: String? = nil
+    var priority: Int? = nil
 
     static func normalized(_ bytes: [UInt8]) throws -> String {
         let object = try JSONSerialization.jsonObject(with: Data(bytes))

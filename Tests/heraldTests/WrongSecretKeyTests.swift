@@ -118,7 +118,7 @@ import Testing
                     #expect(leased == 0)
                     let finished = try await h.runToEnd(campaign)
                     #expect(finished.state == .completed && finished.counters.failed == 0)
-                    engine.engine.drain()
+                    engine.drain()
                     try await group.waitForAll()
                 }
             }

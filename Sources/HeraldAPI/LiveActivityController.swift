@@ -1,0 +1,253 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// Live Activities (docs/live-activities.md):
+/// - `/v1/apps/{bundleID}/devices/{token}/start-tokens[/{attributesType}]`: a device's
+///   push-to-start tokens, one per `ActivityAttributes` type;
+/// - `/v1/apps/{bundleID}/live-activities[/{activityID}]`: activities, the update tokens their
+///   devices registered under the caller's activity ID, and the updates sent to them.
+struct LiveActivityController {
+    static let maximumPageSize = 200
+
+    let directory: AppDirectory
+    let activities: any LiveActivityRepository
+    let updater: any LiveActivityUpdating
+
+    func addStartTokenRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(":token/start-tokens", use: listStartTokens)
+        group.put(":token/start-tokens/:attributesType", use: registerStartToken)
+        group.delete(":token/start-tokens/:attributesType", use: removeStartToken)
+    }
+
+    func addActivityRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get(use: list)
+        group.get(":activityID", use: show)
+        group.put(":activityID/tokens/:token", use: registerUpdateToken)
+        group.delete(":activityID/tokens/:token", use: removeUpdateToken)
+        group.post(":activityID/updates", use: submit)
+        group.get(":activityID/updates", use: listUpdates)
+        group.get(":activityID/updates/:updateID", use: showUpdate)
+        group.get(":activityID/updates/:updateID/deliveries", use: deliveries)
+    }
+
+    // MARK: Start tokens
+
+    @Sendable func registerStartToken(request: Request, context: HeraldRequestContext) async throws -> StartTokenResponse {
+        let (app, device) = try await target(context, access: .write)
+        let type = try Self.attributesType(context)
+        let token = try LiveActivityInput.token(try await JSONFields.bodyObject(request, context: context))
+        guard try await activities.registerStartToken(appID: app.id, device: device, attributesType: type, token: token) else {
+            throw Problem.notFound("this device token is not registered for this app: register the device first")
+        }
+        return StartTokenResponse(attributesType: type, tokenSuffix: String(token.hex.suffix(8)), registeredAt: Date())
+    }
+
+    @Sendable func removeStartToken(request: Request, context: HeraldRequestContext) async throws -> Response {
+        let (app, device) = try await target(context, access: .write)
+        let type = try Self.attributesType(context)
+        guard try await activities.removeStartToken(appID: app.id, device: device, attributesType: type) else {
+            throw Problem.notFound("this device has no start token for \(type)")
+        }
+        return Response(status: .noContent)
+    }
+
+    @Sendable func listStartTokens(request: Request, context: HeraldRequestContext) async throws -> StartTokenListResponse {
+        let (app, device) = try await target(context, access: .read)
+        let tokens = try await activities.startTokens(appID: app.id, device: device)
+        return StartTokenListResponse(
+            startTokens: tokens.map {
+                StartTokenResponse(attributesType: $0.attributesType, tokenSuffix: $0.tokenSuffix, registeredAt: $0.registeredAt)
+            })
+    }
+
+    // MARK: Activities and update tokens
+
+    @Sendable func registerUpdateToken(request: Request, context: HeraldRequestContext) async throws
+        -> EditedResponse<UpdateTokenResponse>
+    {
+        let (app, device) = try await target(context, access: .write)
+        let activityID = try Self.activityID(context)
+        let token = try LiveActivityInput.token(try await JSONFields.bodyObject(request, context: context))
+        switch try await activities.registerUpdateToken(
+            appID: app.id, activityID: activityID, device: device, token: token, now: Date())
+        {
+        case .stored(let created):
+            return EditedResponse(
+                status: created ? .created : .ok,
+                response: UpdateTokenResponse(activityID: activityID, tokenSuffix: String(token.hex.suffix(8)), created: created))
+        case .unknownDevice:
+            throw Problem.notFound("this device token is not registered for this app: register the device first")
+        case .activityEnded:
+            throw Problem.activityEnded(activityID)
+        }
+    }
+
+    @Sendable func removeUpdateToken(request: Request, context: HeraldRequestContext) async throws -> Response {
+        let (app, device) = try await target(context, access: .write)
+        let activityID = try Self.activityID(context)
+        guard try await activities.removeUpdateToken(appID: app.id, activityID: activityID, device: device) else {
+            throw Problem.notFound("this device has no update token for this activity")
+        }
+        return Response(status: .noContent)
+    }
+
+    @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> LiveActivityPageResponse {
+        let app = try await self.app(context, access: .read)
+        var state: LiveActivity.State?
+        var cursor: String?
+        var limit = 50
+        for (key, value) in request.uri.queryParameters {
+            let text = String(value)
+            switch String(key) {
+            case "state": state = try PageQuery.oneOf(text, field: "state")
+            case "cursor":
+                guard ActivityCursor.isValid(text) else { throw Problem.invalidField("cursor", "not a cursor Herald gave") }
+                cursor = text
+            case "limit": limit = try PageQuery.limit(text, maximum: Self.maximumPageSize)
+            default: throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        let page = try await activities.activities(appID: app.id, state: state, cursor: cursor, limit: limit, now: Date())
+        return LiveActivityPageResponse(activities: page.activities.map(LiveActivityResponse.init), nextCursor: page.nextCursor)
+    }
+
+    @Sendable func show(request: Request, context: HeraldRequestContext) async throws -> LiveActivityResponse {
+        let app = try await self.app(context, access: .read)
+        return LiveActivityResponse(try await requireActivity(app, try Self.activityID(context)))
+    }
+
+    // MARK: Updates
+
+    @Sendable func submit(request: Request, context: HeraldRequestContext) async throws
+        -> EditedResponse<LiveActivityUpdateResponse>
+    {
+        let app = try await self.app(context, access: .write)
+        if app.disabledAt != nil { throw Problem.appDisabled(app.bundleID) }
+        let activityID = try Self.activityID(context)
+        let input = try LiveActivityInput.update(try await JSONFields.bodyObject(request, context: context))
+        let principal = try context.requirePrincipal()
+        // Its allowance as it is now.
+        let current = try await directory.current(app)
+        switch try await updater.submit(app: current, activityID: activityID, request: input, actor: principal.keyPrefix) {
+        case .queued(let update):
+            return EditedResponse(status: .accepted, response: LiveActivityUpdateResponse(update))
+        case .repeated(let update):
+            return EditedResponse(status: .ok, response: LiveActivityUpdateResponse(update))
+        case .unknownActivity:
+            throw Problem.unknownActivity()
+        case .ended:
+            throw Problem.activityEnded(activityID)
+        }
+    }
+
+    @Sendable func listUpdates(request: Request, context: HeraldRequestContext) async throws -> LiveActivityUpdateListResponse {
+        let app = try await self.app(context, access: .read)
+        let activityID = try Self.activityID(context)
+        var before: Int64?
+        var limit = 50
+        for (key, value) in request.uri.queryParameters {
+            switch String(key) {
+            case "cursor": before = try PageQuery.cursor(String(value))
+            case "limit": limit = try PageQuery.limit(String(value), maximum: Self.maximumPageSize)
+            default: throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        _ = try await requireActivity(app, activityID)
+        let updates = try await activities.updates(appID: app.id, activityID: activityID, beforeID: before, limit: limit)
+        return LiveActivityUpdateListResponse(
+            updates: updates.map(LiveActivityUpdateResponse.init),
+            nextCursor: updates.count == limit ? updates.last.map { String($0.id) } : nil)
+    }
+
+    @Sendable func showUpdate(request: Request, context: HeraldRequestContext) async throws -> LiveActivityUpdateResponse {
+        let app = try await self.app(context, access: .read)
+        return LiveActivityUpdateResponse(try await requireUpdate(app, context))
+    }
+
+    @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> LiveActivityDeliveryPageResponse {
+        let app = try await self.app(context, access: .read)
+        var after: Int64?
+        var limit = 100
+        for (key, value) in request.uri.queryParameters {
+            switch String(key) {
+            case "cursor": after = try PageQuery.cursor(String(value))
+            case "limit": limit = try PageQuery.limit(String(value), maximum: 1000)
+            default: throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        let update = try await requireUpdate(app, context)
+        let rows = try await activities.deliveries(updateID: update.id, afterTokenID: after, limit: limit)
+        return LiveActivityDeliveryPageResponse(
+            deliveries: rows.map(LiveActivityDeliveryResponse.init),
+            nextCursor: rows.count == limit ? rows.last.map { String($0.tokenID) } : nil)
+    }
+
+    // MARK: Lookups
+
+    private func app(_ context: HeraldRequestContext, access: Principal.DeviceAccess) async throws -> App {
+        let bundleID = try context.parameters.require("bundleID")
+        try context.requirePrincipal().requireDeviceAccess(access, bundleID: bundleID)
+        return try await directory.require(bundleID: bundleID)
+    }
+
+    private func target(_ context: HeraldRequestContext, access: Principal.DeviceAccess) async throws -> (App, DeviceToken) {
+        let app = try await app(context, access: access)
+        do {
+            return (app, try DeviceToken(hex: try context.parameters.require("token")))
+        } catch let error as DeviceTokenError {
+            throw Problem.invalidDeviceToken(error.description)
+        }
+    }
+
+    private func requireActivity(_ app: App, _ activityID: String) async throws -> LiveActivity {
+        guard let activity = try await activities.activity(appID: app.id, activityID: activityID, now: Date()) else {
+            throw Problem.unknownActivity()
+        }
+        return activity
+    }
+
+    private func requireUpdate(_ app: App, _ context: HeraldRequestContext) async throws -> LiveActivityUpdate {
+        let activityID = try Self.activityID(context)
+        guard let id = Int64(try context.parameters.require("updateID")), id > 0,
+            let update = try await activities.update(appID: app.id, activityID: activityID, updateID: id)
+        else {
+            throw Problem.notFound("this activity has no update with this ID")
+        }
+        return update
+    }
+
+    static func activityID(_ context: HeraldRequestContext) throws -> String {
+        let raw = try context.parameters.require("activityID")
+        return try LiveActivityInput.activityID(raw.removingPercentEncoding ?? raw)
+    }
+
+    static func attributesType(_ context: HeraldRequestContext) throws -> String {
+        let type = try context.parameters.require("attributesType")
+        if let problem = LiveActivityRules.attributesTypeProblem(type) { throw Problem.invalidField("attributesType", problem) }
+        return type
+    }
+}
+
+/// The activity list's cursor: `<microseconds>.<activity ID>` as Herald wrote it.
+enum ActivityCursor {
+    static func isValid(_ text: String) -> Bool {
+        guard let dot = text.firstIndex(of: "."), Int64(text[..<dot]) != nil else { return false }
+        return LiveActivityRules.activityIDProblem(String(text[text.index(after: dot)...])) == nil
+    }
+}
+
+extension Problem {
+    static func unknownActivity() -> Problem {
+        Problem(
+            status: .notFound, slug: "unknown-activity", title: "Unknown activity",
+            detail: "no update token was registered under this activity ID", field: "activityID")
+    }
+
+    static func activityEnded(_ activityID: String) -> Problem {
+        Problem(
+            status: .conflict, slug: "activity-ended", title: "The activity has ended",
+            detail: "an end was sent to this activity: it takes no more updates or tokens", field: "activityID")
+    }
+}

@@ -1,0 +1,230 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Fans Live Activity updates out to their tokens, a `Service` of every instance
+/// (docs/live-activities.md "How an update is sent"). Workers claim one update at a time under
+/// a lease, oldest first and never two of one activity at once, so an activity's updates reach
+/// each token in the order of their `aps.timestamp`. After each batch a worker looks for a
+/// newer update of the activity: if one waits, the rest of this one is stale and is left
+/// `superseded` (an `end` is never superseded: nothing is queued after it).
+public final class LiveActivityEngine: Service {
+    private let configuration: DeliveryConfiguration
+    private let workers: Int
+    private let work: any LiveActivityWork
+    private let templates: any TemplateRepository
+    private let senders: any SenderDirectory
+    private let draining = Signal()
+    private let wakeUps = WakeUps()
+    private let unopenable = Mutex(UnopenableApps())
+    private let logger: Logger
+
+    /// How often tokens past their lifetime are swept.
+    static let sweepInterval = Duration.seconds(60)
+
+    public init(
+        configuration: DeliveryConfiguration, workers: Int = 2, work: any LiveActivityWork, templates: any TemplateRepository,
+        senders: any SenderDirectory, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.workers = max(workers, 1)
+        self.work = work
+        self.templates = templates
+        self.senders = senders
+        var logger = logger
+        logger[metadataKey: "liveActivities"] = "\(configuration.owner)"
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { outer in
+                outer.addTask { await self.listen() }
+                outer.addTask { await self.sweep() }
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<workers { group.addTask { await self.claimAndSend() } }
+                }
+                outer.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.draining.set()
+        }
+    }
+
+    /// Asks the engine to stop as on SIGTERM.
+    public func drain() {
+        draining.set()
+    }
+
+    private var stopping: Bool { draining.isSet || Task.isCancelled }
+
+    private func claimAndSend() async {
+        while !stopping {
+            let lease: LiveActivityLease
+            do {
+                let excluded = Set(unopenable.withLock { $0.excluded(at: .now) })
+                let (work, configuration) = (self.work, self.configuration)
+                guard
+                    let found = try await draining.unlessSet({
+                        try await work.claimUpdate(
+                            owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
+                            excludingApps: excluded)
+                    }),
+                    let claimed = found
+                else {
+                    await pause()
+                    continue
+                }
+                lease = claimed
+            } catch {
+                logger.warning("claiming a Live Activity update: \(error)")
+                await pause()
+                continue
+            }
+            do {
+                try await fanOut(lease)
+            } catch let error as CredentialUnopenable {
+                if let wait = unopenable.withLock({ $0.avoid(error.appID, at: .now) }) {
+                    logger.error(
+                        "Live Activity update \(lease.update.id): this instance cannot open the app's credential (\(error)); leaving its updates to other instances for \(wait)")
+                }
+                try? await work.release(lease)
+            } catch {
+                logger.warning("Live Activity update \(lease.update.id): \(error); giving it back")
+                try? await work.release(lease)
+                await pause()
+            }
+        }
+    }
+
+    /// Sends the update batch by batch until every token was tried, a newer update makes the
+    /// rest stale, the lease is lost, or the instance drains (the update is then given back).
+    private func fanOut(_ claimed: LiveActivityLease) async throws {
+        var lease = claimed
+        let update = lease.update
+        let content: LiveActivityContent?
+        do {
+            content = try await LiveActivityContent(update, templates: templates)
+        } catch let error as ValidationError {
+            // The alert's template went away after the update was queued: each token's row says so.
+            logger.error("Live Activity update \(update.id): \(error)")
+            content = nil
+        }
+        var senders = [APNSEnvironment: any NotificationSender]()
+        while true {
+            if draining.isSet {
+                try await work.release(lease)
+                return
+            }
+            let now = configuration.clock()
+            let recipients = try await work.recipients(lease, limit: configuration.batchSize, now: now)
+            guard let last = recipients.last else {
+                _ = try await work.finish(lease, superseded: false, now: now)
+                return
+            }
+            var deliveries = [LiveActivityDelivery]()
+            var sends = [(recipient: LiveActivityRecipient, language: LanguageTag?, notification: APNSNotification)]()
+            var unsendable = [APNSEnvironment: SendFailure]()
+            for recipient in recipients {
+                let environment = recipient.device.environment
+                let body = content?.body(for: recipient.device) ?? .notSent(.failed(.renderFailed), language: nil)
+                guard case .send(let encoded, let language) = body else {
+                    if case .notSent(let outcome, let language) = body {
+                        deliveries.append(Self.delivery(recipient, outcome: outcome, apnsID: nil, language: language, at: now))
+                    }
+                    continue
+                }
+                if senders[environment] == nil, unsendable[environment] == nil {
+                    do {
+                        senders[environment] = try await self.senders.sender(appID: update.appID, environment: environment)
+                    } catch let failure as SendFailure {
+                        unsendable[environment] = failure
+                    }
+                }
+                if let failure = unsendable[environment] {
+                    deliveries.append(
+                        Self.delivery(recipient, outcome: .failed(status: nil, reason: failure.reason), apnsID: nil, language: language, at: now))
+                    continue
+                }
+                let notification = APNSNotification(
+                    token: recipient.token, topic: PushType.liveactivity.topic(forBundleID: senders[environment]!.bundleID),
+                    pushType: .liveactivity, priority: update.priority, apnsID: update.apnsID(forToken: recipient.tokenID),
+                    body: .encoded(encoded))
+                sends.append((recipient, language, notification))
+            }
+            let known = senders
+            let results = await EnvironmentFanOut.send(sends.map { ($0.recipient.device.environment, $0.notification) }) {
+                environment in
+                known[environment].map { .success($0) } ?? .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
+            }
+            var drops = [LiveActivityTokenDrop]()
+            for (send, result) in zip(sends, results) {
+                let (record, invalidation) = DeliveryDecision.record(
+                    deviceID: send.recipient.tokenID, apnsID: send.notification.apnsID, language: send.language, result: result,
+                    sentAt: now)
+                deliveries.append(
+                    Self.delivery(send.recipient, outcome: record.outcome, apnsID: record.apnsID, language: send.language, at: now))
+                if let invalidation {
+                    drops.append(
+                        LiveActivityTokenDrop(
+                            tokenID: send.recipient.tokenID, reason: invalidation.reason, unregisteredAt: invalidation.unregisteredAt))
+                }
+            }
+            let tokens = Dictionary(uniqueKeysWithValues: recipients.map { ($0.tokenID, $0.token) })
+            let held = try await work.record(
+                lease, deliveries: deliveries, tokens: tokens, drops: drops, cursor: last.tokenID,
+                leaseUntil: configuration.clock().addingTimeInterval(Double(configuration.leaseDuration.components.seconds)))
+            guard held else {
+                logger.warning("Live Activity update \(update.id): lease lost to another worker")
+                return
+            }
+            lease.cursor = last.tokenID
+            if update.request.event != .end, try await work.isSuperseded(lease) {
+                _ = try await work.finish(lease, superseded: true, now: configuration.clock())
+                return
+            }
+        }
+    }
+
+    static func delivery(
+        _ recipient: LiveActivityRecipient, outcome: DeliveryOutcome, apnsID: UUID?, language: LanguageTag?, at now: Date
+    ) -> LiveActivityDelivery {
+        LiveActivityDelivery(
+            tokenID: recipient.tokenID, deviceID: recipient.device.id, tokenSuffix: String(recipient.token.hex.suffix(8)),
+            outcome: outcome, apnsID: apnsID, language: language, recordedAt: now)
+    }
+
+    /// Drops tokens past their lifetime now and then.
+    private func sweep() async {
+        while !stopping {
+            do {
+                let (work, now) = (self.work, configuration.clock())
+                let removed = try await draining.unlessSet { try await work.sweepTokens(now: now) } ?? 0
+                if removed > 0 { logger.info("dropped \(removed) Live Activity update tokens past their lifetime") }
+            } catch {
+                logger.warning("sweeping Live Activity tokens: \(error)")
+            }
+            await wakeUps.pause(for: Self.sweepInterval) { stopping }
+        }
+    }
+
+    private func listen() async {
+        while !stopping {
+            do {
+                try await work.listenForUpdates(for: .seconds(300)) { [weak self] in self?.wakeUps.wake() }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("listening for Live Activity updates: \(error); polling meanwhile")
+                await pause()
+            }
+        }
+    }
+
+    private func pause() async {
+        await wakeUps.pause(for: configuration.pollInterval) { stopping }
+    }
+}
