@@ -213,7 +213,9 @@ struct LiveActivityController {
         guard let id = Int64(try context.parameters.require("updateID")), id > 0,
             let update = try await activities.update(appID: app.id, activityID: activityID, updateID: id)
         else {
-            throw Problem.notFound("this activity has no update with this ID")
+            throw Problem(
+                status: .notFound, slug: "unknown-update", title: "Unknown update",
+                detail: "this activity has no update with this ID", field: "updateID")
         }
         return update
     }

@@ -305,8 +305,8 @@ import Testing
     }
 
     @Test func refusesAnUnknownLiveActivityEvent() {
-        let error = #expect(throws: PayloadDecodingError.self) { _ = try decode(#"{"aps":{"event":"start"}}"#) }
-        #expect(error?.description == "aps.event must be one of update, end")
+        let error = #expect(throws: PayloadDecodingError.self) { _ = try decode(#"{"aps":{"event":"pause"}}"#) }
+        #expect(error?.description == "aps.event must be one of start, update, end")
     }
 
     @Test func namesTheKeyOfANumberTooLargeToRead() {

@@ -198,3 +198,59 @@ import Testing
         #expect(try encoded.validate().count == 4097)
     }
 }
+
+/// docs/live-activities.md "Payload": Live Activity keys encode in a fixed order, decode back,
+/// and each event's rules hold.
+@Suite struct LiveActivityPayloadTests {
+    @Test func encodesAStartWithEveryKeyAndDecodesItBack() throws {
+        var aps = Payload.APS()
+        aps.event = .start
+        aps.timestamp = 1_700_000_000
+        aps.contentState = ["eta": 12]
+        aps.attributesType = "DeliveryAttributes"
+        aps.attributes = ["orderID": "8812"]
+        aps.alert = .liveActivity(
+            Payload.LiveActivityAlert(title: .localized(key: "ORDER_%@", arguments: ["8812"]), body: .plain("On its way"), sound: "default"))
+        aps.relevanceScore = 75
+        aps.inputPushToken = true
+        aps.inputPushChannel = "dHN0LXNyY2gtY2hubA=="
+        let payload = Payload(aps: aps)
+        let bytes = try payload.validate(for: .liveactivity)
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"aps":{"alert":{"title":{"loc-key":"ORDER_%@","loc-args":["8812"]},"body":"On its way","sound":"default"},"relevance-score":75.0,"content-state":{"eta":12},"timestamp":1700000000,"event":"start","attributes-type":"DeliveryAttributes","attributes":{"orderID":"8812"},"input-push-token":1,"input-push-channel":"dHN0LXNyY2gtY2hubA=="}}"#
+        )
+        #expect(try Payload(json: bytes) == payload)
+    }
+
+    @Test func aLiveActivityScoreIsAnyFiniteNumberAnAlertsStaysWithinOne() throws {
+        var aps = Payload.APS(relevanceScore: 250, contentState: [:], timestamp: 1, event: .update)
+        #expect(throws: Never.self) { try Payload(aps: aps).validate(for: .liveactivity) }
+        #expect(throws: NotificationError.relevanceScoreOutOfRange) {
+            try Payload(aps: .init(alert: .body("Hi"), relevanceScore: 250)).validate(for: .alert)
+        }
+        aps.relevanceScore = .infinity
+        #expect(throws: NotificationError.nonFiniteNumber) { try Payload(aps: aps).validate(for: .liveactivity) }
+    }
+
+    @Test func eachEventNeedsItsKeys() {
+        let update = Payload.APS(contentState: [:], timestamp: 1, event: .update)
+        var noTimestamp = update
+        noTimestamp.timestamp = nil
+        var stateNotObject = update
+        stateNotObject.contentState = [1, 2]
+        var updateWithDismissal = update
+        updateWithDismissal.dismissalDate = 5
+        var startWithoutAlert = update
+        startWithoutAlert.event = .start
+        startWithoutAlert.attributesType = "A"
+        startWithoutAlert.attributes = [:]
+        var updateWithAttributes = update
+        updateWithAttributes.attributesType = "A"
+        for aps in [noTimestamp, stateNotObject, updateWithDismissal, startWithoutAlert, updateWithAttributes] {
+            #expect(throws: NotificationError.self) { try Payload(aps: aps).validate(for: .liveactivity) }
+        }
+        #expect(BroadcastChannelID("dHN0LXNyY2gtY2hubA==") != nil)
+        #expect(BroadcastChannelID("not base64!") == nil && BroadcastChannelID("") == nil && BroadcastChannelID("abc") == nil)
+    }
+}

@@ -134,9 +134,11 @@ struct RefusalCase: Sendable, CustomTestStringConvertible {
         for pushType in PushType.allCases {
             let priority = pushType == .background ? "5" : "10"
             let body: [UInt8] =
-                pushType == .background
-                ? Array(#"{"aps":{"content-available":1}}"#.utf8)
-                : RequestFixture.payload(ofSize: pushType.maximumPayloadBytes)
+                switch pushType {
+                case .background: Array(#"{"aps":{"content-available":1}}"#.utf8)
+                case .liveactivity: Self.liveActivityPayload(ofSize: pushType.maximumPayloadBytes)
+                default: RequestFixture.payload(ofSize: pushType.maximumPayloadBytes)
+                }
             let headers = try fixture.headers([
                 "apns-push-type": pushType.rawValue,
                 "apns-topic": pushType.topic(forBundleID: RequestFixture.topic),
@@ -145,6 +147,51 @@ struct RefusalCase: Sendable, CustomTestStringConvertible {
             let verdict = fixture.validator(topics: [RequestFixture.topic])
                 .validate(headers: headers, body: body, now: fixture.now)
             #expect(verdict.status == 200, "\(pushType): \(String(describing: verdict.reason))")
+        }
+    }
+
+    /// A Live Activity update of exactly `size` bytes, padded inside its content state.
+    static func liveActivityPayload(ofSize size: Int) -> [UInt8] {
+        let empty = #"{"aps":{"event":"update","timestamp":1700000000,"content-state":{"pad":""}}}"#
+        let pad = String(repeating: "x", count: size - empty.utf8.count)
+        return Array(#"{"aps":{"event":"update","timestamp":1700000000,"content-state":{"pad":"\#(pad)"}}}"#.utf8)
+    }
+
+    /// docs/live-activities.md "Payload": each event's keys, checked as iOS would drop the push.
+    @Test func checksLiveActivityPayloadsByEvent() throws {
+        let headers = try fixture.headers([
+            "apns-push-type": "liveactivity", "apns-topic": RequestFixture.topic + ".push-type.liveactivity",
+        ])
+        let accepted = [
+            #"{"aps":{"event":"update","timestamp":1,"content-state":{"step":2}}}"#,
+            #"{"aps":{"event":"update","timestamp":1,"content-state":{},"relevance-score":75,"stale-date":2}}"#,
+            #"{"aps":{"event":"end","timestamp":1,"content-state":{},"dismissal-date":0}}"#,
+            #"{"aps":{"event":"update","timestamp":1,"content-state":{},"alert":{"title":{"loc-key":"T","loc-args":["a"]},"body":"B","sound":"default"}}}"#,
+            #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"DeliveryAttributes","attributes":{"id":1},"alert":{"title":"T","body":"B"},"input-push-token":1}}"#,
+            #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{},"alert":{"title":"T","body":"B"},"input-push-channel":"dHN0LXNyY2gtY2hubA=="}}"#,
+        ]
+        for body in accepted {
+            let verdict = fixture.validator().validate(headers: headers, body: Array(body.utf8), now: fixture.now)
+            #expect(verdict.status == 200, "\(body): \(String(describing: verdict.reason))")
+        }
+        let refused = [
+            #"{"aps":{"timestamp":1,"content-state":{}}}"#,
+            #"{"aps":{"event":"update","content-state":{}}}"#,
+            #"{"aps":{"event":"update","timestamp":1}}"#,
+            #"{"aps":{"event":"update","timestamp":1,"content-state":[1]}}"#,
+            #"{"aps":{"event":"update","timestamp":1,"content-state":{},"dismissal-date":5}}"#,
+            #"{"aps":{"event":"end","timestamp":1,"content-state":{},"stale-date":5}}"#,
+            #"{"aps":{"event":"update","timestamp":1,"content-state":{},"attributes-type":"A"}}"#,
+            #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes":{},"alert":{"title":"T","body":"B"}}}"#,
+            #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","alert":{"title":"T","body":"B"}}}"#,
+            #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{}}}"#,
+            #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{},"alert":{"title":"T","body":"B"},"input-push-channel":"not base64!"}}"#,
+            #"{"aps":{"event":"pause","timestamp":1,"content-state":{}}}"#,
+            #"{"aps":{"event":"update","timestamp":1,"content-state":{},"content-available":1}}"#,
+        ]
+        for body in refused {
+            let verdict = fixture.validator().validate(headers: headers, body: Array(body.utf8), now: fixture.now)
+            #expect(verdict.status == 400 && verdict.reason == .badPayload, "\(body)")
         }
     }
 
