@@ -99,3 +99,16 @@ CREATE TABLE live_activity_deliveries (
     recorded_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (update_id, token_id)
 );
+
+-- The activity a start campaign started on a device, per attributes type (the latest start):
+-- the update token the device then sends for that type joins this activity.
+CREATE TABLE live_activity_starts (
+    app_id          bigint NOT NULL,
+    device_id       bigint NOT NULL,
+    attributes_type text NOT NULL,
+    activity_id     text NOT NULL,
+    campaign_id     bigint,
+    started_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (app_id, device_id, attributes_type),
+    FOREIGN KEY (app_id, device_id) REFERENCES devices (app_id, id) ON DELETE CASCADE
+);

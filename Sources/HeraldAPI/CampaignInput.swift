@@ -23,6 +23,10 @@ enum CampaignInput {
         "pushType", "priority", "expiration", "timeToLive", "collapseID", "threadID", "category", "interruptionLevel",
         "relevanceScore", "custom",
     ]
+    static let liveActivityFields: Set<String> = [
+        "attributesType", "attributes", "contentState", "activityID", "staleDate", "relevanceScore", "inputPushToken",
+        "inputPushChannel",
+    ]
 
     /// A new draft: the body names its app by bundle ID (`app`); `resolveApp` finds it.
     static func draft(
@@ -134,7 +138,10 @@ enum CampaignInput {
     static func pushOptions(_ value: PayloadValue?, field: String) throws -> PushOptions? {
         guard let value, value != .null else { return nil }
         let members = try JSONFields.object(value, field: field) ?? [:]
-        try JSONFields.refuseUnknown(members, known: pushOptionFields, prefix: field)
+        try JSONFields.refuseUnknown(members, known: pushOptionFields.union(["liveActivity"]), prefix: field)
+        if let start = try JSONFields.object(members["liveActivity"], field: "\(field).liveActivity") {
+            try JSONFields.refuseUnknown(start, known: liveActivityFields, prefix: "\(field).liveActivity")
+        }
         return try JSONFields.decode(PushOptions.self, from: value, field: field)
     }
 

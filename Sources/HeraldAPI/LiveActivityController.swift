@@ -19,6 +19,7 @@ struct LiveActivityController {
         group.get(":token/start-tokens", use: listStartTokens)
         group.put(":token/start-tokens/:attributesType", use: registerStartToken)
         group.delete(":token/start-tokens/:attributesType", use: removeStartToken)
+        group.put(":token/update-tokens/:attributesType", use: registerStartedUpdateToken)
     }
 
     func addActivityRoutes(to group: RouterGroup<HeraldRequestContext>) {
@@ -77,10 +78,38 @@ struct LiveActivityController {
             return EditedResponse(
                 status: created ? .created : .ok,
                 response: UpdateTokenResponse(activityID: activityID, tokenSuffix: String(token.hex.suffix(8)), created: created))
-        case .unknownDevice:
+        case .unknownDevice, .noStartedActivity:
             throw Problem.notFound("this device token is not registered for this app: register the device first")
         case .activityEnded:
             throw Problem.activityEnded(activityID)
+        }
+    }
+
+    /// The update token of an activity a start campaign started on the device: it joins the
+    /// campaign's activity, whose ID the app need not know.
+    @Sendable func registerStartedUpdateToken(request: Request, context: HeraldRequestContext) async throws
+        -> EditedResponse<UpdateTokenResponse>
+    {
+        let (app, device) = try await target(context, access: .write)
+        let type = try Self.attributesType(context)
+        let token = try LiveActivityInput.token(try await JSONFields.bodyObject(request, context: context))
+        let (outcome, activityID) = try await activities.registerUpdateToken(
+            appID: app.id, device: device, attributesType: type, token: token, now: Date())
+        switch outcome {
+        case .stored(let created):
+            return EditedResponse(
+                status: created ? .created : .ok,
+                response: UpdateTokenResponse(
+                    activityID: activityID ?? "", tokenSuffix: String(token.hex.suffix(8)), created: created))
+        case .unknownDevice:
+            throw Problem.notFound("this device token is not registered for this app: register the device first")
+        case .noStartedActivity:
+            throw Problem(
+                status: .notFound, slug: "no-started-activity", title: "No started activity",
+                detail: "no campaign started an activity of this type on this device: register the token under its activity ID",
+                field: "attributesType")
+        case .activityEnded:
+            throw Problem.activityEnded(activityID ?? "")
         }
     }
 

@@ -43,6 +43,11 @@ enum NotificationInput {
             let members = try JSONFields.object(value, field: "pushOptions") ?? [:]
             try JSONFields.refuseUnknown(members, known: CampaignInput.pushOptionFields, prefix: "pushOptions")
             pushOptions = try JSONFields.decode(PushOptions.self, from: value, field: "pushOptions")
+            if pushOptions.pushType == .liveactivity {
+                throw Problem.invalidField(
+                    "pushOptions.pushType",
+                    "Live Activities are updated through /v1/apps/{bundleID}/live-activities and started by campaigns")
+            }
             try JSONFields.check(
                 pushOptions.validate().map { ValidationError(field: "pushOptions.\($0.field)", reason: $0.reason) },
                 what: "request")

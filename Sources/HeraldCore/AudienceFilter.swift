@@ -28,6 +28,9 @@ public struct AudienceFilter: Codable, Sendable, Hashable {
     public var authorization: AuthorizationCondition?
     /// IANA time zone names.
     public var timeZones: [String]?
+    /// Devices holding a push-to-start token for this `ActivityAttributes` type. Set from a
+    /// `liveactivity` campaign's ``PushOptions/liveActivity``, never given by callers.
+    public var startTokenType: String?
 
     public init(
         environment: APNSEnvironment? = nil, languages: [String]? = nil, attributes: [String: AttributeCondition]? = nil,

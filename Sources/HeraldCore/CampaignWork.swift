@@ -122,6 +122,10 @@ public struct ChunkLease: Sendable, Hashable {
     public var timeZone: String?
     /// Set when the chunk's devices are recorded skipped with this reason, unsent.
     public var skipReason: String?
+    /// For a Live Activity start campaign: the attributes type whose start tokens it sends to.
+    /// Token errors then drop the start token instead of invalidating the device, and each
+    /// accepted start is recorded under the campaign's activity.
+    public var startTokenType: String?
 
     public init(
         campaignID: Int64, appID: Int64, chunk: Int, buckets: ClosedRange<Int>, cursor: Int64, inFlightTo: Int64?,

@@ -9,6 +9,8 @@ public enum UpdateTokenRegistration: Sendable, Equatable {
     case unknownDevice
     /// The activity has ended: it takes no more tokens.
     case activityEnded
+    /// No start campaign started an activity of the attributes type on the device.
+    case noStartedActivity
 }
 
 /// How queueing an update went.
@@ -46,6 +48,10 @@ public protocol LiveActivityRepository: Sendable {
     /// first token and replacing the device's earlier token for it.
     func registerUpdateToken(appID: Int64, activityID: String, device: DeviceToken, token: DeviceToken, now: Date)
         async throws -> UpdateTokenRegistration
+    /// Stores the update token a device sent for the activity of `attributesType` that a start
+    /// campaign last started on it; answers the activity's ID with the outcome.
+    func registerUpdateToken(appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken, now: Date)
+        async throws -> (UpdateTokenRegistration, activityID: String?)
     /// Removes a device's update token for an activity; false when there was none.
     func removeUpdateToken(appID: Int64, activityID: String, device: DeviceToken) async throws -> Bool
 

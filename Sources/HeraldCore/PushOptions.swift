@@ -9,7 +9,7 @@ public struct PushOptions: Codable, Sendable, Hashable {
     public static let maximumTextLength = 256
     public static let maximumCustomBytes = 2048
 
-    /// `alert` (the default) or `background`: the token kinds a registry holds.
+    /// `alert` (the default), `background`, or `liveactivity` with ``liveActivity``.
     public var pushType: PushType?
     public var priority: Priority?
     /// When APNs may stop trying (`apns-expiration`).
@@ -25,13 +25,16 @@ public struct PushOptions: Codable, Sendable, Hashable {
     public var relevanceScore: Double?
     /// Custom keys beside `aps`.
     public var custom: [String: PayloadValue]?
+    /// What a `liveactivity` campaign starts.
+    public var liveActivity: LiveActivityStart?
 
     public init(
         pushType: PushType? = nil, priority: Priority? = nil, expiration: Date? = nil, timeToLive: Int? = nil,
         collapseID: String? = nil, threadID: String? = nil, category: String? = nil,
         interruptionLevel: Payload.InterruptionLevel? = nil, relevanceScore: Double? = nil,
-        custom: [String: PayloadValue]? = nil
+        custom: [String: PayloadValue]? = nil, liveActivity: LiveActivityStart? = nil
     ) {
+        self.liveActivity = liveActivity
         self.pushType = pushType
         self.priority = priority
         self.expiration = expiration
@@ -58,8 +61,18 @@ public struct PushOptions: Codable, Sendable, Hashable {
     /// Every problem, each naming its field (`collapseID`, `custom.aps`); empty when usable.
     public func validate() -> [ValidationError] {
         var errors = [ValidationError]()
-        if let pushType, pushType != .alert, pushType != .background {
-            errors.append(ValidationError(field: "pushType", reason: "campaigns send alert or background pushes"))
+        if let pushType, pushType != .alert, pushType != .background, pushType != .liveactivity {
+            errors.append(ValidationError(field: "pushType", reason: "campaigns send alert, background or liveactivity pushes"))
+        }
+        if pushType == .liveactivity, liveActivity == nil {
+            errors.append(
+                ValidationError(field: "liveActivity", reason: "a liveactivity campaign says what it starts: attributesType, activityID…"))
+        }
+        if let liveActivity {
+            if pushType != .liveactivity {
+                errors.append(ValidationError(field: "liveActivity", reason: "belongs to a campaign whose pushType is liveactivity"))
+            }
+            errors += liveActivity.validate().map { ValidationError(field: "liveActivity.\($0.field)", reason: $0.reason) }
         }
         if resolvedPushType == .background, let priority, priority != .powerAware {
             errors.append(ValidationError(field: "priority", reason: "a background push must use priority 5"))
@@ -97,7 +110,9 @@ public struct PushOptions: Codable, Sendable, Hashable {
                 errors.append(ValidationError(field: field, reason: TextRules.reason(scalar)))
             }
         }
-        if let relevanceScore, !(0.0...1.0).contains(relevanceScore) {
+        if pushType == .liveactivity, relevanceScore != nil {
+            errors.append(ValidationError(field: "relevanceScore", reason: "a Live Activity's goes in liveActivity.relevanceScore"))
+        } else if let relevanceScore, !(0.0...1.0).contains(relevanceScore) {
             errors.append(ValidationError(field: "relevanceScore", reason: "must be between 0 and 1"))
         }
         if let custom {

@@ -22,20 +22,45 @@ struct CampaignPlan: Sendable {
         self.campaign = campaign
         self.messages = zip(templates, campaign.messages.indices).map { template, index in
             let message = campaign.message(index)
+            // A Live Activity start renders its template as an alert: its text becomes the
+            // start's alert (docs/live-activities.md "Starting on an audience").
+            var rendering = message.pushOptions
+            if rendering.liveActivity != nil {
+                rendering.pushType = .alert
+                rendering.liveActivity = nil
+            }
             return Message(
                 template: template,
-                options: RenderOptions(
-                    localization: campaign.localization, variables: message.variables, pushOptions: message.pushOptions),
+                options: RenderOptions(localization: campaign.localization, variables: message.variables, pushOptions: rendering),
                 pushOptions: message.pushOptions)
         }
         self.split = campaign.split
     }
 
-    /// The headers of message `index` to one device; the body is the rendered payload.
+    /// How a device is described to the renderer: as it is, but for a Live Activity start,
+    /// whose alert needs no notification permission (the user allows Live Activities apart).
+    func recipient(for device: Device) -> Recipient {
+        var recipient = Recipient(device: device)
+        if campaign.pushOptions.liveActivity != nil { recipient.authorization = LiveActivityContent.alertAuthorization }
+        return recipient
+    }
+
+    /// The headers of message `index` to one device; the body is the rendered payload, or for a
+    /// Live Activity start the start's `aps` with the rendered text as its alert.
     func notification(
         _ index: Int, to device: Device, apnsID: UUID, bundleID: String, rendered: RenderedNotification, sentAt: Date
     ) -> APNSNotification {
         let options = messages[index].pushOptions
+        if let start = options.liveActivity {
+            let aps = start.aps(
+                timestamp: Int(sentAt.timeIntervalSince1970.rounded(.down)),
+                alert: LiveActivityContent.liveActivityAlert(from: rendered.payload))
+            // No collapse ID: it is not an alert's, and a start is not replaced.
+            return APNSNotification(
+                token: device.token, topic: PushType.liveactivity.topic(forBundleID: bundleID), pushType: .liveactivity,
+                priority: options.priority ?? .immediate, expiration: options.apnsExpiration(sentAt: sentAt),
+                apnsID: apnsID, payload: Payload(aps: aps))
+        }
         return APNSNotification(
             token: device.token, topic: rendered.pushType.topic(forBundleID: bundleID), pushType: rendered.pushType,
             priority: options.priority, expiration: options.apnsExpiration(sentAt: sentAt),

@@ -178,7 +178,7 @@ struct ChunkRunner {
                 batch.decided.append(DeliveryRecord(deviceID: device.id, outcome: .skipped(reason: reason), variant: message))
                 continue
             }
-            let outcome = renderers[message].render(for: Recipient(device: device))
+            let outcome = renderers[message].render(for: plan.recipient(for: device))
             guard case .payload(let rendered) = outcome else {
                 if case .failed(let error) = outcome, reported.insert("\(message) \(error.language)").inserted {
                     logger.warning("campaign \(plan.campaign.publicID), message \(message): \(error)")

@@ -131,6 +131,8 @@ public final class DeliveryEngine: Service {
             await pause()
             return
         }
+        var lease = lease
+        lease.startTokenType = plan.campaign.pushOptions.liveActivity?.attributesType
         let runner = ChunkRunner(
             lease: lease, plan: plan, configuration: configuration, work: work, senders: senders, draining: draining,
             logger: logger)

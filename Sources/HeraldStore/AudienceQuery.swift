@@ -49,6 +49,29 @@ enum AudienceQuery {
             sql.bind(timeZones)
             sql.append("::text[])")
         }
+        if let type = filter.startTokenType {
+            // A Live Activity start campaign: devices holding a start token of the type.
+            sql.append(
+                " AND EXISTS (SELECT 1 FROM live_activity_start_tokens s WHERE s.app_id = devices.app_id"
+                    + " AND s.device_id = devices.id AND s.attributes_type = ")
+            sql.bind(type)
+            sql.append(")")
+        }
+    }
+
+    /// The `devices` columns a campaign reads (``DeviceRow/columns``), with a start campaign's
+    /// push-to-start token in place of the device token: that is what the start goes to.
+    static func deviceColumns(_ filter: AudienceFilter, into sql: inout SQLBuilder) {
+        guard let type = filter.startTokenType else {
+            sql.append(DeviceRow.columns)
+            return
+        }
+        sql.append(
+            "id, (SELECT s.token FROM live_activity_start_tokens s WHERE s.app_id = devices.app_id"
+                + " AND s.device_id = devices.id AND s.attributes_type = ")
+        sql.bind(type)
+        sql.append("), ")
+        sql.append(DeviceRow.columnsAfterToken)
     }
 
     /// Equalities become one containment test (`attributes @> {"plan": "pro"}`); a set becomes

@@ -16,11 +16,12 @@ enum CampaignLifecycle {
         // foreign key takes KEY SHARE on this row) are not held up.
         let locked = try await connection.query(
             """
-            SELECT c.state, c.app_id, c.audience::text, a.bundle_id
+            SELECT c.state, c.app_id, c.audience::text, a.bundle_id, c.push_options::text
             FROM campaigns c JOIN apps a ON a.id = c.app_id WHERE c.id = \(id) FOR NO KEY UPDATE OF c
             """, logger: logger)
         guard let row = try await locked.collect().first else { return nil }
-        let (stateText, appID, audienceJSON, bundleID) = try row.decode((String, Int64, String, String).self)
+        let (stateText, appID, audienceJSON, bundleID, pushOptionsJSON) = try row.decode(
+            (String, Int64, String, String, String).self)
         let from = try StoreError.decode(stateText, as: CampaignState.self, column: "campaigns.state")
         var machine = CampaignStateMachine(state: from)
         let actions = try machine.apply(event)
@@ -31,6 +32,9 @@ enum CampaignLifecycle {
                 throw CampaignError.appDisabled(bundleID: try disabled.decode(String.self))
             }
         }
+        if event == .schedule, let start = try CampaignJSON.decode(PushOptions.self, from: pushOptionsJSON).liveActivity {
+            try await LiveActivityStarts.prepare(start, appID: appID, on: connection, logger: logger)
+        }
 
         var recordStart = false
         var recordFinish = false
@@ -40,7 +44,7 @@ enum CampaignLifecycle {
             case .pinTemplateVersion:
                 try await pinTemplateVersion(campaignID: id, on: connection, logger: logger)
             case .freezeAudience:
-                let filter = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)
+                let filter = try CampaignRow.audience(audienceJSON, pushOptions: pushOptionsJSON)
                 try await freezeAudience(campaignID: id, appID: appID, filter: filter, on: connection, logger: logger)
             case .recordStart:
                 recordStart = true
@@ -133,13 +137,18 @@ enum CampaignLifecycle {
             throw ValidationError(field: "templateName", reason: noVersionYet)
         }
         let (templateType, campaignType, name) = try row.decode((String, String?, String).self)
-        if let campaignType, campaignType != templateType {
+        // A Live Activity start takes an alert template's text as its alert.
+        let fits = campaignType == templateType || (campaignType == PushType.liveactivity.rawValue && templateType == "alert")
+        if let campaignType, !fits {
+            let advice =
+                switch campaignType {
+                case "background": "a background campaign needs a background template (payload.pushType background, no text)"
+                case PushType.liveactivity.rawValue: "a Live Activity start takes its alert from an alert template"
+                default: "leave pushType out to send what the template sends"
+                }
             throw ValidationError(
                 field: "pushOptions.pushType",
-                reason: "is \(campaignType) but template \(name) sends \(templateType) pushes; "
-                    + (campaignType == "background"
-                        ? "a background campaign needs a background template (payload.pushType background, no text)"
-                        : "leave pushType out to send what the template sends"))
+                reason: "is \(campaignType) but template \(name) sends \(templateType) pushes; " + advice)
         }
         try await pinVariantVersions(campaignID: campaignID, on: connection, logger: logger)
         try await planLocalTime(campaignID: campaignID, on: connection, logger: logger)

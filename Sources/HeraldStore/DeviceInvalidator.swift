@@ -64,4 +64,27 @@ enum DeviceInvalidator {
         for try await id in rows.decode(Int64.self) { changed.insert(id) }
         return changed
     }
+
+    /// The same rule for push-to-start tokens (docs/live-activities.md "Tokens"): a 410 drops a
+    /// device's start token of the type only if it was not registered again after APNs's
+    /// timestamp; other token errors drop it whatever. The device itself stays valid: its
+    /// device token was not what APNs refused. Returns how many tokens were dropped.
+    static func dropStartTokens(
+        _ invalidations: [DeviceInvalidation], attributesType: String, appID: Int64, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Int {
+        guard !invalidations.isEmpty else { return 0 }
+        let ids = invalidations.map(\.deviceID)
+        let milliseconds = invalidations.map { $0.unregisteredAt?.milliseconds ?? -1 }
+        let rows = try await connection.query(
+            """
+            DELETE FROM live_activity_start_tokens s
+            USING unnest(\(ids)::bigint[], \(milliseconds)::bigint[]) AS i(device_id, milliseconds)
+            WHERE s.app_id = \(appID) AND s.device_id = i.device_id AND s.attributes_type = \(attributesType)
+              AND (i.milliseconds < 0
+                   OR s.registered_at <= timestamptz 'epoch' + i.milliseconds * interval '1 millisecond')
+            RETURNING s.device_id
+            """, logger: logger)
+        return try await rows.collect().count
+    }
 }

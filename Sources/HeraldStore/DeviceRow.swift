@@ -5,8 +5,10 @@ import PostgresNIO
 
 /// How a `devices` row is read.
 enum DeviceRow {
-    static let columns = """
-        id, token, environment, languages, authorization_status, alert_enabled, badge_enabled, sound_enabled,
+    static let columns = "id, token, " + columnsAfterToken
+    /// The columns after `id, token`: a start campaign reads its start token in the device token's place.
+    static let columnsAfterToken = """
+        environment, languages, authorization_status, alert_enabled, badge_enabled, sound_enabled,
         critical_alert_enabled, time_sensitive_enabled, time_zone, user_id, attributes::text, bucket,
         registered_at, created_at, invalidated_at, invalidation_reason,
         (extract(epoch FROM apns_unregistered_at) * 1000)::bigint

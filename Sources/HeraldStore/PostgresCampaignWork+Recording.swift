@@ -14,9 +14,19 @@ extension PostgresCampaignWork {
         let receipt = try await DatabaseMetrics.measure("work.recordBatch") {
             try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
                 try await Self.lockChunk(lease, on: connection, logger: logger)
-                let invalidated = try await DeviceInvalidator.apply(
-                    invalidations, appID: lease.appID, on: connection, logger: logger
-                ).count
+                let invalidated: Int
+                if let type = lease.startTokenType {
+                    // A start campaign sent to start tokens: those are what a token error drops.
+                    invalidated = try await DeviceInvalidator.dropStartTokens(
+                        invalidations, attributesType: type, appID: lease.appID, on: connection, logger: logger)
+                    try await LiveActivityStarts.record(
+                        campaignID: lease.campaignID, appID: lease.appID,
+                        accepted: records.filter { $0.outcome == .accepted }.map(\.deviceID), on: connection, logger: logger)
+                } else {
+                    invalidated = try await DeviceInvalidator.apply(
+                        invalidations, appID: lease.appID, on: connection, logger: logger
+                    ).count
+                }
                 let recorded = try await Self.insert(
                     records, lease: lease, invalidated: invalidated, cursor: cursor, on: connection, logger: logger)
                 return BatchReceipt(recorded: recorded, invalidated: invalidated)

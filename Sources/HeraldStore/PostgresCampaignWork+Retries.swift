@@ -9,13 +9,22 @@ extension PostgresCampaignWork {
         -> [(device: Device, attempts: Int)]
     {
         try await DatabaseMetrics.measure("work.retryableDevices") {
+            // A start campaign's devices are sent to their start token of its type (while they hold one).
+            let token = lease.startTokenType == nil ? "token" : "start_token"
             let rows = try await client.query(
                 """
-                SELECT \(unescaped: DeviceRow.columns), attempts FROM (
-                    SELECT d.*, l.attempts FROM deliveries l
+                SELECT id, \(unescaped: token), \(unescaped: DeviceRow.columnsAfterToken), attempts FROM (
+                    SELECT d.*, l.attempts,
+                           (SELECT s.token FROM live_activity_start_tokens s
+                            WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.attributes_type = \(lease.startTokenType))
+                               AS start_token
+                    FROM deliveries l
                     JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
                     WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.outcome = 'deferred'
                       AND l.retry_at <= \(now) AND d.invalidated_at IS NULL
+                      AND (\(lease.startTokenType)::text IS NULL OR EXISTS (
+                          SELECT 1 FROM live_activity_start_tokens s
+                          WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.attributes_type = \(lease.startTokenType)))
                       AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
                       AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
                     ORDER BY l.device_id
@@ -36,8 +45,13 @@ extension PostgresCampaignWork {
                 """
                 UPDATE deliveries l SET retry_at = NULL
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
-                  AND NOT EXISTS (SELECT 1 FROM devices d
-                                  WHERE d.app_id = l.app_id AND d.id = l.device_id AND d.invalidated_at IS NULL)
+                  AND (NOT EXISTS (SELECT 1 FROM devices d
+                                   WHERE d.app_id = l.app_id AND d.id = l.device_id AND d.invalidated_at IS NULL)
+                       -- A start campaign's device whose start token was dropped since.
+                       OR (\(lease.startTokenType)::text IS NOT NULL AND NOT EXISTS (
+                           SELECT 1 FROM live_activity_start_tokens s
+                           WHERE s.app_id = l.app_id AND s.device_id = l.device_id
+                             AND s.attributes_type = \(lease.startTokenType))))
                 """, logger: logger)
             let rows = try await client.query(
                 """

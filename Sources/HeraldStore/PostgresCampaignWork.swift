@@ -99,7 +99,9 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         -> [Device]
     {
         try await DatabaseMetrics.measure("work.nextDevices") {
-            var sql = SQLBuilder("SELECT \(DeviceRow.columns) FROM devices WHERE ")
+            var sql = SQLBuilder("SELECT ")
+            AudienceQuery.deviceColumns(filter, into: &sql)
+            sql.append(" FROM devices WHERE ")
             try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
             // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
             // follows the order and checks the bucket inside the index (migration 0005).

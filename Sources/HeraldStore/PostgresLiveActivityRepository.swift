@@ -97,6 +97,24 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         }
     }
 
+    public func registerUpdateToken(
+        appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken, now: Date
+    ) async throws -> (UpdateTokenRegistration, activityID: String?) {
+        let rows = try await client.query(
+            """
+            SELECT s.activity_id FROM live_activity_starts s JOIN devices d ON d.app_id = s.app_id AND d.id = s.device_id
+            WHERE d.app_id = \(appID) AND d.token = \(ByteBuffer(bytes: device.bytes)) AND s.attributes_type = \(attributesType)
+            """, logger: logger)
+        guard let activityID = try await rows.collect().first?.decode(String.self) else {
+            let known = try await client.query(
+                "SELECT 1 FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))", logger: logger)
+            return (try await known.collect().isEmpty ? .unknownDevice : .noStartedActivity, nil)
+        }
+        let outcome = try await registerUpdateToken(
+            appID: appID, activityID: activityID, device: device, token: token, now: now)
+        return (outcome, activityID)
+    }
+
     public func removeUpdateToken(appID: Int64, activityID: String, device: DeviceToken) async throws -> Bool {
         try await DatabaseMetrics.measure("liveActivities.removeUpdateToken") {
             let rows = try await client.query(

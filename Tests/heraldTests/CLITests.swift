@@ -357,7 +357,7 @@ import Testing
             let list = try herald(["templates", "list"], database: url)
             #expect(list.status == 0)
             let lines = list.stdout.split(separator: "\n")
-            #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 5)
+            #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 6)
             let welcome = try #require(lines.first { $0.hasPrefix("welcome") })
             #expect(welcome.contains("v2") && welcome.contains("zh-Hant") && welcome.contains("es-419"))
             let versions = try await TestDatabase.withClient(url) { client in
