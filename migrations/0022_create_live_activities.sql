@@ -112,3 +112,15 @@ CREATE TABLE live_activity_starts (
     PRIMARY KEY (app_id, device_id, attributes_type),
     FOREIGN KEY (app_id, device_id) REFERENCES devices (app_id, id) ON DELETE CASCADE
 );
+
+-- One provider token per team and signing key, shared by every instance (docs/apns.md
+-- "Provider tokens"): an instance takes the row FOR UPDATE and signs a new token only when the
+-- stored one is due, so APNs sees one token per team, not one per instance. Sealed like the
+-- credentials under HERALD_SECRET_KEY.
+CREATE TABLE provider_tokens (
+    team_id     text NOT NULL,
+    key_id      text NOT NULL,
+    token       bytea,
+    issued_at   timestamptz,
+    PRIMARY KEY (team_id, key_id)
+);

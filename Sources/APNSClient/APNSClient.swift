@@ -18,8 +18,10 @@ public final class APNSClient: Sendable {
     private let backoff: Backoff
     private let logger: Logger
 
+    /// `tokenSource`: the provider tokens of the credentials' team and key, shared with other
+    /// clients (and, through its owner, other processes); nil makes one of this client's own.
     public init(
-        configuration: APNSClientConfiguration, credentials: APNSCredentials,
+        configuration: APNSClientConfiguration, credentials: APNSCredentials, tokenSource shared: ProviderTokenSource? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
     ) throws {
         self.configuration = configuration
@@ -27,7 +29,12 @@ public final class APNSClient: Sendable {
         backoff = Backoff(base: configuration.retryBaseDelay, maximum: configuration.maximumRetryDelay)
         let tls = try NIOSSLContext(configuration: Self.tlsConfiguration(configuration, credentials))
         let tokenSource: ProviderTokenSource? =
-            if case .token(let signer) = credentials { ProviderTokenSource(signer: signer) } else { nil }
+            if case .token(let signer) = credentials {
+                shared.flatMap { $0.keyID == signer.keyID && $0.teamID == signer.teamID ? $0 : nil }
+                    ?? ProviderTokenSource(signer: signer)
+            } else {
+                nil
+            }
         let metrics = self.metrics
         shards = (0..<max(configuration.shards, 1)).map { index in
             var shardLogger = logger

@@ -19,6 +19,27 @@ public final class ProviderTokenSource: Sendable {
     }
 
     public var keyID: String { signer.keyID }
+    public var teamID: String { signer.teamID }
+
+    /// A token signed now with this source's key, without making it the shared one: for a
+    /// store that shares tokens between processes, which then hands it to ``adopt(token:issuedAt:)``.
+    public func sign(now: Date) throws -> String {
+        try signer.token(issuedAt: now)
+    }
+
+    /// Makes `token` (signed by this source's key at `issuedAt`, here or by another process)
+    /// the shared one, unless the one held is newer.
+    public func adopt(token: String, issuedAt: Date) {
+        state.withLockedValue { current in
+            if let current, current.issuedAt >= issuedAt { return }
+            current = (token, issuedAt)
+        }
+    }
+
+    /// When the token held was issued; nil before the first.
+    public var issuedAt: Date? {
+        state.withLockedValue { $0?.issuedAt }
+    }
 
     /// The shared token, signing a new one only when the shared one is due for renewal.
     public func token(now: Date) throws -> (token: String, issuedAt: Date) {

@@ -47,6 +47,10 @@ public struct SimulatorConfiguration: Sendable {
     public var recordFile: String?
     /// Scripted failures.
     public var fault: SimulatorFaultScript
+    /// docs/apns.md "Provider tokens": when set, a team's new provider token issued sooner than
+    /// this after the team's newest one is answered 429 TooManyProviderTokenUpdates (APNs allows
+    /// a renewal every 20 minutes). A token already seen stays usable. Nil: not checked.
+    public var providerTokenUpdateInterval: Duration?
 
     public init(
         host: String = "127.0.0.1",

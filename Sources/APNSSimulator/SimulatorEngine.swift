@@ -18,6 +18,8 @@ final class SimulatorEngine: Sendable {
     private let connections = Mutex<[Int: any Channel]>([:])
     /// Requests seen per token of ``SimulatorFaultScript/tooManyRequestsTokens``.
     private let throttled = Mutex<[String: Int]>([:])
+    /// Per team: the provider tokens seen and the newest one's `iat`.
+    private let teamTokens = Mutex<[String: (seen: Set<String>, newest: Int64)]>([:])
 
     init(configuration: SimulatorConfiguration, logger: Logger) throws(SimulatorError) {
         try configuration.validate()
@@ -40,6 +42,11 @@ final class SimulatorEngine: Sendable {
         guard let notification = verdict.notification else {
             return SimulatorResponse(verdict: verdict, fault: nil)
         }
+        if let interval = configuration.providerTokenUpdateInterval, let token = verdict.providerToken,
+            let text = verdict.providerTokenText, updatedTooSoon(token, text: text, interval: interval)
+        {
+            return SimulatorResponse(verdict: verdict, fault: .tooManyProviderTokenUpdates)
+        }
         var fault = faults.tokenFault(forToken: notification.deviceToken)
         if fault == nil, let times = faults.tooManyRequestsTokens[notification.deviceToken] {
             let seen = throttled.withLock { counts -> Int in
@@ -60,6 +67,23 @@ final class SimulatorEngine: Sendable {
             }
         }
         return SimulatorResponse(verdict: verdict, fault: fault)
+    }
+
+    /// A token the team has not used yet, issued sooner than `interval` after its newest: one
+    /// update too many. Tokens already seen stay usable (several connections move on in turn).
+    private func updatedTooSoon(_ token: VerifiedProviderToken, text: String, interval: Duration) -> Bool {
+        teamTokens.withLock { teams in
+            guard var team = teams[token.teamID] else {
+                teams[token.teamID] = ([text], token.issuedAtSeconds)
+                return false
+            }
+            if team.seen.contains(text) { return false }
+            guard token.issuedAtSeconds - team.newest >= interval.components.seconds else { return true }
+            team.seen.insert(text)
+            team.newest = token.issuedAtSeconds
+            teams[token.teamID] = team
+            return false
+        }
     }
 
     /// Whether to leave this request's stream unanswered (``SimulatorFaultScript/stallFraction``).

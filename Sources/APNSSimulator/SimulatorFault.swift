@@ -10,6 +10,8 @@ public enum SimulatorFault: Hashable, Sendable {
     case badDeviceToken
     /// 429 TooManyRequests.
     case tooManyRequests
+    /// 429 TooManyProviderTokenUpdates: the team's provider token changed too soon.
+    case tooManyProviderTokenUpdates
     /// 500 InternalServerError.
     case internalServerError
     /// 503 ServiceUnavailable.
@@ -20,7 +22,7 @@ public enum SimulatorFault: Hashable, Sendable {
         switch self {
         case .unregistered: 410
         case .badDeviceToken: 400
-        case .tooManyRequests: 429
+        case .tooManyRequests, .tooManyProviderTokenUpdates: 429
         case .internalServerError: 500
         case .serviceUnavailable: 503
         }
@@ -32,6 +34,7 @@ public enum SimulatorFault: Hashable, Sendable {
         case .unregistered: .unregistered
         case .badDeviceToken: .badDeviceToken
         case .tooManyRequests: .tooManyRequests
+        case .tooManyProviderTokenUpdates: .tooManyProviderTokenUpdates
         case .internalServerError: .internalServerError
         case .serviceUnavailable: .serviceUnavailable
         }

@@ -188,9 +188,13 @@ public struct SimulatorRequestValidator: Sendable {
             keyID: providerToken?.keyID,
             certificateUID: clientCertificate.map { $0.uid ?? $0.subject }
         )
-        return SimulatorVerdict(
+        var verdict = SimulatorVerdict(
             apnsID: apnsID, outcome: .accepted(notification), providerToken: providerToken,
             certificateAuthenticated: clientCertificate != nil)
+        if providerToken != nil, let authorization = headers.authorization {
+            verdict.providerTokenText = String(authorization.dropFirst("bearer ".count))
+        }
+        return verdict
     }
 
     /// A refusal: status and reason.

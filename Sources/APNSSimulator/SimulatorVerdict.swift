@@ -68,6 +68,8 @@ public struct SimulatorVerdict: Hashable, Sendable {
     /// The connection's client certificate authenticated the request (docs/apns.md
     /// "Certificates"); it lifts the one-stream limit like a valid provider token.
     public var certificateAuthenticated: Bool
+    /// The provider token as sent, for telling one token of a team from the next.
+    public var providerTokenText: String?
 
     public init(
         apnsID: UUID, outcome: Outcome, providerToken: VerifiedProviderToken?, certificateAuthenticated: Bool = false

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Seals APNs credentials (and webhook signing secrets) for storage with AES-256-GCM under `HERALD_SECRET_KEY`, so a
+/// Seals APNs credentials (webhook signing secrets, shared provider tokens) for storage with AES-256-GCM under `HERALD_SECRET_KEY`, so a
 /// database dump alone does not give away the keys. While the secret is being changed,
 /// `HERALD_PREVIOUS_SECRET_KEYS` still open what the old secrets sealed; new values are always
 /// sealed with the current one, and `herald secrets rotate` re-seals the rest
@@ -61,6 +61,30 @@ public struct SigningKeyVault: Sendable {
             }
         }
         throw .cannotOpen
+    }
+
+    /// Seals a team's shared provider token, bound to its team and key. Not re-sealed by
+    /// `herald secrets rotate`: one that no longer opens is signed anew (it lives an hour).
+    public func seal(_ token: String, providerTokenOf teamID: String, keyID: String) throws -> [UInt8] {
+        let box = try AES.GCM.seal(
+            Data(token.utf8), using: keys[0], authenticating: Self.binding(providerTokenOf: teamID, keyID: keyID))
+        guard let combined = box.combined else { throw SigningKeyVaultError.cannotOpen }
+        return Array(combined)
+    }
+
+    /// Opens a shared provider token, or nil when no key opens it.
+    public func open(_ sealed: [UInt8], providerTokenOf teamID: String, keyID: String) -> String? {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed) else { return nil }
+        for key in keys {
+            if let opened = try? AES.GCM.open(box, using: key, authenticating: Self.binding(providerTokenOf: teamID, keyID: keyID)) {
+                return String(decoding: opened, as: UTF8.self)
+            }
+        }
+        return nil
+    }
+
+    private static func binding(providerTokenOf teamID: String, keyID: String) -> Data {
+        Data("herald provider_tokens \(teamID) \(keyID)".utf8)
     }
 
     private static func binding(_ appID: Int64, _ credentialID: Int64) -> Data {

@@ -11,6 +11,15 @@ extension APNSClient {
         _ app: App, credential: ActiveCredential, environment: APNSEnvironment, adjust: (inout APNSClientConfiguration) -> Void = { _ in },
         logger: Logger
     ) throws -> APNSClient {
+        try forApp(app, credentials: try credentials(of: app, credential), environment: environment, adjust: adjust, logger: logger)
+    }
+
+    /// As above, with the credentials opened and, for token authentication, the team's shared
+    /// provider tokens.
+    static func forApp(
+        _ app: App, credentials: APNSCredentials, tokenSource: ProviderTokenSource? = nil, environment: APNSEnvironment,
+        adjust: (inout APNSClientConfiguration) -> Void = { _ in }, logger: Logger
+    ) throws -> APNSClient {
         let endpoint: APNSEndpoint
         if let override = app.apnsEndpoint {
             guard let parsed = APNSEndpoint(url: override) else { throw CLIError("the app's APNs endpoint is not an https URL") }
@@ -22,7 +31,7 @@ extension APNSClient {
         configuration.additionalTrustRootsPEM = app.apnsCAPEM
         adjust(&configuration)
         return try APNSClient(
-            configuration: configuration, credentials: try credentials(of: app, credential), logger: logger)
+            configuration: configuration, credentials: credentials, tokenSource: tokenSource, logger: logger)
     }
 
     /// The active credential as the TLS and provider-token layers use it.

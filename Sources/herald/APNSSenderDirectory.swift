@@ -20,6 +20,9 @@ actor APNSSenderDirectory: SenderDirectory {
     private let adjust: @Sendable (inout APNSClientConfiguration) -> Void
     private let logger: Logger
     private let recheckInterval: Duration
+    /// The provider tokens of every team, shared by this directory's clients and synced with
+    /// the other instances.
+    let providerTokens: SharedProviderTokens
     private var clients: [Key: Task<APNSClientSender, any Error>] = [:]
     private var checkedAt: [Key: ContinuousClock.Instant] = [:]
 
@@ -30,8 +33,10 @@ actor APNSSenderDirectory: SenderDirectory {
 
     init(
         apps: any AppRepository, logger: Logger, recheckInterval: Duration = .seconds(5),
+        providerTokens: PostgresProviderTokens? = nil,
         adjust: @escaping @Sendable (inout APNSClientConfiguration) -> Void = { _ in }
     ) {
+        self.providerTokens = SharedProviderTokens(store: providerTokens, logger: logger)
         self.apps = apps
         self.logger = logger
         self.recheckInterval = recheckInterval
@@ -39,13 +44,16 @@ actor APNSSenderDirectory: SenderDirectory {
     }
 
     /// The pools' shape from the configuration (`HERALD_APNS_SHARDS`, `…_CONNECTIONS_PER_SHARD`).
-    init(configuration: HeraldConfiguration, apps: any AppRepository, logger: Logger) {
+    init(
+        configuration: HeraldConfiguration, apps: any AppRepository, providerTokens: PostgresProviderTokens? = nil, logger: Logger
+    ) {
         let shards = configuration.apnsShards
         let connections = configuration.apnsConnectionsPerShard
         let requestTimeout = configuration.apnsRequestTimeoutMilliseconds
         let pingTimeout = configuration.apnsPingTimeoutMilliseconds
         self.init(
-            apps: apps, logger: logger, recheckInterval: .milliseconds(Int64(configuration.credentialRecheckMilliseconds))
+            apps: apps, logger: logger, recheckInterval: .milliseconds(Int64(configuration.credentialRecheckMilliseconds)),
+            providerTokens: providerTokens
         ) { apns in
             apns.shards = shards
             apns.connectionsPerShard = connections
@@ -140,8 +148,12 @@ actor APNSSenderDirectory: SenderDirectory {
             throw SendFailure(.credentialsUnusable, detail: "\(app.bundleID) has no active credential", credentialsRejected: true)
         }
         do {
+            let credentials = try APNSClient.credentials(of: app, active)
+            var tokenSource: ProviderTokenSource?
+            if case .token(let signer) = credentials { tokenSource = await providerTokens.source(for: signer) }
             let client = try APNSClient.forApp(
-                app, credential: active, environment: environment, adjust: adjust, logger: logger)
+                app, credentials: credentials, tokenSource: tokenSource, environment: environment, adjust: adjust,
+                logger: logger)
             let apps = self.apps
             let logger = self.logger
             let credentialID = active.credential.id

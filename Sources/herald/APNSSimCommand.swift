@@ -33,6 +33,10 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "Send GOAWAY after this many requests on each connection.") var goAwayAfter: Int?
     @Option(help: "Delay every answer by this many milliseconds.") var delayMilliseconds: Int?
     @Option(help: "Fraction of requests never answered (the stream stays open and silent).") var stall = 0.0
+    @Option(
+        help: "Answer 429 TooManyProviderTokenUpdates to a team's new provider token issued sooner than this many seconds after its newest (APNs: 1200)."
+    )
+    var providerTokenUpdateInterval: Int?
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
@@ -72,7 +76,10 @@ struct APNSSimCommand: AsyncParsableCommand {
             }
             gone[parts[0].lowercased()] = Date(timeIntervalSince1970: milliseconds / 1000)
         }
-        let configuration = SimulatorConfiguration(
+        if let interval = providerTokenUpdateInterval, interval < 0 {
+            throw CLIError("--provider-token-update-interval: must be 0 or more seconds")
+        }
+        var configuration = SimulatorConfiguration(
             host: host, port: port, providerKeys: keys, acceptAnySignature: acceptAnySignature,
             maxConcurrentStreams: maxConcurrentStreams, recordFile: record,
             fault: SimulatorFaultScript(
@@ -81,6 +88,7 @@ struct APNSSimCommand: AsyncParsableCommand {
                 serviceUnavailableFraction: serviceUnavailable, goAwayAfterRequests: goAwayAfter,
                 responseDelay: delayMilliseconds.map { .milliseconds($0) }, stallFraction: stall),
             clientCertificateAuthorityPEM: clientCA, requireClientCertificates: requireClientCertificates)
+        configuration.providerTokenUpdateInterval = providerTokenUpdateInterval.map { .seconds($0) }
         let simulator = try await APNSSimulator.start(configuration: configuration, logger: logger)
         if let caOut {
             do {

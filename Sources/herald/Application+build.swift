@@ -51,7 +51,8 @@ func buildApplication(
     appDirectory: AppDirectory? = nil, metricsText: @escaping @Sendable () -> String
 ) -> some ApplicationProtocol {
     // One set of APNs connection pools for the engine and the API's direct sends.
-    let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
+    let senders = APNSSenderDirectory(
+        configuration: configuration, apps: store.apps, providerTokens: store.providerTokens, logger: logger)
     let directSender = DirectSender(
         devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger)
     let keyCache = keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds))
@@ -72,7 +73,7 @@ func buildApplication(
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.httpMaxConnections, logger: logger)),
         // Services stop in reverse order: the senders close after the engine has drained.
         services: [
-            store.client, SendersService(senders: senders),
+            store.client, SendersService(senders: senders), ProviderTokenSharing(tokens: senders.providerTokens),
             ChangeListener(changes: store.changes, keys: keyCache, apps: appDirectory, logger: logger),
         ],
         logger: logger)
@@ -130,7 +131,10 @@ struct EngineService: Service {
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.migrated = migrated
-        senders = shared ?? APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
+        senders =
+            shared
+            ?? APNSSenderDirectory(
+                configuration: configuration, apps: store.apps, providerTokens: store.providerTokens, logger: logger)
         ownsSenders = shared == nil
         var delivery = DeliveryConfiguration(owner: owner)
         delivery.workers = configuration.engineWorkers

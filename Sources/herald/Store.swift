@@ -20,6 +20,8 @@ struct Store: Sendable {
     let directSends: PostgresDirectSendLedger
     let liveActivities: PostgresLiveActivityRepository
     let liveActivityWork: PostgresLiveActivityWork
+    /// The provider tokens shared between instances; nil without `HERALD_SECRET_KEY`.
+    let providerTokens: PostgresProviderTokens?
     let users: PostgresConsoleUserRepository
     let sessions: PostgresConsoleSessionRepository
     let webhooks: PostgresWebhookStore
@@ -55,6 +57,8 @@ struct Store: Sendable {
         directSends = PostgresDirectSendLedger(client: client, logger: logger)
         liveActivities = PostgresLiveActivityRepository(client: client, logger: logger)
         liveActivityWork = PostgresLiveActivityWork(client: client, logger: logger)
+        let pool = client
+        providerTokens = vault.map { PostgresProviderTokens(client: pool, vault: $0, logger: logger) }
         users = PostgresConsoleUserRepository(client: client, logger: logger)
         sessions = PostgresConsoleSessionRepository(client: client, logger: logger)
         webhooks = PostgresWebhookStore(client: client, vault: vault, logger: logger)

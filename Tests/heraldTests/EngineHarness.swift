@@ -30,18 +30,19 @@ struct EngineHarness {
     /// `clientCertificateAuthority`: the simulator requires client certificates issued by it.
     static func with(
         fault: SimulatorFaultScript = SimulatorFaultScript(), moreProviderKeys: [String: P256.Signing.PublicKey] = [:],
-        clientCertificateAuthority: TestCertificateAuthority? = nil,
+        clientCertificateAuthority: TestCertificateAuthority? = nil, providerTokenUpdateInterval: Duration? = nil,
         adjust: (inout HeraldConfiguration) -> Void = { _ in },
         _ body: @Sendable (EngineHarness) async throws -> Void
     ) async throws {
         let key = P256.Signing.PrivateKey()
         let recordFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sim-\(UUID().uuidString).ndjson").path
         defer { try? FileManager.default.removeItem(atPath: recordFile) }
-        let simulator = try await APNSSimulator.start(
-            configuration: SimulatorConfiguration(
-                providerKeys: moreProviderKeys.merging([keyID: key.publicKey]) { $1 }, recordFile: recordFile, fault: fault,
-                clientCertificateAuthorityPEM: clientCertificateAuthority?.pem,
-                requireClientCertificates: clientCertificateAuthority != nil))
+        var simulatorConfiguration = SimulatorConfiguration(
+            providerKeys: moreProviderKeys.merging([keyID: key.publicKey]) { $1 }, recordFile: recordFile, fault: fault,
+            clientCertificateAuthorityPEM: clientCertificateAuthority?.pem,
+            requireClientCertificates: clientCertificateAuthority != nil)
+        simulatorConfiguration.providerTokenUpdateInterval = providerTokenUpdateInterval
+        let simulator = try await APNSSimulator.start(configuration: simulatorConfiguration)
         do {
             try await TestDatabase.withDatabase { url in
                 var configuration = HeraldConfiguration()
