@@ -119,23 +119,33 @@ public struct LiveActivityTokenDrop: Sendable, Equatable {
     }
 }
 
+/// What recording a batch found.
+public struct LiveActivityBatchReceipt: Sendable, Equatable {
+    /// A newer update of the activity is waiting.
+    public var superseded: Bool
+
+    public init(superseded: Bool) {
+        self.superseded = superseded
+    }
+}
+
 /// The fan-out's side of the store: claims, batches, outcomes.
 public protocol LiveActivityWork: Sendable {
     /// Claims the oldest update that is queued (or whose holder's lease ran out) and has no
     /// earlier unfinished update of its activity, so one activity's updates go in order.
     func claimUpdate(owner: String, leaseDuration: Duration, now: Date, excludingApps: Set<Int64>) async throws
         -> LiveActivityLease?
-    /// The next tokens after the lease's cursor, by ID, that are still within their lifetime.
-    func recipients(_ lease: LiveActivityLease, limit: Int, now: Date) async throws -> [LiveActivityRecipient]
+    /// The next tokens after `cursor`, by ID, that are still within their lifetime.
+    func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, now: Date) async throws
+        -> [LiveActivityRecipient]
     /// Records a batch's outcomes (`tokens` holds each row's update token by ID), drops refused
-    /// tokens, moves the cursor and renews the lease until `leaseUntil`, in one transaction;
-    /// false (nothing written) when the lease was lost.
+    /// tokens, moves the cursor and renews the lease until `leaseUntil`, in one transaction.
+    /// Nil (nothing written) when the lease was lost; otherwise whether a newer update of the
+    /// activity is waiting, which makes what is left of this one stale.
     func record(
         _ lease: LiveActivityLease, deliveries: [LiveActivityDelivery], tokens: [Int64: DeviceToken],
         drops: [LiveActivityTokenDrop], cursor: Int64, leaseUntil: Date
-    ) async throws -> Bool
-    /// True when a newer update of the activity is waiting: what is left of this one is stale.
-    func isSuperseded(_ lease: LiveActivityLease) async throws -> Bool
+    ) async throws -> LiveActivityBatchReceipt?
     /// Ends the fan-out: `sent`, or `superseded` with the tokens left counted as such.
     func finish(_ lease: LiveActivityLease, superseded: Bool, now: Date) async throws -> Bool
     /// Gives the update back for another worker.

@@ -102,6 +102,7 @@ public final class LiveActivityEngine: Service {
 
     /// Sends the update batch by batch until every token was tried, a newer update makes the
     /// rest stale, the lease is lost, or the instance drains (the update is then given back).
+    /// The next batch is read while the current one is in flight.
     private func fanOut(_ claimed: LiveActivityLease) async throws {
         var lease = claimed
         let update = lease.update
@@ -114,52 +115,25 @@ public final class LiveActivityEngine: Service {
             content = nil
         }
         var senders = [APNSEnvironment: any NotificationSender]()
-        while true {
+        let (work, batchSize, clock) = (self.work, configuration.batchSize, configuration.clock)
+        var recipients = try await work.recipients(lease, after: lease.cursor, limit: batchSize, now: clock())
+        while let last = recipients.last {
             if draining.isSet {
                 try await work.release(lease)
                 return
             }
-            let now = configuration.clock()
-            let recipients = try await work.recipients(lease, limit: configuration.batchSize, now: now)
-            guard let last = recipients.last else {
-                _ = try await work.finish(lease, superseded: false, now: now)
-                return
-            }
-            var deliveries = [LiveActivityDelivery]()
-            var sends = [(recipient: LiveActivityRecipient, language: LanguageTag?, notification: APNSNotification)]()
-            var unsendable = [APNSEnvironment: SendFailure]()
-            for recipient in recipients {
-                let environment = recipient.device.environment
-                let body = content?.body(for: recipient.device) ?? .notSent(.failed(.renderFailed), language: nil)
-                guard case .send(let encoded, let language) = body else {
-                    if case .notSent(let outcome, let language) = body {
-                        deliveries.append(Self.delivery(recipient, outcome: outcome, apnsID: nil, language: language, at: now))
-                    }
-                    continue
-                }
-                if senders[environment] == nil, unsendable[environment] == nil {
-                    do {
-                        senders[environment] = try await self.senders.sender(appID: update.appID, environment: environment)
-                    } catch let failure as SendFailure {
-                        unsendable[environment] = failure
-                    }
-                }
-                if let failure = unsendable[environment] {
-                    deliveries.append(
-                        Self.delivery(recipient, outcome: .failed(status: nil, reason: failure.reason), apnsID: nil, language: language, at: now))
-                    continue
-                }
-                let notification = APNSNotification(
-                    token: recipient.token, topic: PushType.liveactivity.topic(forBundleID: senders[environment]!.bundleID),
-                    pushType: .liveactivity, priority: update.priority, apnsID: update.apnsID(forToken: recipient.tokenID),
-                    body: .encoded(encoded))
-                sends.append((recipient, language, notification))
+            let now = clock()
+            let (sends, unsent) = try await prepare(recipients, content: content, appID: update.appID, senders: &senders, at: now)
+            let cursor = last.tokenID
+            let readAhead = Task { [lease] in
+                try await work.recipients(lease, after: cursor, limit: batchSize, now: clock())
             }
             let known = senders
             let results = await EnvironmentFanOut.send(sends.map { ($0.recipient.device.environment, $0.notification) }) {
                 environment in
                 known[environment].map { .success($0) } ?? .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
+            var deliveries = unsent
             var drops = [LiveActivityTokenDrop]()
             for (send, result) in zip(sends, results) {
                 let (record, invalidation) = DeliveryDecision.record(
@@ -174,19 +148,67 @@ public final class LiveActivityEngine: Service {
                 }
             }
             let tokens = Dictionary(uniqueKeysWithValues: recipients.map { ($0.tokenID, $0.token) })
-            let held = try await work.record(
-                lease, deliveries: deliveries, tokens: tokens, drops: drops, cursor: last.tokenID,
-                leaseUntil: configuration.clock().addingTimeInterval(Double(configuration.leaseDuration.components.seconds)))
-            guard held else {
+            let receipt = try await work.record(
+                lease, deliveries: deliveries, tokens: tokens, drops: drops, cursor: cursor,
+                leaseUntil: clock().addingTimeInterval(Double(configuration.leaseDuration.components.seconds)))
+            guard let receipt else {
+                readAhead.cancel()
                 logger.warning("Live Activity update \(update.id): lease lost to another worker")
                 return
             }
-            lease.cursor = last.tokenID
-            if update.request.event != .end, try await work.isSuperseded(lease) {
-                _ = try await work.finish(lease, superseded: true, now: configuration.clock())
+            lease.cursor = cursor
+            if receipt.superseded, update.request.event != .end {
+                readAhead.cancel()
+                _ = try await work.finish(lease, superseded: true, now: clock())
                 return
             }
+            recipients = try await readAhead.value
         }
+        _ = try await work.finish(lease, superseded: false, now: clock())
+    }
+
+    /// The batch's notifications, and the rows of the tokens that get none (their payload
+    /// cannot be made, or the app has no usable sender for their environment).
+    private func prepare(
+        _ recipients: [LiveActivityRecipient], content: LiveActivityContent?, appID: Int64,
+        senders: inout [APNSEnvironment: any NotificationSender], at now: Date
+    ) async throws -> (
+        sends: [(recipient: LiveActivityRecipient, language: LanguageTag?, notification: APNSNotification)],
+        unsent: [LiveActivityDelivery]
+    ) {
+        var sends = [(recipient: LiveActivityRecipient, language: LanguageTag?, notification: APNSNotification)]()
+        var unsent = [LiveActivityDelivery]()
+        var unusable = [APNSEnvironment: SendFailure]()
+        sends.reserveCapacity(recipients.count)
+        for recipient in recipients {
+            let environment = recipient.device.environment
+            let body = content?.body(for: recipient.device) ?? .notSent(.failed(.renderFailed), language: nil)
+            guard case .send(let encoded, let language) = body else {
+                if case .notSent(let outcome, let language) = body {
+                    unsent.append(Self.delivery(recipient, outcome: outcome, apnsID: nil, language: language, at: now))
+                }
+                continue
+            }
+            if senders[environment] == nil, unusable[environment] == nil {
+                do {
+                    senders[environment] = try await self.senders.sender(appID: appID, environment: environment)
+                } catch let failure as SendFailure {
+                    unusable[environment] = failure
+                }
+            }
+            guard let sender = senders[environment] else {
+                let reason = unusable[environment]?.reason ?? HeraldReason.noSender.rawValue
+                unsent.append(
+                    Self.delivery(recipient, outcome: .failed(status: nil, reason: reason), apnsID: nil, language: language, at: now))
+                continue
+            }
+            let notification = APNSNotification(
+                token: recipient.token, topic: PushType.liveactivity.topic(forBundleID: sender.bundleID), pushType: .liveactivity,
+                priority: content?.update.priority, apnsID: content?.update.apnsID(forToken: recipient.tokenID) ?? UUID(),
+                body: .encoded(encoded))
+            sends.append((recipient, language, notification))
+        }
+        return (sends, unsent)
     }
 
     static func delivery(

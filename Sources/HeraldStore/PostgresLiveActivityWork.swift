@@ -47,7 +47,9 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
         }
     }
 
-    public func recipients(_ lease: LiveActivityLease, limit: Int, now: Date) async throws -> [LiveActivityRecipient] {
+    public func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, now: Date) async throws
+        -> [LiveActivityRecipient]
+    {
         let since = now.addingTimeInterval(-LiveActivityRules.tokenLifetime)
         return try await DatabaseMetrics.measure("liveActivities.recipients") {
             // The device's columns first (DeviceRow reads them by position), then the token's.
@@ -57,7 +59,7 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
                 CROSS JOIN LATERAL (SELECT \(unescaped: DeviceRow.columns) FROM devices
                                     WHERE devices.app_id = t.app_id AND devices.id = t.device_id) x
                 WHERE t.app_id = \(lease.update.appID) AND t.activity_id = \(lease.update.activityID)
-                  AND t.id > \(lease.cursor) AND t.registered_at > \(since)
+                  AND t.id > \(cursor) AND t.registered_at > \(since)
                 ORDER BY t.id LIMIT \(limit)
                 """, logger: logger)
             var found = [LiveActivityRecipient]()
@@ -77,16 +79,19 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
     public func record(
         _ lease: LiveActivityLease, deliveries: [LiveActivityDelivery], tokens: [Int64: DeviceToken],
         drops: [LiveActivityTokenDrop], cursor: Int64, leaseUntil: Date
-    ) async throws -> Bool {
+    ) async throws -> LiveActivityBatchReceipt? {
         try await DatabaseMetrics.measure("liveActivities.record") {
-            try await client.withDomainTransaction(logger: logger) { connection -> Bool in
+            try await client.withDomainTransaction(logger: logger) { connection -> LiveActivityBatchReceipt? in
                 let held = try await connection.query(
                     """
-                    UPDATE live_activity_updates SET cursor = \(cursor), lease_expires_at = \(leaseUntil)
-                    WHERE id = \(lease.update.id) AND lease_token = \(lease.token) AND state = 'sending'
-                    RETURNING id
+                    UPDATE live_activity_updates u SET cursor = \(cursor), lease_expires_at = \(leaseUntil)
+                    WHERE u.id = \(lease.update.id) AND u.lease_token = \(lease.token) AND u.state = 'sending'
+                    RETURNING EXISTS (SELECT 1 FROM live_activity_updates n
+                                      WHERE n.app_id = u.app_id AND n.activity_id = u.activity_id AND n.id > u.id
+                                        AND n.state = 'queued')
                     """, logger: logger)
-                guard try await !held.collect().isEmpty else { return false }
+                guard let superseded = try await held.collect().first?.decode(Bool.self) else { return nil }
+                let receipt = LiveActivityBatchReceipt(superseded: superseded)
                 // Token drops first: the 410 rule (a token registered again after APNs's
                 // timestamp stays) in one conditional DELETE; -1 stands for "no timestamp".
                 var dropped: Int64 = 0
@@ -102,7 +107,7 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
                         """, logger: logger)
                     dropped = Int64(try await rows.collect().count)
                 }
-                guard !deliveries.isEmpty else { return true }
+                guard !deliveries.isEmpty else { return receipt }
                 let tokenIDs = deliveries.map(\.tokenID)
                 let deviceIDs = deliveries.map { $0.deviceID ?? 0 }
                 let tokenBytes = deliveries.map { ByteBuffer(bytes: tokens[$0.tokenID]?.bytes ?? []) }
@@ -130,19 +135,9 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
                         dropped = dropped + \(dropped)
                     WHERE id = \(lease.update.id)
                     """, logger: logger)
-                return true
+                return receipt
             }
         }
-    }
-
-    public func isSuperseded(_ lease: LiveActivityLease) async throws -> Bool {
-        let rows = try await client.query(
-            """
-            SELECT EXISTS (SELECT 1 FROM live_activity_updates
-                           WHERE app_id = \(lease.update.appID) AND activity_id = \(lease.update.activityID)
-                             AND id > \(lease.update.id) AND state = 'queued')
-            """, logger: logger)
-        return try await rows.collect().first?.decode(Bool.self) ?? false
     }
 
     public func finish(_ lease: LiveActivityLease, superseded: Bool, now: Date) async throws -> Bool {
