@@ -261,10 +261,13 @@ struct LiveActivityController {
     }
 }
 
-/// The activity list's cursor: `<microseconds>.<activity ID>` as Herald wrote it.
+/// The activity list's cursor: `<microseconds since 1970>.<activity ID>` as Herald wrote it.
 enum ActivityCursor {
+    /// Microseconds of 1970-01-01 to 9999-12-31: what a creation time can be.
+    static let micros: ClosedRange<Int64> = 0...253_402_300_799_999_999
+
     static func isValid(_ text: String) -> Bool {
-        guard let dot = text.firstIndex(of: "."), Int64(text[..<dot]) != nil else { return false }
+        guard let dot = text.firstIndex(of: "."), let value = Int64(text[..<dot]), micros.contains(value) else { return false }
         return LiveActivityRules.activityIDProblem(String(text[text.index(after: dot)...])) == nil
     }
 }

@@ -93,15 +93,17 @@ public struct LiveActivityLease: Sendable, Equatable {
 public struct LiveActivityRecipient: Sendable, Equatable {
     public var tokenID: Int64
     public var token: DeviceToken
-    public var device: Device
-    /// When the token was registered: a 410 older than this leaves it.
-    public var registeredAt: Date
+    public var deviceID: Int64
+    public var environment: APNSEnvironment
+    /// The whole device, when it was asked for (an alert template renders in its languages).
+    public var device: Device?
 
-    public init(tokenID: Int64, token: DeviceToken, device: Device, registeredAt: Date) {
+    public init(tokenID: Int64, token: DeviceToken, deviceID: Int64, environment: APNSEnvironment, device: Device? = nil) {
         self.tokenID = tokenID
         self.token = token
+        self.deviceID = deviceID
+        self.environment = environment
         self.device = device
-        self.registeredAt = registeredAt
     }
 }
 
@@ -135,8 +137,9 @@ public protocol LiveActivityWork: Sendable {
     /// earlier unfinished update of its activity, so one activity's updates go in order.
     func claimUpdate(owner: String, leaseDuration: Duration, now: Date, excludingApps: Set<Int64>) async throws
         -> LiveActivityLease?
-    /// The next tokens after `cursor`, by ID, that are still within their lifetime.
-    func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, now: Date) async throws
+    /// The next tokens after `cursor`, by ID, that are still within their lifetime; with
+    /// `devices`, each with its whole device.
+    func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, devices: Bool, now: Date) async throws
         -> [LiveActivityRecipient]
     /// Records a batch's outcomes (`tokens` holds each row's update token by ID), drops refused
     /// tokens, moves the cursor and renews the lease until `leaseUntil`, in one transaction.

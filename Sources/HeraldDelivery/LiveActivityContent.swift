@@ -13,6 +13,12 @@ struct LiveActivityContent {
 
     let update: LiveActivityUpdate
     private let template: (CompiledTemplate, RenderOptions)?
+    /// Every device's body when nothing in it depends on the device (no alert template):
+    /// made once for the whole fan-out.
+    private var shared: Body?
+
+    /// Whether the body depends on the device (an alert template renders in its languages).
+    var needsDevices: Bool { template != nil }
 
     /// An alert shown with a Live Activity needs no notification permission: the template is
     /// rendered as for a device that allows alerts and sounds.
@@ -29,10 +35,12 @@ struct LiveActivityContent {
         } else {
             template = nil
         }
+        if template == nil { shared = body(for: nil) }
     }
 
     /// The body one device gets.
     func body(for device: Device?) -> Body {
+        if let shared { return shared }
         let request = update.request
         var aps = Payload.APS()
         aps.event = request.event

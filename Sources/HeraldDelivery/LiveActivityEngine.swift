@@ -14,6 +14,7 @@ import Synchronization
 public final class LiveActivityEngine: Service {
     private let configuration: DeliveryConfiguration
     private let workers: Int
+    private let batchSize: Int
     private let work: any LiveActivityWork
     private let templates: any TemplateRepository
     private let senders: any SenderDirectory
@@ -26,11 +27,12 @@ public final class LiveActivityEngine: Service {
     static let sweepInterval = Duration.seconds(60)
 
     public init(
-        configuration: DeliveryConfiguration, workers: Int = 2, work: any LiveActivityWork, templates: any TemplateRepository,
-        senders: any SenderDirectory, logger: Logger
+        configuration: DeliveryConfiguration, workers: Int = 2, batchSize: Int = 2000, work: any LiveActivityWork,
+        templates: any TemplateRepository, senders: any SenderDirectory, logger: Logger
     ) {
         self.configuration = configuration
         self.workers = max(workers, 1)
+        self.batchSize = max(batchSize, 1)
         self.work = work
         self.templates = templates
         self.senders = senders
@@ -102,7 +104,8 @@ public final class LiveActivityEngine: Service {
 
     /// Sends the update batch by batch until every token was tried, a newer update makes the
     /// rest stale, the lease is lost, or the instance drains (the update is then given back).
-    /// The next batch is read while the current one is in flight.
+    /// While a batch is in flight, the next one is read and the previous one recorded; each
+    /// record waits for the one before, so the cursor only moves forward.
     private func fanOut(_ claimed: LiveActivityLease) async throws {
         var lease = claimed
         let update = lease.update
@@ -115,10 +118,15 @@ public final class LiveActivityEngine: Service {
             content = nil
         }
         var senders = [APNSEnvironment: any NotificationSender]()
-        let (work, batchSize, clock) = (self.work, configuration.batchSize, configuration.clock)
-        var recipients = try await work.recipients(lease, after: lease.cursor, limit: batchSize, now: clock())
+        let (work, batchSize, clock) = (self.work, self.batchSize, configuration.clock)
+        let leaseSeconds = Double(configuration.leaseDuration.components.seconds)
+        let devices = content?.needsDevices ?? false
+        let endsIt = update.request.event == .end
+        var recipients = try await work.recipients(lease, after: lease.cursor, limit: batchSize, devices: devices, now: clock())
+        var recording: Task<LiveActivityBatchReceipt?, any Error>?
         while let last = recipients.last {
             if draining.isSet {
+                _ = try? await recording?.value
                 try await work.release(lease)
                 return
             }
@@ -126,45 +134,67 @@ public final class LiveActivityEngine: Service {
             let (sends, unsent) = try await prepare(recipients, content: content, appID: update.appID, senders: &senders, at: now)
             let cursor = last.tokenID
             let readAhead = Task { [lease] in
-                try await work.recipients(lease, after: cursor, limit: batchSize, now: clock())
+                try await work.recipients(lease, after: cursor, limit: batchSize, devices: devices, now: clock())
             }
             let known = senders
-            let results = await EnvironmentFanOut.send(sends.map { ($0.recipient.device.environment, $0.notification) }) {
+            let results = await EnvironmentFanOut.send(sends.map { ($0.recipient.environment, $0.notification) }) {
                 environment in
                 known[environment].map { .success($0) } ?? .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
-            var deliveries = unsent
-            var drops = [LiveActivityTokenDrop]()
-            for (send, result) in zip(sends, results) {
-                let (record, invalidation) = DeliveryDecision.record(
-                    deviceID: send.recipient.tokenID, apnsID: send.notification.apnsID, language: send.language, result: result,
-                    sentAt: now)
-                deliveries.append(
-                    Self.delivery(send.recipient, outcome: record.outcome, apnsID: record.apnsID, language: send.language, at: now))
-                if let invalidation {
-                    drops.append(
-                        LiveActivityTokenDrop(
-                            tokenID: send.recipient.tokenID, reason: invalidation.reason, unregisteredAt: invalidation.unregisteredAt))
+            let (deliveries, drops) = Self.outcomes(sends, results, unsent: unsent, at: now)
+            let tokens = Dictionary(uniqueKeysWithValues: recipients.map { ($0.tokenID, $0.token) })
+            let batch = { [lease] in
+                try await work.record(
+                    lease, deliveries: deliveries, tokens: tokens, drops: drops, cursor: cursor,
+                    leaseUntil: clock().addingTimeInterval(leaseSeconds))
+            }
+            if let previous = recording {
+                guard let receipt = try await previous.value else {
+                    readAhead.cancel()
+                    logger.warning("Live Activity update \(update.id): lease lost to another worker")
+                    return
+                }
+                if receipt.superseded, !endsIt {
+                    // A newer update waits: this batch (sent already) is recorded, the rest is stale.
+                    readAhead.cancel()
+                    guard try await batch() != nil else { return }
+                    lease.cursor = cursor
+                    _ = try await work.finish(lease, superseded: true, now: clock())
+                    return
                 }
             }
-            let tokens = Dictionary(uniqueKeysWithValues: recipients.map { ($0.tokenID, $0.token) })
-            let receipt = try await work.record(
-                lease, deliveries: deliveries, tokens: tokens, drops: drops, cursor: cursor,
-                leaseUntil: clock().addingTimeInterval(Double(configuration.leaseDuration.components.seconds)))
-            guard let receipt else {
-                readAhead.cancel()
-                logger.warning("Live Activity update \(update.id): lease lost to another worker")
-                return
-            }
+            recording = Task { try await batch() }
             lease.cursor = cursor
-            if receipt.superseded, update.request.event != .end {
-                readAhead.cancel()
-                _ = try await work.finish(lease, superseded: true, now: clock())
-                return
-            }
             recipients = try await readAhead.value
         }
+        // Every token was tried: the update is sent, even if a newer one came meanwhile.
+        if let last = recording, try await last.value == nil {
+            logger.warning("Live Activity update \(update.id): lease lost to another worker")
+            return
+        }
         _ = try await work.finish(lease, superseded: false, now: clock())
+    }
+
+    /// Each sent token's ledger row, after the rows of those not sent, and the tokens to drop.
+    static func outcomes(
+        _ sends: [(recipient: LiveActivityRecipient, language: LanguageTag?, notification: APNSNotification)],
+        _ results: [SendResult], unsent: [LiveActivityDelivery], at now: Date
+    ) -> ([LiveActivityDelivery], [LiveActivityTokenDrop]) {
+        var deliveries = unsent
+        deliveries.reserveCapacity(unsent.count + sends.count)
+        var drops = [LiveActivityTokenDrop]()
+        for (send, result) in zip(sends, results) {
+            let (record, invalidation) = DeliveryDecision.record(
+                deviceID: send.recipient.tokenID, apnsID: send.notification.apnsID, language: send.language, result: result,
+                sentAt: now)
+            deliveries.append(delivery(send.recipient, outcome: record.outcome, apnsID: record.apnsID, language: send.language, at: now))
+            if let invalidation {
+                drops.append(
+                    LiveActivityTokenDrop(
+                        tokenID: send.recipient.tokenID, reason: invalidation.reason, unregisteredAt: invalidation.unregisteredAt))
+            }
+        }
+        return (deliveries, drops)
     }
 
     /// The batch's notifications, and the rows of the tokens that get none (their payload
@@ -181,7 +211,7 @@ public final class LiveActivityEngine: Service {
         var unusable = [APNSEnvironment: SendFailure]()
         sends.reserveCapacity(recipients.count)
         for recipient in recipients {
-            let environment = recipient.device.environment
+            let environment = recipient.environment
             let body = content?.body(for: recipient.device) ?? .notSent(.failed(.renderFailed), language: nil)
             guard case .send(let encoded, let language) = body else {
                 if case .notSent(let outcome, let language) = body {
@@ -215,7 +245,7 @@ public final class LiveActivityEngine: Service {
         _ recipient: LiveActivityRecipient, outcome: DeliveryOutcome, apnsID: UUID?, language: LanguageTag?, at now: Date
     ) -> LiveActivityDelivery {
         LiveActivityDelivery(
-            tokenID: recipient.tokenID, deviceID: recipient.device.id, tokenSuffix: String(recipient.token.hex.suffix(8)),
+            tokenID: recipient.tokenID, deviceID: recipient.deviceID, tokenSuffix: String(recipient.token.hex.suffix(8)),
             outcome: outcome, apnsID: apnsID, language: language, recordedAt: now)
     }
 

@@ -152,14 +152,17 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         -> LiveActivityPage
     {
         try await DatabaseMetrics.measure("liveActivities.list") {
-            // The cursor is the last row's creation time (microseconds) and ID: newest first.
-            let (micros, lastID) = Self.parseCursor(cursor) ?? (Int64.max, "")
+            // The cursor is the last row's creation time (microseconds) and ID: newest first; none
+            // starts at the newest.
+            let after = Self.parseCursor(cursor)
             let rows = try await client.query(
                 """
                 SELECT \(unescaped: LiveActivityRow.activityColumns), \(unescaped: Self.tokenCount(now: now))
                 FROM live_activities a
                 WHERE a.app_id = \(appID) AND (\(state?.rawValue)::text IS NULL OR a.state = \(state?.rawValue))
-                  AND (a.created_at, a.activity_id) < (to_timestamp(\(Double(micros) / 1_000_000)), \(lastID))
+                  AND (\(after?.0)::bigint IS NULL
+                       OR (a.created_at, a.activity_id)
+                          < (timestamptz 'epoch' + \(after?.0 ?? 0) * interval '1 microsecond', \(after?.1 ?? "")))
                 ORDER BY a.created_at DESC, a.activity_id DESC
                 LIMIT \(limit + 1)
                 """, logger: logger)
@@ -176,7 +179,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
     }
 
     static func parseCursor(_ cursor: String?) -> (Int64, String)? {
-        guard let cursor, let dot = cursor.firstIndex(of: "."), let micros = Int64(cursor[..<dot]) else { return nil }
+        guard let cursor, let dot = cursor.firstIndex(of: "."), let micros = Int64(cursor[..<dot]), micros >= 0 else { return nil }
         return (micros, String(cursor[cursor.index(after: dot)...]))
     }
 

@@ -47,19 +47,40 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
         }
     }
 
-    public func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, now: Date) async throws
+    public func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, devices: Bool, now: Date) async throws
         -> [LiveActivityRecipient]
     {
         let since = now.addingTimeInterval(-LiveActivityRules.tokenLifetime)
+        let (appID, activityID) = (lease.update.appID, lease.update.activityID)
+        guard devices else {
+            // What a shared payload needs: the token, and the environment it is sent in.
+            return try await DatabaseMetrics.measure("liveActivities.recipients") {
+                let rows = try await client.query(
+                    """
+                    SELECT t.id, t.token, t.device_id, d.environment FROM live_activity_tokens t
+                    JOIN devices d ON d.app_id = t.app_id AND d.id = t.device_id
+                    WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND t.id > \(cursor) AND t.registered_at > \(since)
+                    ORDER BY t.id LIMIT \(limit)
+                    """, logger: logger)
+                var found = [LiveActivityRecipient]()
+                found.reserveCapacity(limit)
+                for try await (id, token, deviceID, environment) in rows.decode((Int64, ByteBuffer, Int64, String).self) {
+                    found.append(
+                        LiveActivityRecipient(
+                            tokenID: id, token: try DeviceToken(bytes: Array(buffer: token)), deviceID: deviceID,
+                            environment: try StoreError.decode(environment, as: APNSEnvironment.self, column: "devices.environment")))
+                }
+                return found
+            }
+        }
         return try await DatabaseMetrics.measure("liveActivities.recipients") {
             // The device's columns first (DeviceRow reads them by position), then the token's.
             let rows = try await client.query(
                 """
-                SELECT x.*, t.id, t.token, t.registered_at FROM live_activity_tokens t
+                SELECT x.*, t.id, t.token FROM live_activity_tokens t
                 CROSS JOIN LATERAL (SELECT \(unescaped: DeviceRow.columns) FROM devices
                                     WHERE devices.app_id = t.app_id AND devices.id = t.device_id) x
-                WHERE t.app_id = \(lease.update.appID) AND t.activity_id = \(lease.update.activityID)
-                  AND t.id > \(cursor) AND t.registered_at > \(since)
+                WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND t.id > \(cursor) AND t.registered_at > \(since)
                 ORDER BY t.id LIMIT \(limit)
                 """, logger: logger)
             var found = [LiveActivityRecipient]()
@@ -70,7 +91,7 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
                     LiveActivityRecipient(
                         tokenID: try cells[19].decode(Int64.self),
                         token: try DeviceToken(bytes: Array(buffer: try cells[20].decode(ByteBuffer.self))),
-                        device: device, registeredAt: try cells[21].decode(Date.self)))
+                        deviceID: device.id, environment: device.environment, device: device))
             }
             return found
         }

@@ -152,7 +152,8 @@ struct EngineService: Service {
             configuration: delivery, work: store.campaignWork, campaigns: store.campaigns, templates: store.templates,
             senders: senders, logger: logger)
         liveActivities = LiveActivityEngine(
-            configuration: delivery, workers: configuration.liveActivityWorkers, work: store.liveActivityWork,
+            configuration: delivery, workers: configuration.liveActivityWorkers, batchSize: configuration.liveActivityBatchSize,
+            work: store.liveActivityWork,
             templates: store.templates, senders: senders, logger: logger)
     }
 

@@ -82,7 +82,8 @@ struct BenchLiveActivityCommand: AsyncParsableCommand {
         delivery.leaseDuration = .seconds(configuration.engineLeaseSeconds)
         delivery.pollInterval = .milliseconds(configuration.enginePollMilliseconds)
         let engine = LiveActivityEngine(
-            configuration: delivery, workers: configuration.liveActivityWorkers, work: store.liveActivityWork,
+            configuration: delivery, workers: configuration.liveActivityWorkers, batchSize: configuration.liveActivityBatchSize,
+            work: store.liveActivityWork,
             templates: store.templates, senders: senders, logger: logger)
         let updater = LiveActivityUpdater(activities: store.liveActivities, templates: store.templates)
 
@@ -128,7 +129,7 @@ struct BenchLiveActivityCommand: AsyncParsableCommand {
                 .joined(separator: "; "))
         print(
             "fan-out \(BenchCampaignCommand.format(elapsed)): \(BenchCampaignCommand.rate(sent, elapsed)) tokens/s "
-                + "(\(updates) update(s) × \(count) tokens, batches of \(configuration.engineBatchSize), "
+                + "(\(updates) update(s) × \(count) tokens, batches of \(configuration.liveActivityBatchSize), "
                 + "\(configuration.apnsShards) shards × \(configuration.apnsConnectionsPerShard) connections)")
         print("herald RSS peak \(ProcessStats.megabytes(peak.bytes))")
         let total = heraldCPU + postgresCPU + sinkUsed

@@ -62,6 +62,8 @@ struct HeraldConfiguration: Sendable {
     var engineWorkers = 4
     /// Live Activity updates one instance fans out at once (`HERALD_LIVE_ACTIVITY_WORKERS`).
     var liveActivityWorkers = 2
+    /// Update tokens read, sent and recorded together (`HERALD_LIVE_ACTIVITY_BATCH_SIZE`).
+    var liveActivityBatchSize = 2000
     /// `HERALD_ENGINE_BATCH_SIZE`: devices read, rendered, sent and recorded together.
     var engineBatchSize = 500
     /// `HERALD_ENGINE_LEASE_SECONDS`: how long a crashed instance's chunks wait before another takes them.
@@ -198,6 +200,8 @@ struct HeraldConfiguration: Sendable {
         configuration.engineWorkers = try positive(reader, "herald.engine.workers", configuration.engineWorkers)
         configuration.liveActivityWorkers = try positive(
             reader, "herald.live_activity.workers", configuration.liveActivityWorkers)
+        configuration.liveActivityBatchSize = try positive(
+            reader, "herald.live_activity.batch_size", configuration.liveActivityBatchSize)
         configuration.engineBatchSize = try positive(reader, "herald.engine.batch_size", configuration.engineBatchSize)
         configuration.engineLeaseSeconds = try positive(reader, "herald.engine.lease_seconds", configuration.engineLeaseSeconds)
         configuration.enginePollMilliseconds = try positive(

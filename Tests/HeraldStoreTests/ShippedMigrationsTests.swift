@@ -27,6 +27,9 @@ import Testing
         ("0016_add_template_owners.sql", "f4ed359b168fef9a8992133e3960c459e716db6b218db6c76d41406d3fc92b58"),
         ("0017_create_webhooks.sql", "ec5188c249953e5b04ca235f9191692e4839cfceecab2f75edadaf451428a599"),
         ("0018_hash_delivery_apns_ids.sql", "0f0d3f55e99969e6f8c758e8da2e9fccaa002563f7918037f2d994e8dca6cc4b"),
+        ("0019_announce_app_changes.sql", "5a4be6fc69fbf6b4135e1ab056205d9e374434ce89df968e41133428ec747398"),
+        ("0020_strip_every_app_webhook_copies.sql", "ea49aba9a2c0d7cf20925fa6f652a24696dbad2794f8759b98ec615f7023de22"),
+        ("0021_index_user_devices_by_id.sql", "e47ff993c7316ae87af90c0d4f595e2f0a99656d32579f6e2e7abeeb49bd35a3"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

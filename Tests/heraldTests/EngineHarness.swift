@@ -51,6 +51,7 @@ struct EngineHarness {
                 configuration.secretKey = Data(repeating: 7, count: 32).base64EncodedString()
                 configuration.enginePollMilliseconds = 50
                 configuration.engineBatchSize = 200
+                configuration.liveActivityBatchSize = 100
                 // Deferred devices are tried again after a second (then two), not minutes.
                 configuration.engineDeferredRetrySeconds = 1
                 // The webhook receivers of the tests listen on loopback.

@@ -255,6 +255,22 @@ struct LiveActivityTests {
                     .post, "\(Self.activityPath("sale-1"))/updates", key: api.marketingKey,
                     body: #"{"event": "update", "contentState": {}}"#)
                 #expect(marketing.status == .forbidden)
+                // The list pages newest first; a cursor Herald did not give is refused.
+                try await Self.registerTokens(h, api, activity: "sale-2", 1..<2)
+                try await Self.registerTokens(h, api, activity: "sale-3", 2..<3)
+                var seen = [String]()
+                var cursor = ""
+                repeat {
+                    let page = try await api.request(.get, "/v1/apps/\(Self.bundle)/live-activities?limit=1\(cursor)", key: api.appKey)
+                    #expect(page.status == .ok, "\(page.body)")
+                    seen += (page.json["activities"] as? [[String: Any]] ?? []).compactMap { $0["activityID"] as? String }
+                    cursor = (page.json["nextCursor"] as? String).map { "&cursor=\($0)" } ?? ""
+                } while !cursor.isEmpty && seen.count < 10
+                #expect(seen == ["sale-3", "sale-2", "sale-1"], "\(seen)")
+                for bad in ["x", "99999999999999999999.a", "-5.a", "9223372036854775807.a", "1.a%00b"] {
+                    let reply = try await api.request(.get, "/v1/apps/\(Self.bundle)/live-activities?cursor=\(bad)", key: api.appKey)
+                    #expect(reply.status == .unprocessableContent && reply.json["field"] as? String == "cursor", "\(bad): \(reply.body)")
+                }
                 // The same idempotency key answers the first update.
                 let first = try await Self.post(api, "sale-1", #"{"event": "update", "contentState": {"p": 1}, "idempotencyKey": "k-1"}"#)
                 let again = try await Self.post(api, "sale-1", #"{"event": "update", "contentState": {"p": 2}, "idempotencyKey": "k-1"}"#)

@@ -1,4 +1,4 @@
-# Sourced by ops/bench-sender and ops/bench-campaign: the APNs-like sink both measure against
+# Sourced by ops/bench-sender, ops/bench-campaign and ops/bench-live-activity: the APNs-like sink both measure against
 # and the ceiling run against it. Needs $work (a scratch directory) and the pids array.
 #   start_sink            starts haproxy (one thread, TLS HTTP/2, answers every POST with 200 and
 #                         the request's apns-id) on $ha_port, its certificate in $work/cert.pem
