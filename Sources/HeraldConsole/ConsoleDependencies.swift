@@ -45,6 +45,9 @@ public struct ConsoleDependencies: Sendable {
     public var campaigns: any CampaignRepository
     public var events: any EventRepository
     public var sender: any DirectSending
+    /// Live Activities and the way their updates are queued.
+    public var liveActivities: any LiveActivityRepository
+    public var liveActivityUpdater: any LiveActivityUpdating
     public var users: any ConsoleUserRepository
     public var sessions: any ConsoleSessionRepository
     public var settings: ConsoleSettings
@@ -54,10 +57,13 @@ public struct ConsoleDependencies: Sendable {
     public init(
         apps: any AppRepository, devices: any DeviceRepository, pruner: any DevicePruner,
         templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
-        sender: any DirectSending, users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
+        sender: any DirectSending, liveActivities: any LiveActivityRepository, liveActivityUpdater: any LiveActivityUpdating,
+        users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
         settings: ConsoleSettings = ConsoleSettings(), classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
         self.classifyError = classifyError
+        self.liveActivities = liveActivities
+        self.liveActivityUpdater = liveActivityUpdater
         self.apps = apps
         self.devices = devices
         self.pruner = pruner

@@ -36,7 +36,7 @@ enum ConsolePage {
     }
 
     enum Section: String, CaseIterable {
-        case campaigns, templates, devices, users
+        case campaigns, templates, devices, liveActivities = "live-activities", users
     }
 
     static func document(title: String, session: ConsoleSession?, section: Section?, body: HTML) -> HTML {
@@ -56,7 +56,9 @@ enum ConsolePage {
     }
 
     static func navigation(_ session: ConsoleSession, section: Section?) -> HTML {
-        var links: [(Section, String)] = [(.campaigns, "Campaigns"), (.templates, "Templates"), (.devices, "Devices")]
+        var links: [(Section, String)] = [
+            (.campaigns, "Campaigns"), (.templates, "Templates"), (.devices, "Devices"), (.liveActivities, "Live Activities"),
+        ]
         if session.user.role == .admin { links.append((.users, "Users")) }
         let items = links.html { link in
             "<a href=\"/console/\(link.0.rawValue)\"\(link.0 == section ? " aria-current=\"page\"" as HTML : .empty)>\(link.1)</a>"

@@ -59,6 +59,15 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
     group.get("templates/:name") { request, context in
         try await console.templatePage(request, name: try context.parameters.require("name"))
     }
+    group.get("live-activities") { request, _ in try await console.liveActivitiesPage(request) }
+    group.get("live-activities/:app/:activity") { request, context in
+        let (app, activity) = try Console.activityPath(context.parameters)
+        return try await console.liveActivityPage(request, bundleID: app, activityID: activity)
+    }
+    group.post("live-activities/:app/:activity/updates") { request, context in
+        let (app, activity) = try Console.activityPath(context.parameters)
+        return try await console.liveActivityUpdate(request, bundleID: app, activityID: activity)
+    }
     group.get("users") { request, _ in try await console.usersPage(request) }
     group.post("users") { request, _ in try await console.usersSubmit(request) }
     group.get("devices") { request, _ in try await console.devicesPage(request) }

@@ -141,13 +141,12 @@ public protocol LiveActivityWork: Sendable {
     /// `devices`, each with its whole device.
     func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, devices: Bool, now: Date) async throws
         -> [LiveActivityRecipient]
-    /// Records a batch's outcomes (`tokens` holds each row's update token by ID), drops refused
-    /// tokens, moves the cursor and renews the lease until `leaseUntil`, in one transaction.
+    /// Records a batch's outcomes, drops refused tokens, moves the cursor and renews the lease until `leaseUntil`, in one transaction.
     /// Nil (nothing written) when the lease was lost; otherwise whether a newer update of the
     /// activity is waiting, which makes what is left of this one stale.
     func record(
-        _ lease: LiveActivityLease, deliveries: [LiveActivityDelivery], tokens: [Int64: DeviceToken],
-        drops: [LiveActivityTokenDrop], cursor: Int64, leaseUntil: Date
+        _ lease: LiveActivityLease, deliveries: [LiveActivityDelivery], drops: [LiveActivityTokenDrop], cursor: Int64,
+        leaseUntil: Date
     ) async throws -> LiveActivityBatchReceipt?
     /// Ends the fan-out: `sent`, or `superseded` with the tokens left counted as such.
     func finish(_ lease: LiveActivityLease, superseded: Bool, now: Date) async throws -> Bool

@@ -153,20 +153,23 @@ public struct LiveActivityUpdate: Sendable, Equatable {
 public struct LiveActivityDelivery: Sendable, Equatable {
     public var tokenID: Int64
     public var deviceID: Int64?
-    /// The update token's last 8 hex digits.
-    public var tokenSuffix: String
+    /// The update token (never shown whole: ``tokenSuffix``).
+    public var token: DeviceToken
     public var outcome: DeliveryOutcome
     public var apnsID: UUID?
     public var language: LanguageTag?
     public var recordedAt: Date
 
+    /// The update token's last 8 hex digits.
+    public var tokenSuffix: String { String(token.hex.suffix(8)) }
+
     public init(
-        tokenID: Int64, deviceID: Int64?, tokenSuffix: String, outcome: DeliveryOutcome, apnsID: UUID?, language: LanguageTag?,
+        tokenID: Int64, deviceID: Int64?, token: DeviceToken, outcome: DeliveryOutcome, apnsID: UUID?, language: LanguageTag?,
         recordedAt: Date
     ) {
         self.tokenID = tokenID
         self.deviceID = deviceID
-        self.tokenSuffix = tokenSuffix
+        self.token = token
         self.outcome = outcome
         self.apnsID = apnsID
         self.language = language

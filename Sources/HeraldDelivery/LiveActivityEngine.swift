@@ -142,10 +142,9 @@ public final class LiveActivityEngine: Service {
                 known[environment].map { .success($0) } ?? .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
             let (deliveries, drops) = Self.outcomes(sends, results, unsent: unsent, at: now)
-            let tokens = Dictionary(uniqueKeysWithValues: recipients.map { ($0.tokenID, $0.token) })
             let batch = { [lease] in
                 try await work.record(
-                    lease, deliveries: deliveries, tokens: tokens, drops: drops, cursor: cursor,
+                    lease, deliveries: deliveries, drops: drops, cursor: cursor,
                     leaseUntil: clock().addingTimeInterval(leaseSeconds))
             }
             if let previous = recording {
@@ -245,7 +244,7 @@ public final class LiveActivityEngine: Service {
         _ recipient: LiveActivityRecipient, outcome: DeliveryOutcome, apnsID: UUID?, language: LanguageTag?, at now: Date
     ) -> LiveActivityDelivery {
         LiveActivityDelivery(
-            tokenID: recipient.tokenID, deviceID: recipient.deviceID, tokenSuffix: String(recipient.token.hex.suffix(8)),
+            tokenID: recipient.tokenID, deviceID: recipient.deviceID, token: recipient.token,
             outcome: outcome, apnsID: apnsID, language: language, recordedAt: now)
     }
 

@@ -319,7 +319,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
                 let kind = try StoreError.decode(outcome, as: DeliveryOutcome.Kind.self, column: "live_activity_deliveries.outcome")
                 found.append(
                     LiveActivityDelivery(
-                        tokenID: tokenID, deviceID: deviceID, tokenSuffix: String(Self.hex(token).suffix(8)),
+                        tokenID: tokenID, deviceID: deviceID, token: try DeviceToken(bytes: Array(buffer: token)),
                         outcome: DeliveryOutcome(kind: kind, status: status.map(Int.init), reason: reason), apnsID: apnsID,
                         language: language.flatMap(LanguageTag.init), recordedAt: at))
             }

@@ -98,8 +98,8 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
     }
 
     public func record(
-        _ lease: LiveActivityLease, deliveries: [LiveActivityDelivery], tokens: [Int64: DeviceToken],
-        drops: [LiveActivityTokenDrop], cursor: Int64, leaseUntil: Date
+        _ lease: LiveActivityLease, deliveries: [LiveActivityDelivery], drops: [LiveActivityTokenDrop], cursor: Int64,
+        leaseUntil: Date
     ) async throws -> LiveActivityBatchReceipt? {
         try await DatabaseMetrics.measure("liveActivities.record") {
             try await client.withDomainTransaction(logger: logger) { connection -> LiveActivityBatchReceipt? in
@@ -131,7 +131,7 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
                 guard !deliveries.isEmpty else { return receipt }
                 let tokenIDs = deliveries.map(\.tokenID)
                 let deviceIDs = deliveries.map { $0.deviceID ?? 0 }
-                let tokenBytes = deliveries.map { ByteBuffer(bytes: tokens[$0.tokenID]?.bytes ?? []) }
+                let tokenBytes = deliveries.map { ByteBuffer(bytes: $0.token.bytes) }
                 let outcomes = deliveries.map(\.outcome.kind.rawValue)
                 let statuses = deliveries.map { Int32(clamping: $0.outcome.status ?? 0) }
                 let reasons = deliveries.map { $0.outcome.reason ?? "" }

@@ -35,7 +35,10 @@ func buildHTTPRouter(
             to: router,
             ConsoleDependencies(
                 apps: store.apps, devices: store.devices, pruner: store.pruner, templates: store.templates,
-                campaigns: store.campaigns, events: store.events, sender: directSender, users: store.users,
+                campaigns: store.campaigns, events: store.events, sender: directSender,
+                liveActivities: store.liveActivities,
+                liveActivityUpdater: LiveActivityUpdater(activities: store.liveActivities, templates: store.templates),
+                users: store.users,
                 sessions: store.sessions, settings: configuration.consoleSettings,
                 classifyError: { error in
                     DatabaseProblems.classify(error).map { ConsoleFailure(status: Int($0.status.code), message: $0.detail) }
