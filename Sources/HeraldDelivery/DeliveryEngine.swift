@@ -91,30 +91,16 @@ public final class DeliveryEngine: Service {
     }
 
     private func claimAndSend() async {
-        while !stopping {
-            let lease: ChunkLease
-            do {
-                let excluded = unopenable.withLock { $0.excluded(at: .now) }
-                let (work, configuration) = (self.work, self.configuration)
-                guard
-                    let found = try await draining.unlessSet({
-                        try await work.claimChunk(
-                            owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
-                            excludingApps: excluded)
-                    }),
-                    let claimed = found
-                else {
-                    await pause()
-                    continue
-                }
-                lease = claimed
-            } catch {
-                logger.warning("claiming a chunk: \(error)")
-                await pause()
-                continue
-            }
-            await send(lease)
-        }
+        let (work, configuration) = (self.work, self.configuration)
+        await ClaimLoop.run(
+            what: "a chunk", draining: draining, stopping: { stopping }, pause: { await pause() }, logger: logger,
+            claim: { [self] in
+                let excluded = self.unopenable.withLock { $0.excluded(at: .now) }
+                return try await work.claimChunk(
+                    owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
+                    excludingApps: excluded)
+            },
+            work: { lease in await send(lease) })
     }
 
     private func send(_ lease: ChunkLease) async {

@@ -64,41 +64,34 @@ public final class LiveActivityEngine: Service {
     private var stopping: Bool { draining.isSet || Task.isCancelled }
 
     private func claimAndSend() async {
-        while !stopping {
-            let lease: LiveActivityLease
-            do {
-                let excluded = Set(unopenable.withLock { $0.excluded(at: .now) })
-                let (work, configuration) = (self.work, self.configuration)
-                guard
-                    let found = try await draining.unlessSet({
-                        try await work.claimUpdate(
-                            owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
-                            excludingApps: excluded)
-                    }),
-                    let claimed = found
-                else {
-                    await pause()
-                    continue
-                }
-                lease = claimed
-            } catch {
-                logger.warning("claiming a Live Activity update: \(error)")
-                await pause()
-                continue
+        let (work, configuration) = (self.work, self.configuration)
+        await ClaimLoop.run(
+            what: "a Live Activity update", draining: draining, stopping: { stopping }, pause: { await pause() },
+            logger: logger,
+            claim: { [self] in
+                let excluded = Set(self.unopenable.withLock { $0.excluded(at: .now) })
+                return try await work.claimUpdate(
+                    owner: configuration.owner, leaseDuration: configuration.leaseDuration, now: configuration.clock(),
+                    excludingApps: excluded)
+            },
+            work: { lease in await send(lease) })
+    }
+
+    private func send(_ lease: LiveActivityLease) async {
+        do {
+            try await fanOut(lease)
+        } catch let error as CredentialUnopenable {
+            // Not the update's fault: given back at once, and this instance leaves the app's
+            // updates to others for a while.
+            if let wait = unopenable.withLock({ $0.avoid(error.appID, at: .now) }) {
+                logger.error(
+                    "Live Activity update \(lease.update.id): this instance cannot open the app's credential (\(error)); leaving its updates to other instances for \(wait)")
             }
-            do {
-                try await fanOut(lease)
-            } catch let error as CredentialUnopenable {
-                if let wait = unopenable.withLock({ $0.avoid(error.appID, at: .now) }) {
-                    logger.error(
-                        "Live Activity update \(lease.update.id): this instance cannot open the app's credential (\(error)); leaving its updates to other instances for \(wait)")
-                }
-                try? await work.release(lease)
-            } catch {
-                logger.warning("Live Activity update \(lease.update.id): \(error); giving it back")
-                try? await work.release(lease)
-                await pause()
-            }
+            try? await work.release(lease)
+        } catch {
+            logger.warning("Live Activity update \(lease.update.id): \(error); giving it back")
+            try? await work.release(lease)
+            await pause()
         }
     }
 

@@ -14,7 +14,7 @@ import Testing
 
     @Test func loadsTheShippedTemplates() throws {
         let all = try TemplateLoader.load(directory: Fixtures.templatesDirectory)
-        #expect(all.map(\.name) == ["background-refresh", "cart-reminder", "flash-sale", "welcome"])
+        #expect(all.map(\.name) == ["background-refresh", "cart-reminder", "flash-sale", "order-on-its-way", "welcome"])
         let documents = try Self.textTemplates()
         for document in documents {
             #expect(document.strings.keys.sorted() == Self.sampleLanguages, "\(document.name)")

@@ -363,7 +363,7 @@ import Testing
             let versions = try await TestDatabase.withClient(url) { client in
                 try await client.query("SELECT count(*) FROM template_versions").collect().first!.decode(Int64.self)
             }
-            #expect(versions == 5)
+            #expect(versions == 6)
         }
     }
 

@@ -1,0 +1,27 @@
+import Logging
+
+/// The loop of an engine's worker, campaigns' and Live Activities' alike: claim a piece of work
+/// (under the draining signal, so a database that went away does not hold up a shutdown), work
+/// it, and pause when there was nothing to claim or the claim failed.
+enum ClaimLoop {
+    static func run<Lease: Sendable>(
+        what: String, draining: Signal, stopping: () -> Bool, pause: () async -> Void, logger: Logger,
+        claim: @escaping @Sendable () async throws -> Lease?, work: (Lease) async -> Void
+    ) async {
+        while !stopping() {
+            let lease: Lease
+            do {
+                guard let found = try await draining.unlessSet(claim), let claimed = found else {
+                    await pause()
+                    continue
+                }
+                lease = claimed
+            } catch {
+                logger.warning("claiming \(what): \(error)")
+                await pause()
+                continue
+            }
+            await work(lease)
+        }
+    }
+}
