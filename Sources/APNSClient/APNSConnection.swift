@@ -54,6 +54,9 @@ final class APNSConnection: Sendable {
         do {
             channel = try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
         } catch {
+            // No channel, so no handler to complete the promise: failed here, or it would be
+            // dropped unfulfilled (NIO counts that as a leak).
+            ready.fail(APNSClientError.connectFailed("cannot connect to \(endpoint)"))
             throw APNSClientError.connectFailed("cannot connect to \(endpoint)")
         }
         do {

@@ -43,6 +43,8 @@ struct CampaignResponse: ResponseEncodable {
         localization = campaign.localization.rawValue
         variables = campaign.variables
         audience = campaign.audience
+        // Herald's own narrowing for a Live Activity start (its push options say it), not the caller's filter.
+        audience.startTokenType = nil
         pushOptions = campaign.pushOptions
         sendAt = campaign.sendAt
         rateLimit = campaign.rateLimit

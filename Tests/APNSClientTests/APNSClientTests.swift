@@ -3,6 +3,9 @@ import APNSCore
 import APNSSimulator
 import Crypto
 import Foundation
+import Logging
+import NIOCore
+import NIOPosix
 import Testing
 
 @Suite struct APNSClientTests {
@@ -174,4 +177,32 @@ func residentMegabytes() -> Int {
         let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
     else { return 0 }
     return kilobytes / 1024
+}
+
+/// A peer that refuses the TCP connection (nobody listens on its port): each send ends with a
+/// failure after its attempts, and nothing waits or traps. (A name that does not resolve took the
+/// same path and, in a debug build, trapped on the setup promise dropped unfulfilled; a test of
+/// that would need a DNS look-up, which tests do not make.)
+@Suite struct RefusedConnectionTests {
+    @Test func aRefusedConnectionFailsTheSendsWithoutLeakingItsSetup() async throws {
+        // A port that was free a moment ago: bound, then closed.
+        let socket = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(socket.localAddress?.port)
+        try await socket.close()
+        let signer = try ProviderTokenSigner(privateKey: P256.Signing.PrivateKey(), keyID: "KEY1234567", teamID: "TEAM123456")
+        var configuration = APNSClientConfiguration(endpoint: try #require(APNSEndpoint(url: "https://127.0.0.1:\(port)")))
+        configuration.maximumAttempts = 2
+        configuration.retryBaseDelay = .milliseconds(10)
+        let client = try APNSClient(configuration: configuration, credentials: .token(signer), logger: Logger(label: "apns.test"))
+        let results = await client.send([SimulatorHarness.alert(1), SimulatorHarness.alert(2)])
+        #expect(results.count == 2)
+        for result in results {
+            guard case .failed = result else {
+                Issue.record("a send to a refused port did not fail: \(result)")
+                continue
+            }
+        }
+        await client.shutdown()
+    }
 }

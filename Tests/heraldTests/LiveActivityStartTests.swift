@@ -59,6 +59,8 @@ struct LiveActivityStartTests {
                 let created = try await api.request(
                     .post, "/v1/campaigns", key: api.marketingKey, body: Self.campaign(type: "DeliveryAttributes", activity: "deliveries-1"))
                 #expect(created.status == .created, "\(created.body)")
+                // The audience shown is the caller's filter, not Herald's narrowing to start-token holders.
+                #expect((created.json["audience"] as? [String: Any])?["startTokenType"] == nil, "\(created.body)")
                 let id = try #require(created.json["id"] as? String)
                 let scheduled = try await api.request(.post, "/v1/campaigns/\(id)/schedule", key: api.marketingKey)
                 #expect(scheduled.status == .ok, "\(scheduled.body)")

@@ -24,3 +24,16 @@ def ndjson(ctx, value):
         json.dumps({"token": text}),
     ]
     return "\n".join(lines).encode("utf-8", "surrogatepass")
+
+
+# Herald may talk to loopback only while it is fuzzed: a generated app change must not point
+# the demo app at Apple (`"apnsEndpoint": null`) or at a made-up host, or the sends that follow
+# (a Live Activity update, a transactional send) would look it up and connect there. The other
+# fields of the change, and every other body, go as generated.
+@schemathesis.hook
+def before_call(ctx, case, kwargs):
+    if case.operation.method.upper() == "PATCH" and case.operation.path == "/v1/apps/{bundleID}" and isinstance(case.body, dict):
+        for field in ("apnsEndpoint", "apnsCA"):
+            case.body.pop(field, None)
+        if not case.body:
+            case.body["defaultTimeZone"] = None
