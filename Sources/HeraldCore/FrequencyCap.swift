@@ -26,7 +26,13 @@ public struct FrequencyCap: Codable, Sendable, Hashable {
         else {
             return .failure(ValidationError(field: "frequencyCaps", reason: "must be N/Xd or N/Xh, e.g. 3/7d"))
         }
-        let cap = FrequencyCap(limit: limit, window: amount * (unit == "d" ? 86_400 : 3600))
+        // A window of more days or hours than an Int holds is refused, not computed.
+        let (window, overflow) = amount.multipliedReportingOverflow(by: unit == "d" ? 86_400 : 3600)
+        guard !overflow else {
+            return .failure(
+                ValidationError(field: "frequencyCaps", reason: "the window must be at most \(maximumWindow / 86_400) days"))
+        }
+        let cap = FrequencyCap(limit: limit, window: window)
         if let error = cap.validate().first { return .failure(error) }
         return .success(cap)
     }
