@@ -268,7 +268,12 @@ public final class LiveActivityEngine: Service {
         }
     }
 
+    /// Waits for work: a queued update wakes the engine through `herald_live_activities` at
+    /// once, so the poll (for leases that ran out, and a lost notification) can be slow, and
+    /// costs the database little while nothing happens.
     private func pause() async {
-        await wakeUps.pause(for: configuration.pollInterval) { stopping }
+        await wakeUps.pause(for: max(configuration.pollInterval, Self.idlePoll)) { stopping }
     }
+
+    static let idlePoll = Duration.seconds(1)
 }
