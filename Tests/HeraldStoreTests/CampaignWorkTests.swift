@@ -44,7 +44,7 @@ import Testing
             let campaign = try await f.runningCampaign()
             let leases = try await withThrowingTaskGroup(of: ChunkLease?.self, returning: [ChunkLease].self) { group in
                 for n in 0..<24 {
-                    group.addTask { try await f.work.claimChunk(owner: "worker-\(n)", leaseDuration: .seconds(60)) }
+                    group.addTask { try await f.work.claimChunk(owner: "worker-\(n)", leaseDuration: .seconds(86_400)) }
                 }
                 var claimed = [ChunkLease]()
                 for try await lease in group {
@@ -55,7 +55,7 @@ import Testing
             #expect(leases.count == CampaignChunking.chunkCount)
             #expect(Set(leases.map(\.chunk)).count == CampaignChunking.chunkCount)
             #expect(leases.allSatisfy { $0.campaignID == campaign.id && $0.token == 1 })
-            #expect(try await f.work.claimChunk(owner: "late", leaseDuration: .seconds(60)) == nil)
+            #expect(try await f.work.claimChunk(owner: "late", leaseDuration: .seconds(86_400)) == nil)
         }
     }
 
@@ -65,7 +65,7 @@ import Testing
             let campaign = try await f.runningCampaign()
             // Already expired when granted: the next claim takes the same chunk over.
             let stale = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(-1)))
-            let fresh = try #require(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(60)))
+            let fresh = try #require(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(86_400)))
             #expect(fresh.chunk == stale.chunk && fresh.token == stale.token + 1 && fresh.owner == "b")
 
             let records = devices.map {
@@ -78,14 +78,14 @@ import Testing
             await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.markInFlight(stale, upTo: 1_000) }
             await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.completeChunk(stale, actor: "test") }
             await #expect(throws: CampaignWorkError.leaseLost) {
-                try await f.work.heartbeat(stale, leaseDuration: .seconds(60))
+                try await f.work.heartbeat(stale, leaseDuration: .seconds(86_400))
             }
             await #expect(throws: CampaignWorkError.leaseLost) { try await f.work.holdChunk(stale, until: Date()) }
             #expect(try await f.count("SELECT count(*) FROM deliveries") == 0)
             #expect(try await f.count("SELECT count(*) FROM devices WHERE invalidated_at IS NOT NULL") == 0)
             #expect(try await f.count("SELECT sum(cursor)::bigint FROM campaign_chunks") == 0)
 
-            try await f.work.heartbeat(fresh, leaseDuration: .seconds(60))
+            try await f.work.heartbeat(fresh, leaseDuration: .seconds(86_400))
             let receipt = try await f.work.recordBatch(fresh, records: records, invalidations: invalidations, cursor: 1_000)
             #expect(receipt == BatchReceipt(recorded: 5, invalidated: 1))
         }
@@ -95,7 +95,7 @@ import Testing
         try await StoreFixture.with { f in
             let devices = try await f.registerDevices(1...30)
             let campaign = try await f.runningCampaign()
-            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
             let records = [
                 DeliveryRecord(deviceID: devices[0].id, outcome: .accepted, language: LanguageTag("en")),
                 DeliveryRecord(deviceID: devices[1].id, outcome: .failed(status: 400, reason: "BadDeviceToken")),
@@ -125,7 +125,7 @@ import Testing
         try await StoreFixture.with { f in
             let devices = try await f.registerDevices(1...3)
             let campaign = try await f.runningCampaign()
-            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
             let (old, renewed, bad) = (devices[0], devices[1], devices[2])
             try await f.client.query("UPDATE devices SET registered_at = now() - interval '2 hours' WHERE id = \(old.id)")
             // APNs: unregistered an hour ago. `renewed` registered after that, `old` before.
@@ -206,7 +206,8 @@ import Testing
         try await StoreFixture.with { f in
             try await f.registerDevices(1...10)
             let campaign = try await f.runningCampaign()
-            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+            // A lease that cannot lapse however slow the machine: a lapsed one would be taken over.
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
             let others = try await f.run(campaign).completed
             #expect(others.isEmpty)
             _ = try await f.campaigns.transition(id: campaign.id, event: .pause, actor: "test")
@@ -225,16 +226,16 @@ import Testing
         try await StoreFixture.with { f in
             let devices = try await f.registerDevices(1...10)
             let campaign = try await f.runningCampaign()
-            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(60)))
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
 
             _ = try await f.campaigns.transition(id: campaign.id, event: .pause, actor: "test")
-            #expect(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(60)) == nil)
+            #expect(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(86_400)) == nil)
             _ = try await f.campaigns.transition(id: campaign.id, event: .resume, actor: "test")
-            #expect(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(60)) != nil)
+            #expect(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(86_400)) != nil)
 
             let cancelled = try #require(try await f.campaigns.transition(id: campaign.id, event: .cancel, actor: "test"))
             #expect(cancelled.counters.unsent == 10 && cancelled.counters.pending == 0 && cancelled.counters.addsUp)
-            #expect(try await f.work.claimChunk(owner: "c", leaseDuration: .seconds(60)) == nil)
+            #expect(try await f.work.claimChunk(owner: "c", leaseDuration: .seconds(86_400)) == nil)
 
             // The batch in flight when it was cancelled is still recorded, and moves out of unsent.
             let record = DeliveryRecord(deviceID: devices[0].id, outcome: .accepted)

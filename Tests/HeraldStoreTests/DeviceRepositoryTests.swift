@@ -171,7 +171,10 @@ import Testing
             // The prune has chosen device 2 and waits for its row lock.
             try await waitUntil("the prune to wait for the registration's lock") {
                 try await f.count(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%victims%'") == 1
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%victims%'
+                    """) == 1
             }
             releasing.yield()
             try await registration.value

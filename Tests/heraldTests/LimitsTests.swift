@@ -181,7 +181,10 @@ import Glibc
                     + "Content-Type: application/x-ndjson\r\nContent-Length: \(line.utf8.count)\r\n\r\n\(line)")
             try await waitUntil("the first import to wait for the lock") {
                 try await h.store.client.query(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO devices%'"
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO devices%'
+                    """
                 ).collect().first?.decode(Int64.self) == 1
             }
             let second = try await h.request(.post, importPath, key: h.appKey, body: #"{"token": "\#(APIHarness.token(2))"}"#)

@@ -21,9 +21,13 @@ import Testing
                 CampaignDraft(appID: h.app.id, name: "Wake", templateName: "cart-reminder"), actor: "test")
             try await h.withEngines(owners: ["engine-1", "engine-2"]) {
                 // Both engines have polled once, found nothing, listen, and wait a minute for the next poll.
+                // (pg_stat_activity spans the cluster: other tests' engines listen there too.)
                 try await h.waitFor("both engines to listen for work", timeout: .seconds(30)) {
                     try await h.store.client.query(
-                        "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%herald_work%'"
+                        """
+                        SELECT count(*) FROM pg_stat_activity
+                        WHERE datname = current_database() AND query ILIKE 'LISTEN%herald_work%'
+                        """
                     ).collect().first?.decode(Int64.self) ?? 0 >= 2
                 }
                 try await Task.sleep(for: .milliseconds(200))
