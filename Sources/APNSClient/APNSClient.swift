@@ -13,6 +13,8 @@ import NIOSSL
 public final class APNSClient: Sendable {
     private let configuration: APNSClientConfiguration
     private let shards: [APNSShard]
+    /// One connection to the channel management endpoint, opened on first use.
+    private let management: APNSShard?
     private let stopped = NIOLockedValueBox<APNSClientError?>(nil)
     private let metrics = APNSClientMetrics()
     private let backoff: Backoff
@@ -36,6 +38,20 @@ public final class APNSClient: Sendable {
                 nil
             }
         let metrics = self.metrics
+        management = configuration.managementEndpoint.map { endpoint in
+            var managementLogger = logger
+            managementLogger[metadataKey: "apns.endpoint"] = "management"
+            let connectLogger = managementLogger
+            return APNSShard(
+                connections: 1, maximumInFlight: 100,
+                backoff: Backoff(base: configuration.retryBaseDelay, maximum: configuration.maximumRetryDelay),
+                metrics: metrics, logger: managementLogger
+            ) {
+                try await APNSConnection.connect(
+                    endpoint: endpoint, tls: tls, tokenSource: tokenSource, configuration: configuration,
+                    metrics: metrics, group: group, logger: connectLogger)
+            }
+        }
         shards = (0..<max(configuration.shards, 1)).map { index in
             var shardLogger = logger
             shardLogger[metadataKey: "apns.shard"] = "\(index)"
@@ -75,12 +91,44 @@ public final class APNSClient: Sendable {
 
     /// The shard of a token: a stable hash (FNV-1a) of its bytes.
     public func shardIndex(for token: DeviceToken) -> Int {
+        shardIndex(forBytes: token.bytes)
+    }
+
+    private func shardIndex(forBytes bytes: some Sequence<UInt8>) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in token.bytes {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash &*= 0x100_0000_01b3
         }
         return Int(hash % UInt64(shards.count))
+    }
+
+    /// Sends a broadcast (on the shard its channel hashes to) or a channel management request
+    /// (on the management connection) and returns its one final result, under the retry
+    /// rules of ``send(_:)-(APNSNotification)``; a create, which is not idempotent, is sent
+    /// again only when APNs certainly never saw it.
+    public func send(_ request: APNSChannelRequest) async -> APNSDeliveryResult {
+        let body: [UInt8]
+        do {
+            body = try request.encodedBody()
+        } catch {
+            return .failed(.invalidNotification(error.description))
+        }
+        if let stopped = stopped.withLockedValue({ $0 }) { return .failed(stopped) }
+        let shard: APNSShard
+        if request.isManagement {
+            guard let management else {
+                return .failed(.invalidNotification("no channel management endpoint is configured"))
+            }
+            shard = management
+        } else {
+            shard = shards[shardIndex(forBytes: request.channel?.value.utf8 ?? "".utf8)]
+        }
+        await shard.limiter.acquire()
+        defer { shard.limiter.release() }
+        return await deliver(shard: shard, firstAttempt: nil, idempotent: request.isIdempotent) { connection in
+            try await connection.send(request, body: body)
+        }
     }
 
     /// Sends one notification and returns its one final result. Suspends while the token's
@@ -99,7 +147,9 @@ public final class APNSClient: Sendable {
         defer { shard.limiter.release() }
         metrics.inFlight.increment()
         defer { metrics.inFlight.decrement() }
-        return await deliver(notification, body: body, shard: shard, firstAttempt: nil)
+        return await deliver(shard: shard, firstAttempt: nil) { connection in
+            try await connection.send(notification, body: body)
+        }
     }
 
     /// Sends many notifications and returns their final results in the same order.
@@ -167,25 +217,29 @@ public final class APNSClient: Sendable {
                 metrics.answered(response)
                 results.append((item.index, .answered(response)))
             } else {
-                let result = await deliver(
-                    item.notification, body: item.body, shard: shard, firstAttempt: (outcome, connection))
+                let result = await deliver(shard: shard, firstAttempt: (outcome, connection)) { connection in
+                    try await connection.send(item.notification, body: item.body)
+                }
                 results.append((item.index, result))
             }
         }
         return results
     }
 
-    /// Delivers one notification under the retry rules of docs/apns.md. `firstAttempt` is the answer of an
-    /// attempt a batch already made, and the connection that made it.
+    /// Delivers one request under the retry rules of docs/apns.md. `firstAttempt` is the answer of an
+    /// attempt a batch already made, and the connection that made it. A request that is not
+    /// `idempotent` is sent again only when APNs never saw it (no connection, or GOAWAY left it
+    /// unprocessed).
     private func deliver(
-        _ notification: APNSNotification, body: [UInt8], shard: APNSShard,
-        firstAttempt: (outcome: APNSBatchCollector.Outcome, connection: APNSConnection?)?
+        shard: APNSShard, firstAttempt: (outcome: APNSBatchCollector.Outcome, connection: APNSConnection?)?,
+        idempotent: Bool = true, send: (APNSConnection) async throws -> APNSResponse
     ) async -> APNSDeliveryResult {
         var attempt = 0
         var unprocessed = 0
         var renewedToken = false
         var pending = firstAttempt?.outcome
         var connection = firstAttempt?.connection
+        var sent = true
         while true {
             attempt += 1
             if let stopped = stopped.withLockedValue({ $0 }) { return .failed(stopped) }
@@ -195,16 +249,18 @@ public final class APNSClient: Sendable {
                     pending = nil
                     response = try outcome.get()
                 } else {
+                    sent = false
                     let chosen = try await shard.connection()
                     connection = chosen
-                    response = try await chosen.send(notification, body: body)
+                    sent = true
+                    response = try await send(chosen)
                 }
                 metrics.answered(response)
                 switch response.disposition {
                 case .retryLater where response.status == 429:
                     // 429 TooManyRequests defers that device (docs/apns.md, "Results and retries").
                     return .deferred(response)
-                case .retryLater where attempt < configuration.maximumAttempts:
+                case .retryLater where idempotent && attempt < configuration.maximumAttempts:
                     metrics.retries.increment()
                     try? await Task.sleep(for: backoff.delay(afterFailures: attempt))
                     continue
@@ -230,7 +286,10 @@ public final class APNSClient: Sendable {
                 unprocessed += 1
                 attempt -= 1
                 metrics.retries.increment()
-            } catch let error as APNSClientError where error.isRetryable && attempt < configuration.maximumAttempts {
+            } catch let error as APNSClientError
+                where (idempotent || !sent) && error.isRetryable && attempt < configuration.maximumAttempts
+            {
+                // (Without a connection nothing was sent: safe to try again even for a create.)
                 metrics.retries.increment()
                 try? await Task.sleep(for: backoff.delay(afterFailures: attempt))
             } catch let error as APNSClientError {
@@ -260,5 +319,6 @@ public final class APNSClient: Sendable {
     public func shutdown() async {
         stopped.withLockedValue { if $0 == nil { $0 = .shutdown } }
         for shard in shards { await shard.shutdown() }
+        await management?.shutdown()
     }
 }

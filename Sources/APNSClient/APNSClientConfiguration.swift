@@ -5,6 +5,9 @@ import NIOCore
 /// connections, PING after an hour idle, backoff on failures.
 public struct APNSClientConfiguration: Sendable {
     public var endpoint: APNSEndpoint
+    /// Where channel management requests go (one connection, opened on first use); nil
+    /// refuses them.
+    public var managementEndpoint: APNSEndpoint?
     /// Shards; a notification goes to the shard its token hashes to.
     public var shards = 2
     /// HTTP/2 connections each shard keeps to the endpoint.

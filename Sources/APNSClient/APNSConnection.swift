@@ -81,6 +81,16 @@ final class APNSConnection: Sendable {
         return try await promise.futureResult.get()
     }
 
+    /// Sends a broadcast or a channel management request whose body is already encoded.
+    func send(_ request: APNSChannelRequest, body: [UInt8]) async throws -> APNSResponse {
+        let promise = channel.eventLoop.makePromise(of: APNSResponse.self)
+        let handler = self.handler
+        channel.eventLoop.execute {
+            handler.value.submit(.init(channelRequest: request, body: body, completion: .promise(promise)))
+        }
+        return try await promise.futureResult.get()
+    }
+
     /// Sends notifications whose payloads are already encoded and validated, with one hop
     /// onto the event loop and one back: the answers come in the order of `items`.
     func send(batch items: [(notification: APNSNotification, body: [UInt8])]) async -> [APNSBatchCollector.Outcome] {

@@ -59,8 +59,9 @@ extension APNSConnectionStateMachine {
             receive(flowControlledLength)
             guard hasStream(streamID) else { return }
             updateStream(streamID) { stream in
-                if stream.body.count < Self.maximumResponseBody {
-                    stream.body.append(contentsOf: data.readableBytesView.prefix(Self.maximumResponseBody - stream.body.count))
+                let limit = stream.isChannelRequest ? Self.maximumChannelResponseBody : Self.maximumResponseBody
+                if stream.body.count < limit {
+                    stream.body.append(contentsOf: data.readableBytesView.prefix(limit - stream.body.count))
                 }
             }
             if endStream { complete(streamID, now: now) }
@@ -127,6 +128,10 @@ extension APNSConnectionStateMachine {
             }
             stream.status = status
             stream.apnsID = headers.first(name: "apns-id")
+            if stream.isChannelRequest {
+                stream.channelID = headers.first(name: "apns-channel-id")
+                stream.requestID = headers.first(name: "apns-request-id")
+            }
         }
         if !interim, endStream { complete(streamID, now: now) }
     }

@@ -1,5 +1,6 @@
 import APNSCore
 import DequeModule
+import Foundation
 import NIOCore
 import NIOHPACK
 
@@ -32,9 +33,28 @@ struct APNSConnectionStateMachine<Completion> {
     }
 
     struct Request {
-        var notification: APNSNotification
+        /// What the request asks of APNs.
+        enum Head {
+            case notification(APNSNotification)
+            /// A broadcast or a channel management request (docs/live-activities.md).
+            case channel(APNSChannelRequest)
+        }
+
+        var head: Head
         var body: [UInt8]
         var completion: Completion
+
+        init(notification: APNSNotification, body: [UInt8], completion: Completion) {
+            self.head = .notification(notification)
+            self.body = body
+            self.completion = completion
+        }
+
+        init(channelRequest: APNSChannelRequest, body: [UInt8], completion: Completion) {
+            self.head = .channel(channelRequest)
+            self.body = body
+            self.completion = completion
+        }
     }
 
     /// What the owner must do besides writing `outbound`.
@@ -67,6 +87,10 @@ struct APNSConnectionStateMachine<Completion> {
         var status: Int?
         var apnsID: String?
         var body: [UInt8] = []
+        /// A channel request: its answer's `apns-channel-id`, `apns-request-id` and a larger body are kept.
+        var isChannelRequest = false
+        var channelID: String?
+        var requestID: String?
         /// The request body not yet sent for want of flow-control window.
         var unsent: ArraySlice<UInt8>?
     }
@@ -81,6 +105,8 @@ struct APNSConnectionStateMachine<Completion> {
     static var defaultStreamLimit: Int { 1000 }
     /// The most of an error answer kept (APNs's are under 100 bytes).
     static var maximumResponseBody: Int { 16_384 }
+    /// The most of a channel answer kept: a list of up to 10,000 channel IDs.
+    static var maximumChannelResponseBody: Int { 1 << 20 }
 
     let configuration: Configuration
     private(set) var phase = Phase.awaitingSettings
@@ -236,9 +262,15 @@ struct APNSConnectionStateMachine<Completion> {
         let frame = HTTP2Wire.beginFrame(into: &outbound, type: .headers, flags: HTTP2Wire.Flag.endHeaders, streamID: streamID)
         encoder.beginBlock(into: &outbound)
         encoder.encode(APNSHeader(name: ":authority", value: configuration.authority, indexing: .incremental), into: &outbound)
-        encoder.encode(request.notification.requestHeaders(providerToken: providerToken, indexing: &indexing), into: &outbound)
-        HTTP2Wire.endFrame(in: &outbound, startedAt: frame)
         var stream = Stream(completion: request.completion, started: now, deadline: deadline, sendWindow: initialStreamWindow)
+        switch request.head {
+        case .notification(let notification):
+            encoder.encode(notification.requestHeaders(providerToken: providerToken, indexing: &indexing), into: &outbound)
+        case .channel(let channelRequest):
+            encoder.encode(channelRequest.requestHeaders(providerToken: providerToken), into: &outbound)
+            stream.isChannelRequest = true
+        }
+        HTTP2Wire.endFrame(in: &outbound, startedAt: frame)
         stream.unsent = writeBody(request.body[...], streamID: streamID, window: &stream.sendWindow)
         if stream.unsent != nil { blocked.append(streamID) }
         streams[streamID] = stream
@@ -281,9 +313,15 @@ struct APNSConnectionStateMachine<Completion> {
             // RFC 9113 §8.1: the answer came before the whole body; close our half too.
             HTTP2Wire.writeRSTStream(into: &outbound, streamID: streamID, code: .cancel)
         }
-        let response = APNSResponse(status: stream.status ?? 0, apnsIDHeader: stream.apnsID, body: stream.body)
-        // With token auth, many streams only after an accepted request (docs/apns.md).
-        if response.status == 200, !authenticated { authenticated = true }
+        var response = APNSResponse(status: stream.status ?? 0, apnsIDHeader: stream.apnsID, body: stream.body)
+        if stream.isChannelRequest {
+            response.channelID = stream.channelID.flatMap { BroadcastChannelID($0) }
+            response.requestID = stream.requestID.flatMap { UUID(uuidString: $0) }
+            response.body = stream.body
+        }
+        // With token auth, many streams only after an accepted request (docs/apns.md); channel
+        // management answers 201 and 204 too.
+        if (200..<300).contains(response.status), !authenticated { authenticated = true }
         effects.append(.succeed(stream.completion, response, latency: now - stream.started))
     }
 

@@ -15,6 +15,11 @@ public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
         self.init(host: environment.host)
     }
 
+    /// Apple's channel management endpoint of `environment`.
+    public static func management(_ environment: APNSEnvironment) -> APNSEndpoint {
+        APNSEndpoint(host: environment.managementHost, port: environment.managementPort)
+    }
+
     /// `https://host[:port]`, as `herald apps add --apns-endpoint` takes it.
     public init?(url: String) {
         guard let components = URLComponents(string: url), components.scheme == "https",

@@ -1,6 +1,6 @@
 /// What Herald does after an APNs answer (docs/rules.md rule 4, retries by reason).
 public enum APNSDisposition: Hashable, Sendable {
-    /// 200: delivered to APNs.
+    /// 200 (201 and 204 for channel management): APNs took it.
     case success
     /// The token is dead: 410 (Unregistered, ExpiredToken), 400 BadDeviceToken or
     /// DeviceTokenNotForTopic. Invalidate it (docs/rules.md rule 1; for 410 only if the device
@@ -19,7 +19,7 @@ public enum APNSDisposition: Hashable, Sendable {
     /// Classifies a status and reason.
     public init(status: Int, reason: APNSReason?) {
         switch status {
-        case 200:
+        case 200...299:
             self = .success
         case 410:
             self = .invalidToken

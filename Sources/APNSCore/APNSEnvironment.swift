@@ -12,6 +12,22 @@ public enum APNSEnvironment: String, CaseIterable, Codable, Sendable {
         }
     }
 
+    /// The host of broadcast channel management (docs/live-activities.md "Broadcast channels").
+    public var managementHost: String {
+        switch self {
+        case .sandbox: "api-manage-broadcast.sandbox.push.apple.com"
+        case .production: "api-manage-broadcast.push.apple.com"
+        }
+    }
+
+    /// Channel management listens on 2195 in the sandbox and 2196 in production.
+    public var managementPort: Int {
+        switch self {
+        case .sandbox: 2195
+        case .production: 2196
+        }
+    }
+
     /// APNs listens on 443, and on 2197 for networks that block 443.
     public static let defaultPort = 443
 }

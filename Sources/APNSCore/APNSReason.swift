@@ -49,6 +49,12 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let serviceUnavailable = APNSReason(rawValue: "ServiceUnavailable")
     public static let shutdown = APNSReason(rawValue: "Shutdown")
 
+    // Broadcast channels (docs/live-activities.md "Broadcast channels").
+    public static let missingChannelID = APNSReason(rawValue: "MissingChannelId")
+    public static let badChannelID = APNSReason(rawValue: "BadChannelId")
+    public static let channelNotRegistered = APNSReason(rawValue: "ChannelNotRegistered")
+    public static let cannotCreateChannelConfig = APNSReason(rawValue: "CannotCreateChannelConfig")
+
     /// Every reason docs/apns.md documents, with the status APNs sends it with.
     public static let documented: [(reason: APNSReason, status: Int)] = [
         (.badCollapseID, 400), (.badDeviceToken, 400), (.badExpirationDate, 400), (.badMessageID, 400),

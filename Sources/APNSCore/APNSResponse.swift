@@ -11,12 +11,24 @@ public struct APNSResponse: Hashable, Sendable {
     /// The error body's `timestamp` (410 only): when APNs last confirmed the token is no
     /// longer valid for the topic, in the milliseconds APNs sent.
     public var timestamp: APNSTimestamp?
+    /// Channel requests only: the `apns-channel-id` of a created channel.
+    public var channelID: BroadcastChannelID?
+    /// Channel requests only: the `apns-request-id` APNs echoed.
+    public var requestID: UUID?
+    /// Channel requests only: the body of a successful read or list (bounded).
+    public var body: [UInt8]
 
-    public init(status: Int, apnsID: UUID? = nil, reason: APNSReason? = nil, timestamp: APNSTimestamp? = nil) {
+    public init(
+        status: Int, apnsID: UUID? = nil, reason: APNSReason? = nil, timestamp: APNSTimestamp? = nil,
+        channelID: BroadcastChannelID? = nil, requestID: UUID? = nil, body: [UInt8] = []
+    ) {
         self.status = status
         self.apnsID = apnsID
         self.reason = reason
         self.timestamp = timestamp
+        self.channelID = channelID
+        self.requestID = requestID
+        self.body = body
     }
 
     /// Builds a response from the raw status, `apns-id` header and body. A body that is not

@@ -1,3 +1,4 @@
+import APNSCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -22,9 +23,12 @@ public final class APNSSimulator: Sendable {
     public let host: String
     /// The bound port (the real one when the configuration asked for 0).
     public let port: Int
+    /// The bound port of the channel management API, if it serves one.
+    public let managementPort: Int?
     /// The certificates in use; clients trust ``SimulatorCertificates/caPEM``.
     public let certificates: SimulatorCertificates
     private let serverChannel: any Channel
+    private let managementChannel: (any Channel)?
     private let engine: SimulatorEngine
     private let isShutDown = Mutex(false)
 
@@ -34,17 +38,29 @@ public final class APNSSimulator: Sendable {
     /// What the simulator has seen so far.
     public var stats: SimulatorStats { engine.stats.snapshot() }
 
+    /// The broadcast channels of a bundle ID, with their storage policies, by channel ID.
+    public func channels(of bundleID: String) -> [String: ChannelStoragePolicy] {
+        engine.channels.channels(of: bundleID)
+    }
+
+    /// The broadcasts accepted so far (the latest 10,000), oldest first.
+    public var broadcasts: [SimulatorBroadcast] { engine.channels.broadcasts() }
+
     private init(
         host: String,
         port: Int,
+        managementPort: Int?,
         certificates: SimulatorCertificates,
         serverChannel: any Channel,
+        managementChannel: (any Channel)?,
         engine: SimulatorEngine
     ) {
         self.host = host
         self.port = port
+        self.managementPort = managementPort
         self.certificates = certificates
         self.serverChannel = serverChannel
+        self.managementChannel = managementChannel
         self.engine = engine
     }
 
@@ -73,29 +89,50 @@ public final class APNSSimulator: Sendable {
             logger.warning("APNs simulator has no provider keys: every request will answer 403 InvalidProviderToken")
         }
 
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try SimulatorConnection.configure(channel: channel, sslContext: sslContext, engine: engine)
+        func bootstrap(management: Bool) -> ServerBootstrap {
+            ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.backlog, value: 256)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try SimulatorConnection.configure(
+                            channel: channel, sslContext: sslContext, engine: engine, isManagement: management)
+                    }
+                }
+        }
+        let serverChannel: any Channel
+        var managementChannel: (any Channel)?
+        do {
+            serverChannel = try await bootstrap(management: false).bind(host: configuration.host, port: configuration.port).get()
+            if let managementPort = configuration.managementPort {
+                do {
+                    managementChannel = try await bootstrap(management: true)
+                        .bind(host: configuration.host, port: managementPort).get()
+                } catch {
+                    try? await serverChannel.close().get()
+                    throw error
                 }
             }
-        let serverChannel: any Channel
-        do {
-            serverChannel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
             try? engine.closeRecorder()
             throw error
         }
         let port = serverChannel.localAddress?.port ?? configuration.port
-        logger.info("APNs simulator listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        let managementPort = managementChannel.map { $0.localAddress?.port ?? configuration.managementPort ?? 0 }
+        logger.info(
+            "APNs simulator listening",
+            metadata: [
+                "host": "\(configuration.host)", "port": "\(port)",
+                "management-port": "\(managementPort.map(String.init) ?? "none")",
+            ])
         return APNSSimulator(
             host: configuration.host,
             port: port,
+            managementPort: managementPort,
             certificates: certificates,
             serverChannel: serverChannel,
+            managementChannel: managementChannel,
             engine: engine
         )
     }
@@ -114,6 +151,7 @@ public final class APNSSimulator: Sendable {
         }
         guard !alreadyShutDown else { return }
         try? await serverChannel.close().get()
+        try? await managementChannel?.close().get()
         for channel in engine.openConnections() {
             try? await channel.close().get()
         }

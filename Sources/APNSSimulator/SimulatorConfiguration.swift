@@ -16,6 +16,9 @@ public struct SimulatorConfiguration: Sendable {
     public var host: String
     /// The port to bind; 0 picks a free one (read it back from ``APNSSimulator/port``).
     public var port: Int
+    /// The port of the broadcast channel management API (Apple's listens on 2195 and 2196
+    /// apart from pushes); 0 picks a free one, nil serves none.
+    public var managementPort: Int?
     /// The TLS certificate.
     public var certificates: CertificateSource
     /// CA certificates (PEM) whose client certificates authenticate a connection instead of a
@@ -88,6 +91,9 @@ public struct SimulatorConfiguration: Sendable {
     func validate() throws(SimulatorError) {
         guard (0...65_535).contains(port) else {
             throw .invalidConfiguration("port must be within 0...65535")
+        }
+        if let managementPort, !(0...65_535).contains(managementPort) {
+            throw .invalidConfiguration("managementPort must be within 0...65535")
         }
         // RFC 9113 §6.5.2: the setting is a 31-bit value.
         guard (1...Int(Int32.max)).contains(maxConcurrentStreams) else {

@@ -18,12 +18,16 @@ final class SimulatorConnection {
     private var tokenCache = ProviderTokenCache()
     private var reportedIndexing = false
     private let tls: NIOSSLServerHandler
+    /// A connection to the channel management port: it takes channel requests only.
+    private let isManagement: Bool
     /// The client certificate's identity, read once the handshake is done (at the first request).
     private var clientCertificate: APNSCertificateIdentity??
 
     private init(
-        number: Int, engine: SimulatorEngine, channel: any Channel, silencer: SilenceHandler, tls: NIOSSLServerHandler
+        number: Int, engine: SimulatorEngine, channel: any Channel, silencer: SilenceHandler, tls: NIOSSLServerHandler,
+        isManagement: Bool
     ) {
+        self.isManagement = isManagement
         self.number = number
         self.engine = engine
         self.channel = channel
@@ -34,7 +38,9 @@ final class SimulatorConnection {
 
     /// Sets up an accepted channel: TLS (ALPN h2), the silence switch, HTTP/2 with one
     /// ``SimulatorStreamHandler`` per stream, and the error handler. Runs on its event loop.
-    static func configure(channel: any Channel, sslContext: NIOSSLContext, engine: SimulatorEngine) throws {
+    static func configure(
+        channel: any Channel, sslContext: NIOSSLContext, engine: SimulatorEngine, isManagement: Bool = false
+    ) throws {
         let number = engine.stats.connectionOpened()
         engine.register(connection: number, channel: channel)
         channel.closeFuture.whenComplete { _ in
@@ -44,7 +50,8 @@ final class SimulatorConnection {
 
         let silencer = SilenceHandler()
         let tls = NIOSSLServerHandler(context: sslContext)
-        let connection = SimulatorConnection(number: number, engine: engine, channel: channel, silencer: silencer, tls: tls)
+        let connection = SimulatorConnection(
+            number: number, engine: engine, channel: channel, silencer: silencer, tls: tls, isManagement: isManagement)
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
 
         // docs/apns.md "The connection": one stream until a valid provider token arrives.
@@ -132,8 +139,17 @@ final class SimulatorConnection {
     /// lifts the stream limit with a new SETTINGS frame (docs/apns.md "The connection").
     func validate(headers: [(String, String)], body: [UInt8], now: Date) -> SimulatorVerdict {
         let certificate = peerCertificate()
-        let verdict = engine.validator.validate(
-            headers: headers, body: body, now: now, clientCertificate: certificate, tokenCache: &tokenCache)
+        let verdict: SimulatorVerdict
+        if isManagement {
+            verdict = engine.validator.validateManagement(
+                headers: headers, body: body, now: now, clientCertificate: certificate, tokenCache: &tokenCache)
+        } else if headers.contains(where: { $0.0 == ":path" && $0.1.hasPrefix("/4/broadcasts/") }) {
+            verdict = engine.validator.validateBroadcast(
+                headers: headers, body: body, now: now, clientCertificate: certificate, tokenCache: &tokenCache)
+        } else {
+            verdict = engine.validator.validate(
+                headers: headers, body: body, now: now, clientCertificate: certificate, tokenCache: &tokenCache)
+        }
         if verdict.isAuthenticated, let limit = state.providerTokenAccepted() {
             let settings: HTTP2Settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)]
             let frame = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))

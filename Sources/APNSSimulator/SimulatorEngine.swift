@@ -11,6 +11,7 @@ final class SimulatorEngine: Sendable {
     let validator: SimulatorRequestValidator
     let faults: SimulatorFaultScript
     let stats = SimulatorStatsCollector()
+    let channels = SimulatorChannels()
     let logger: Logger
     private let recorder: NotificationRecorder?
     private let random: Mutex<SeededRandomNumberGenerator>
@@ -39,7 +40,7 @@ final class SimulatorEngine: Sendable {
     /// The answer to a judged request: the refusal, a scripted fault, or 200. Accepted
     /// notifications answered 200 are recorded when a record file is set.
     func respond(to verdict: SimulatorVerdict, receivedAt: Date) -> SimulatorResponse {
-        guard let notification = verdict.notification else {
+        guard verdict.notification != nil || verdict.channelOperation != nil else {
             return SimulatorResponse(verdict: verdict, fault: nil)
         }
         if let interval = configuration.providerTokenUpdateInterval, let token = verdict.providerToken,
@@ -47,6 +48,16 @@ final class SimulatorEngine: Sendable {
         {
             return SimulatorResponse(verdict: verdict, fault: .tooManyProviderTokenUpdates)
         }
+        if let operation = verdict.channelOperation {
+            let answer = channels.perform(operation)
+            var response = SimulatorResponse(verdict: verdict, fault: nil)
+            response.status = answer.status
+            response.reason = answer.reason
+            response.channelID = answer.channelID
+            response.successBody = answer.body
+            return response
+        }
+        guard let notification = verdict.notification else { return SimulatorResponse(verdict: verdict, fault: nil) }
         var fault = faults.tokenFault(forToken: notification.deviceToken)
         if fault == nil, let times = faults.tooManyRequestsTokens[notification.deviceToken] {
             let seen = throttled.withLock { counts -> Int in

@@ -9,6 +9,8 @@ struct SimulatorRequestHeaders {
     var apnsID: String?
     var expiration: String?
     var collapseID: String?
+    var channelID: String?
+    var requestID: String?
     /// A header the simulator reads came more than once (APNs: 400 DuplicateHeaders).
     var hasDuplicates = false
 
@@ -25,6 +27,8 @@ struct SimulatorRequestHeaders {
             case "apns-id": hasDuplicates = Self.set(&apnsID, value) || hasDuplicates
             case "apns-expiration": hasDuplicates = Self.set(&expiration, value) || hasDuplicates
             case "apns-collapse-id": hasDuplicates = Self.set(&collapseID, value) || hasDuplicates
+            case "apns-channel-id": hasDuplicates = Self.set(&channelID, value) || hasDuplicates
+            case "apns-request-id": hasDuplicates = Self.set(&requestID, value) || hasDuplicates
             default: break
             }
         }

@@ -36,7 +36,7 @@ public struct SimulatorRequestValidator: Sendable {
     private let verifier: ProviderTokenVerifier
     private let acceptAnySignature: Bool
     private let teamIDs: Set<String>
-    private let topics: Set<String>
+    let topics: Set<String>
     private let deviceTopics: [String: String]
 
     public init(
@@ -218,7 +218,7 @@ public struct SimulatorRequestValidator: Sendable {
     }
 
     /// docs/apns.md "Provider tokens": `bearer <jwt>`, ES256 with a known key, at most an hour old.
-    private func authenticate(
+    func authenticate(
         _ authorization: String?,
         now: Date,
         cache: inout ProviderTokenCache

@@ -8,10 +8,16 @@ struct SimulatorResponse: Hashable, Sendable {
     var apnsID: UUID
     var reason: APNSReason?
     var timestamp: Date?
+    /// A channel request's answer: `apns-request-id` instead of `apns-id`, a created channel's
+    /// `apns-channel-id`, and a read's or list's JSON body.
+    var isChannelRequest = false
+    var channelID: String?
+    var successBody: [UInt8]?
 
     /// The answer to a validator's refusal, a scripted fault or (neither) a success.
     init(verdict: SimulatorVerdict, fault: SimulatorFault?) {
         apnsID = verdict.apnsID
+        isChannelRequest = verdict.isChannelRequest
         if let fault {
             status = fault.status
             reason = fault.reason
@@ -25,7 +31,7 @@ struct SimulatorResponse: Hashable, Sendable {
 
     /// The error body; `nil` for 200, whose body is empty.
     var body: [UInt8]? {
-        guard let reason else { return nil }
+        guard let reason else { return successBody }
         return SimulatorJSON.errorBody(
             reason: reason.rawValue,
             timestampMilliseconds: timestamp.map { Self.milliseconds($0) }

@@ -121,7 +121,12 @@ final class SimulatorStreamHandler: ChannelInboundHandler {
         var headers = HPACKHeaders()
         headers.add(name: ":status", value: String(response.status))
         // Unique per response: keep it out of the client's dynamic table.
-        headers.add(name: "apns-id", value: response.apnsID.canonicalString, indexing: .nonIndexable)
+        headers.add(
+            name: response.isChannelRequest ? "apns-request-id" : "apns-id", value: response.apnsID.canonicalString,
+            indexing: .nonIndexable)
+        if let channelID = response.channelID {
+            headers.add(name: "apns-channel-id", value: channelID, indexing: .nonIndexable)
+        }
         if let body = response.body {
             headers.add(name: "content-type", value: "application/json")
             context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)

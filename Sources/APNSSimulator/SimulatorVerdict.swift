@@ -55,6 +55,8 @@ public struct SimulatorVerdict: Hashable, Sendable {
     public enum Outcome: Hashable, Sendable {
         case accepted(SimulatorNotification)
         case rejected(status: Int, reason: APNSReason)
+        /// A broadcast or channel management request, checked; the engine carries it out.
+        case channel(SimulatorChannelOperation)
     }
 
     /// The `apns-id` to answer with: the request's if it was canonical, else a new one
@@ -70,6 +72,9 @@ public struct SimulatorVerdict: Hashable, Sendable {
     public var certificateAuthenticated: Bool
     /// The provider token as sent, for telling one token of a team from the next.
     public var providerTokenText: String?
+    /// A broadcast or channel management request: the answer echoes `apns-request-id`
+    /// (``apnsID`` holds it) instead of `apns-id`.
+    public var isChannelRequest = false
 
     public init(
         apnsID: UUID, outcome: Outcome, providerToken: VerifiedProviderToken?, certificateAuthenticated: Bool = false
@@ -88,7 +93,7 @@ public struct SimulatorVerdict: Hashable, Sendable {
     /// The HTTP status: 200 when accepted.
     public var status: Int {
         switch outcome {
-        case .accepted: 200
+        case .accepted, .channel: 200
         case .rejected(let status, _): status
         }
     }
@@ -96,7 +101,7 @@ public struct SimulatorVerdict: Hashable, Sendable {
     /// The refusal reason; `nil` when accepted.
     public var reason: APNSReason? {
         switch outcome {
-        case .accepted: nil
+        case .accepted, .channel: nil
         case .rejected(_, let reason): reason
         }
     }
@@ -104,6 +109,12 @@ public struct SimulatorVerdict: Hashable, Sendable {
     /// The accepted notification; `nil` when refused.
     public var notification: SimulatorNotification? {
         if case .accepted(let notification) = outcome { return notification }
+        return nil
+    }
+
+    /// The accepted channel request; `nil` otherwise.
+    public var channelOperation: SimulatorChannelOperation? {
+        if case .channel(let operation) = outcome { return operation }
         return nil
     }
 }

@@ -19,9 +19,10 @@ struct SimulatorHarness {
         _ body: (SimulatorHarness) async throws -> Result
     ) async throws -> Result {
         let key = P256.Signing.PrivateKey()
-        let simulator = try await APNSSimulator.start(
-            configuration: SimulatorConfiguration(
-                providerKeys: [keyID: key.publicKey], maxConcurrentStreams: maxConcurrentStreams, fault: fault))
+        var configuration = SimulatorConfiguration(
+            providerKeys: [keyID: key.publicKey], maxConcurrentStreams: maxConcurrentStreams, fault: fault)
+        configuration.managementPort = 0
+        let simulator = try await APNSSimulator.start(configuration: configuration)
         do {
             let result = try await body(SimulatorHarness(simulator: simulator, key: key))
             try await simulator.shutdown()
@@ -35,6 +36,7 @@ struct SimulatorHarness {
     func configuration(_ adjust: (inout APNSClientConfiguration) -> Void = { _ in }) -> APNSClientConfiguration {
         var configuration = APNSClientConfiguration(endpoint: APNSEndpoint(host: simulator.host, port: simulator.port))
         configuration.additionalTrustRootsPEM = simulator.caPEM
+        configuration.managementEndpoint = simulator.managementPort.map { APNSEndpoint(host: simulator.host, port: $0) }
         configuration.retryBaseDelay = .milliseconds(10)
         configuration.maximumRetryDelay = .milliseconds(100)
         adjust(&configuration)
