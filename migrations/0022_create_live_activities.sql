@@ -113,6 +113,46 @@ CREATE TABLE live_activity_starts (
     FOREIGN KEY (app_id, device_id) REFERENCES devices (app_id, id) ON DELETE CASCADE
 );
 
+-- iOS 18 broadcast channels (docs/live-activities.md "Broadcast channels"): created through
+-- APNs's channel management API, one environment each, optionally bound to an activity whose
+-- updates then go as one broadcast per channel. APNs gives the ID; Herald keeps what it made.
+ALTER TABLE apps ADD COLUMN apns_management_endpoint text;
+
+CREATE TABLE broadcast_channels (
+    app_id          bigint NOT NULL REFERENCES apps (id) ON DELETE CASCADE,
+    channel_id      text NOT NULL CHECK (octet_length(channel_id) BETWEEN 4 AND 256),
+    environment     text NOT NULL CHECK (environment IN ('sandbox', 'production')),
+    storage_policy  smallint NOT NULL CHECK (storage_policy IN (0, 1)),
+    activity_id     text,
+    -- deleted: through Herald; gone: APNs answered ChannelNotRegistered.
+    state           text NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'deleted', 'gone')),
+    created_by      text NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    ended_at        timestamptz,
+    last_broadcast_at timestamptz,
+    broadcasts      integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (app_id, channel_id),
+    FOREIGN KEY (app_id, activity_id) REFERENCES live_activities (app_id, activity_id) ON DELETE SET NULL (activity_id)
+);
+-- One live channel per activity and environment.
+CREATE UNIQUE INDEX broadcast_channels_activity_idx ON broadcast_channels (app_id, activity_id, environment)
+    WHERE state = 'active' AND activity_id IS NOT NULL;
+CREATE INDEX broadcast_channels_recent_idx ON broadcast_channels (app_id, created_at DESC, channel_id);
+
+-- One row per update and channel: what APNs answered the broadcast. A claim that finds its row
+-- does not broadcast again.
+CREATE TABLE live_activity_broadcasts (
+    update_id   bigint NOT NULL REFERENCES live_activity_updates (id) ON DELETE CASCADE,
+    channel_id  text NOT NULL,
+    environment text NOT NULL,
+    outcome     text NOT NULL CHECK (outcome IN ('accepted', 'failed')),
+    status      integer,
+    reason      text,
+    request_id  uuid,
+    recorded_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (update_id, channel_id)
+);
+
 -- One provider token per team and signing key, shared by every instance (docs/apns.md
 -- "Provider tokens"): an instance takes the row FOR UPDATE and signs a new token only when the
 -- stored one is due, so APNs sees one token per team, not one per instance. Sealed like the

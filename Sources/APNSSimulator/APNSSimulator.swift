@@ -43,6 +43,13 @@ public final class APNSSimulator: Sendable {
         engine.channels.channels(of: bundleID)
     }
 
+    /// Drops a channel behind its owner's back, as APNs may (a fault for tests): broadcasts to
+    /// it then answer ChannelNotRegistered. False when there was no such channel.
+    @discardableResult
+    public func forgetChannel(_ channelID: String, of bundleID: String) -> Bool {
+        engine.channels.forget(channelID, of: bundleID)
+    }
+
     /// The broadcasts accepted so far (the latest 10,000), oldest first.
     public var broadcasts: [SimulatorBroadcast] { engine.channels.broadcasts() }
 

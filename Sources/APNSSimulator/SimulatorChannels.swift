@@ -59,6 +59,11 @@ final class SimulatorChannels: Sendable {
         channels.withLock { $0[bundleID] ?? [:] }
     }
 
+    /// Removes a channel as if APNs had dropped it; false when there was none.
+    func forget(_ channelID: String, of bundleID: String) -> Bool {
+        channels.withLock { $0[bundleID]?.removeValue(forKey: channelID) != nil }
+    }
+
     func broadcasts() -> [SimulatorBroadcast] {
         received.withLock { $0 }
     }

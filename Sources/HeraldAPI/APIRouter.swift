@@ -28,6 +28,9 @@ public struct APIDependencies: Sendable {
     public var liveActivities: any LiveActivityRepository
     /// Checks and queues Live Activity updates.
     public var liveActivityUpdater: any LiveActivityUpdating
+    /// Broadcast channels and the broadcasts of updates; without both, no channel routes.
+    public var channels: (any BroadcastChannelRepository)?
+    public var channelManager: (any ChannelManaging)?
     public var readiness: any ReadinessCheck
     /// Webhook endpoints and their outbox.
     public var webhooks: any WebhookStore
@@ -46,8 +49,11 @@ public struct APIDependencies: Sendable {
         sender: any DirectSending, liveActivities: any LiveActivityRepository, liveActivityUpdater: any LiveActivityUpdating,
         readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String,
         metricsToken: String? = nil, limits: APILimits = APILimits(),
+        channels: (any BroadcastChannelRepository)? = nil, channelManager: (any ChannelManaging)? = nil,
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
+        self.channels = channels
+        self.channelManager = channelManager
         self.limits = limits
         self.classifyError = classifyError
         self.apps = apps
@@ -110,7 +116,11 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     ledger.addDeviceRoutes(to: v1.group("apps/:bundleID/devices"))
     ledger.addUserRoutes(to: v1.group("apps/:bundleID/users"))
     let liveActivities = LiveActivityController(
-        directory: directory, activities: dependencies.liveActivities, updater: dependencies.liveActivityUpdater)
+        directory: directory, activities: dependencies.liveActivities, updater: dependencies.liveActivityUpdater,
+        channels: dependencies.channels)
+    if let channels = dependencies.channels, let manager = dependencies.channelManager {
+        ChannelController(directory: directory, channels: channels, manager: manager).addRoutes(to: v1.group("apps/:bundleID"))
+    }
     liveActivities.addStartTokenRoutes(to: v1.group("apps/:bundleID/devices"))
     liveActivities.addActivityRoutes(to: v1.group("apps/:bundleID/live-activities"))
     NotificationController(directory: directory, sender: dependencies.sender)

@@ -12,7 +12,7 @@ struct AppController {
     ]
     static let editFields: Set<String> = [
         "defaultTimeZone", "quietHours", "frequencyCaps", "liveActivityHighPriorityPerHour", "defaultEnvironment",
-        "apnsEndpoint", "apnsCA", "disabled",
+        "apnsEndpoint", "apnsCA", "apnsManagementEndpoint", "disabled",
     ]
     /// Extra CA certificates in PEM, at most this many bytes.
     static let maximumCAPEM = 64 * 1024
@@ -111,6 +111,11 @@ struct AppController {
             changes.apnsEndpoint = .some(endpoint)
         }
         if let value = object["apnsCA"] { changes.apnsCAPEM = .some(try Self.caPEM(value)) }
+        if let value = object["apnsManagementEndpoint"] {
+            let endpoint = try JSONFields.string(value, field: "apnsManagementEndpoint")
+            if let endpoint, let problem = NewApp.endpointProblem(endpoint, field: "apnsManagementEndpoint") { throw problem }
+            changes.apnsManagementEndpoint = .some(endpoint)
+        }
         if let value = object["disabled"] {
             guard let disabled = try JSONFields.bool(value, field: "disabled") else {
                 throw Problem.invalidField("disabled", "must be true or false")
@@ -184,6 +189,8 @@ struct AppResponse: ResponseEncodable {
     var apnsEndpoint: String?
     /// Whether extra CA certificates are trusted for the endpoint override.
     var hasAPNsCA: Bool
+    /// Absent: Apple's broadcast channel management endpoint for each environment.
+    var apnsManagementEndpoint: String?
     /// Absent: devices without a zone are read in UTC.
     var defaultTimeZone: String?
     /// `HH:MM-HH:MM` in each device's zone; absent: none.
@@ -203,6 +210,7 @@ struct AppResponse: ResponseEncodable {
         defaultEnvironment = app.defaultEnvironment.rawValue
         apnsEndpoint = app.apnsEndpoint
         hasAPNsCA = app.apnsCAPEM != nil
+        apnsManagementEndpoint = app.apnsManagementEndpoint
         defaultTimeZone = app.defaultTimeZone
         quietHours = app.quietHours?.description
         frequencyCaps = app.frequencyCaps.map(\.description)

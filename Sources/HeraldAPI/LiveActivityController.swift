@@ -14,6 +14,8 @@ struct LiveActivityController {
     let directory: AppDirectory
     let activities: any LiveActivityRepository
     let updater: any LiveActivityUpdating
+    /// The broadcasts of an update, shown with it.
+    var channels: (any BroadcastChannelRepository)?
 
     func addStartTokenRoutes(to group: RouterGroup<HeraldRequestContext>) {
         group.get(":token/start-tokens", use: listStartTokens)
@@ -192,7 +194,12 @@ struct LiveActivityController {
 
     @Sendable func showUpdate(request: Request, context: HeraldRequestContext) async throws -> LiveActivityUpdateResponse {
         let app = try await self.app(context, access: .read)
-        return LiveActivityUpdateResponse(try await requireUpdate(app, context))
+        let update = try await requireUpdate(app, context)
+        var response = LiveActivityUpdateResponse(update)
+        if let channels {
+            response.broadcasts = try await channels.broadcasts(updateID: update.id).map(BroadcastResponse.init)
+        }
+        return response
     }
 
     @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> LiveActivityDeliveryPageResponse {

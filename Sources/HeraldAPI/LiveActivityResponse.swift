@@ -67,6 +67,8 @@ struct LiveActivityUpdateResponse: ResponseEncodable {
     var superseded: Int
     var createdAt: Date
     var finishedAt: Date?
+    /// What APNs answered its broadcast to each of the activity's channels (one update's page only).
+    var broadcasts: [BroadcastResponse]?
 
     init(_ update: LiveActivityUpdate) {
         id = String(update.id)
@@ -119,4 +121,25 @@ struct LiveActivityDeliveryResponse: ResponseEncodable {
 struct LiveActivityDeliveryPageResponse: ResponseEncodable {
     var deliveries: [LiveActivityDeliveryResponse]
     var nextCursor: String?
+}
+
+/// One broadcast of an update to a channel.
+struct BroadcastResponse: Codable, Sendable {
+    var channelID: String
+    var environment: String
+    var outcome: String
+    var status: Int?
+    var reason: String?
+    var requestID: String?
+    var recordedAt: Date
+
+    init(_ record: BroadcastRecord) {
+        channelID = record.channelID.value
+        environment = record.environment.rawValue
+        outcome = record.outcome.rawValue
+        status = record.status
+        reason = record.reason
+        requestID = record.requestID?.canonicalString
+        recordedAt = record.recordedAt
+    }
 }

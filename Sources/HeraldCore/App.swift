@@ -14,6 +14,8 @@ public struct App: Sendable, Equatable {
     public var apnsEndpoint: String?
     /// Extra CA certificates (PEM) trusted for this app's APNs connections.
     public var apnsCAPEM: String?
+    /// Overrides the broadcast channel management host (Apple's listens on 2195 and 2196).
+    public var apnsManagementEndpoint: String?
     public var createdAt: Date
     /// The IANA zone of devices that registered none (local-time campaigns, quiet hours); nil: UTC.
     public var defaultTimeZone: String?
@@ -74,11 +76,11 @@ public struct NewApp: Sendable {
     }
 
     /// Why `text` cannot be an app's APNs endpoint override, or nil when it can.
-    public static func endpointProblem(_ text: String) -> ValidationError? {
+    public static func endpointProblem(_ text: String, field: String = "apnsEndpoint") -> ValidationError? {
         guard let url = URL(string: text), url.scheme == "https", url.host != nil, url.path.isEmpty || url.path == "/",
             url.query == nil, url.user == nil
         else {
-            return ValidationError(field: "apnsEndpoint", reason: "must be an https URL with a host and no path")
+            return ValidationError(field: field, reason: "must be an https URL with a host and no path")
         }
         return nil
     }

@@ -146,6 +146,11 @@ public struct LiveActivityUpdate: Sendable, Equatable {
         UUID.version5(namespace: Self.apnsIDNamespace, name: "\(id)/\(tokenID)")
     }
 
+    /// The `apns-request-id` of its broadcast to a channel: the same on a resend.
+    public func requestID(forChannel channel: BroadcastChannelID) -> UUID {
+        UUID.version5(namespace: Self.apnsIDNamespace, name: "\(id)/channel/\(channel.value)")
+    }
+
     static let apnsIDNamespace = UUID(uuidString: "6f1c1a5e-3a0b-4f7e-9a59-6c6976656163")!
 }
 

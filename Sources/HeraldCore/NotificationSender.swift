@@ -65,6 +65,16 @@ public protocol NotificationSender: Sendable {
     var bundleID: String { get }
     /// Sends `notifications` and returns their final results in the same order.
     func send(_ notifications: [APNSNotification]) async -> [SendResult]
+    /// Sends a broadcast or a channel management request (docs/live-activities.md
+    /// "Broadcast channels") and returns its final result.
+    func send(_ request: APNSChannelRequest) async -> SendResult
+}
+
+extension NotificationSender {
+    /// A sender that knows no channels answers every channel request with a failure.
+    public func send(_ request: APNSChannelRequest) async -> SendResult {
+        .failed(SendFailure(reason: "NoChannelSupport", detail: "\(bundleID): this sender does not manage broadcast channels"))
+    }
 }
 
 /// Where the engine finds the sender of an app and environment (the composition root

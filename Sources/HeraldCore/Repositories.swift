@@ -46,15 +46,18 @@ public struct AppChanges: Sendable, Equatable {
     public var apnsEndpoint: String??
     /// `.some(nil)` removes the extra CA certificates.
     public var apnsCAPEM: String??
+    /// `.some(nil)` removes the override (Apple's management endpoints again).
+    public var apnsManagementEndpoint: String??
     public var disabled: Bool?
 
     public init(
         defaultEnvironment: APNSEnvironment? = nil, apnsEndpoint: String?? = nil, apnsCAPEM: String?? = nil,
-        disabled: Bool? = nil
+        apnsManagementEndpoint: String?? = nil, disabled: Bool? = nil
     ) {
         self.defaultEnvironment = defaultEnvironment
         self.apnsEndpoint = apnsEndpoint
         self.apnsCAPEM = apnsCAPEM
+        self.apnsManagementEndpoint = apnsManagementEndpoint
         self.disabled = disabled
     }
 
@@ -80,14 +83,16 @@ public struct AppSendingState: Sendable, Equatable {
 public struct AppConnectionSettings: Sendable, Equatable {
     public var apnsEndpoint: String?
     public var apnsCAPEM: String?
+    public var apnsManagementEndpoint: String?
 
-    public init(apnsEndpoint: String? = nil, apnsCAPEM: String? = nil) {
+    public init(apnsEndpoint: String? = nil, apnsCAPEM: String? = nil, apnsManagementEndpoint: String? = nil) {
         self.apnsEndpoint = apnsEndpoint
         self.apnsCAPEM = apnsCAPEM
+        self.apnsManagementEndpoint = apnsManagementEndpoint
     }
 
     public init(_ app: App) {
-        self.init(apnsEndpoint: app.apnsEndpoint, apnsCAPEM: app.apnsCAPEM)
+        self.init(apnsEndpoint: app.apnsEndpoint, apnsCAPEM: app.apnsCAPEM, apnsManagementEndpoint: app.apnsManagementEndpoint)
     }
 }
 

@@ -18,6 +18,7 @@ public final class LiveActivityEngine: Service {
     private let work: any LiveActivityWork
     private let templates: any TemplateRepository
     private let senders: any SenderDirectory
+    private let channels: (any BroadcastChannelRepository)?
     private let draining = Signal()
     private let wakeUps = WakeUps()
     private let unopenable = Mutex(UnopenableApps())
@@ -28,8 +29,10 @@ public final class LiveActivityEngine: Service {
 
     public init(
         configuration: DeliveryConfiguration, workers: Int = 2, batchSize: Int = 2000, work: any LiveActivityWork,
-        templates: any TemplateRepository, senders: any SenderDirectory, logger: Logger
+        templates: any TemplateRepository, senders: any SenderDirectory, channels: (any BroadcastChannelRepository)? = nil,
+        logger: Logger
     ) {
+        self.channels = channels
         self.configuration = configuration
         self.workers = max(workers, 1)
         self.batchSize = max(batchSize, 1)
@@ -110,6 +113,11 @@ public final class LiveActivityEngine: Service {
             logger.error("Live Activity update \(update.id): \(error)")
             content = nil
         }
+        // The activity's broadcast channels get the update first, once each.
+        guard try await broadcast(lease, content: content) else {
+            logger.warning("Live Activity update \(update.id): lease lost to another worker")
+            return
+        }
         var senders = [APNSEnvironment: any NotificationSender]()
         let (work, batchSize, clock) = (self.work, self.batchSize, configuration.clock)
         let leaseSeconds = Double(configuration.leaseDuration.components.seconds)
@@ -165,6 +173,61 @@ public final class LiveActivityEngine: Service {
             return
         }
         _ = try await work.finish(lease, superseded: false, now: clock())
+    }
+
+    /// Sends the update as one broadcast to each active channel of its activity that has none
+    /// recorded yet (a claim after a crash skips those done), and records each answer; a
+    /// channel APNs no longer knows is marked gone. Every device on a channel gets the payload
+    /// of a device without languages: a template alert comes in the template's default
+    /// language. False when the lease was lost.
+    private func broadcast(_ lease: LiveActivityLease, content: LiveActivityContent?) async throws -> Bool {
+        guard let channels else { return true }
+        let update = lease.update
+        let active = try await channels.activeChannels(appID: update.appID, activityID: update.activityID)
+        guard !active.isEmpty else { return true }
+        let done = Set(try await channels.broadcasts(updateID: update.id).map(\.channelID))
+        for channel in active where !done.contains(channel.channelID) {
+            let record: BroadcastRecord
+            if case .send(let encoded, _)? = content?.body(for: nil), let payload = try? Payload(json: encoded) {
+                do {
+                    let sender = try await senders.sender(appID: update.appID, environment: channel.environment)
+                    let request = APNSChannelRequest(
+                        bundleID: sender.bundleID,
+                        operation: .broadcast(channel.channelID, priority: update.priority, expiration: nil, payload: payload),
+                        requestID: update.requestID(forChannel: channel.channelID))
+                    record = Self.broadcastRecord(channel, result: await sender.send(request))
+                } catch let failure as SendFailure {
+                    record = Self.broadcastRecord(channel, result: .failed(failure))
+                }
+            } else {
+                record = BroadcastRecord(
+                    channelID: channel.channelID, environment: channel.environment, outcome: .failed, status: nil,
+                    reason: HeraldReason.renderFailed.rawValue, requestID: nil)
+            }
+            if record.outcome == .failed {
+                logger.warning(
+                    "Live Activity update \(update.id): broadcast to a \(channel.environment.rawValue) channel failed (\(record.reason ?? "no reason"))")
+            }
+            guard try await channels.record(record, lease: lease) else { return false }
+        }
+        return true
+    }
+
+    static func broadcastRecord(_ channel: BroadcastChannel, result: SendResult) -> BroadcastRecord {
+        switch result {
+        case .answered(let response) where response.status == 200:
+            BroadcastRecord(
+                channelID: channel.channelID, environment: channel.environment, outcome: .accepted, status: 200, reason: nil,
+                requestID: response.requestID)
+        case .answered(let response), .deferred(let response):
+            BroadcastRecord(
+                channelID: channel.channelID, environment: channel.environment, outcome: .failed, status: response.status,
+                reason: response.reason?.rawValue ?? "status \(response.status)", requestID: response.requestID)
+        case .failed(let failure):
+            BroadcastRecord(
+                channelID: channel.channelID, environment: channel.environment, outcome: .failed, status: nil,
+                reason: failure.reason, requestID: nil)
+        }
     }
 
     /// Each sent token's ledger row, after the rows of those not sent, and the tokens to drop.

@@ -33,7 +33,9 @@ enum CampaignLifecycle {
             }
         }
         if event == .schedule, let start = try CampaignJSON.decode(PushOptions.self, from: pushOptionsJSON).liveActivity {
-            try await LiveActivityStarts.prepare(start, appID: appID, on: connection, logger: logger)
+            let audience = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)
+            try await LiveActivityStarts.prepare(
+                start, appID: appID, environment: audience.environment, on: connection, logger: logger)
         }
 
         var recordStart = false

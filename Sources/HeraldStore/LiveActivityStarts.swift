@@ -11,9 +11,14 @@ enum LiveActivityStarts {
     /// At scheduling: refuses an attributes type no device holds a start token for (a typo
     /// would otherwise send to nobody), and an activity ID whose activity has ended; creates
     /// the activity otherwise.
-    static func prepare(_ start: LiveActivityStart, appID: Int64, on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
+    ///
+    /// A start that names a broadcast channel (`inputPushChannel`) needs one of the app's
+    /// active channels, free or already bound to this activity (it is bound here), and an
+    /// audience narrowed to the channel's environment: a device of the other one could not
+    /// hear it.
+    static func prepare(
+        _ start: LiveActivityStart, appID: Int64, environment: APNSEnvironment?, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         let holders = try await connection.query(
             """
             SELECT EXISTS (SELECT 1 FROM live_activity_start_tokens
@@ -37,6 +42,54 @@ enum LiveActivityStarts {
                 field: "pushOptions.liveActivity.activityID",
                 reason: "this activity has ended; start a new one under another ID")
         }
+        if let channel = start.inputPushChannel {
+            try await bindChannel(channel, start: start, appID: appID, environment: environment, on: connection, logger: logger)
+        }
+    }
+
+    private static func bindChannel(
+        _ channel: String, start: LiveActivityStart, appID: Int64, environment: APNSEnvironment?,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let field = "pushOptions.liveActivity.inputPushChannel"
+        let found = try await connection.query(
+            """
+            SELECT environment, activity_id FROM broadcast_channels
+            WHERE app_id = \(appID) AND channel_id = \(channel) AND state = 'active'
+            FOR UPDATE
+            """, logger: logger
+        ).collect().first
+        guard let (channelEnvironment, boundTo) = try found?.decode((String, String?).self) else {
+            throw ValidationError(
+                field: field, reason: "no active broadcast channel of this app has this ID (create one: POST /v1/apps/{bundleID}/channels)")
+        }
+        guard environment?.rawValue == channelEnvironment else {
+            throw ValidationError(
+                field: "audience.environment",
+                reason: "the channel is a \(channelEnvironment) channel: narrow the audience to \(channelEnvironment)")
+        }
+        if let boundTo {
+            guard boundTo == start.activityID else {
+                throw ValidationError(field: field, reason: "the channel carries another activity's updates (\(boundTo))")
+            }
+            return
+        }
+        let other = try await connection.query(
+            """
+            SELECT channel_id FROM broadcast_channels
+            WHERE app_id = \(appID) AND activity_id = \(start.activityID) AND environment = \(channelEnvironment)
+              AND state = 'active'
+            """, logger: logger
+        ).collect().first
+        if other != nil {
+            throw ValidationError(
+                field: field, reason: "the activity already has a \(channelEnvironment) channel: name that one")
+        }
+        try await connection.query(
+            """
+            UPDATE broadcast_channels SET activity_id = \(start.activityID)
+            WHERE app_id = \(appID) AND channel_id = \(channel)
+            """, logger: logger)
     }
 
     /// After a batch: the devices APNs accepted a start for are recorded under the campaign's

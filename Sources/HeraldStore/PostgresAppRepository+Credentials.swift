@@ -139,14 +139,14 @@ extension PostgresAppRepository {
     public func sendingState(appID: Int64) async throws -> AppSendingState? {
         let rows = try await client.query(
             """
-            SELECT c.id, a.disabled_at IS NOT NULL, a.apns_endpoint, a.apns_ca_pem
+            SELECT c.id, a.disabled_at IS NOT NULL, a.apns_endpoint, a.apns_ca_pem, a.apns_management_endpoint
             FROM \(unescaped: Self.source) WHERE a.id = \(appID)
             """, logger: logger)
         guard let row = try await rows.collect().first else { return nil }
-        let (credentialID, disabled, endpoint, ca) = try row.decode((Int64?, Bool, String?, String?).self)
+        let (credentialID, disabled, endpoint, ca, management) = try row.decode((Int64?, Bool, String?, String?, String?).self)
         return AppSendingState(
             activeCredentialID: credentialID, disabled: disabled,
-            connection: AppConnectionSettings(apnsEndpoint: endpoint, apnsCAPEM: ca))
+            connection: AppConnectionSettings(apnsEndpoint: endpoint, apnsCAPEM: ca, apnsManagementEndpoint: management))
     }
 
     /// Inserts a credential sealed to its own row: its ID is taken first so the seal can name it.

@@ -93,6 +93,8 @@ public struct PostgresAppRepository: AppRepository {
             let endpoint = changes.apnsEndpoint ?? nil
             let setCA = changes.apnsCAPEM != nil
             let ca = changes.apnsCAPEM ?? nil
+            let setManagement = changes.apnsManagementEndpoint != nil
+            let management = changes.apnsManagementEndpoint ?? nil
             let disabled = changes.disabled
             return try await client.withDomainTransaction(logger: logger) { connection -> App? in
                 let rows = try await connection.query(
@@ -101,6 +103,8 @@ public struct PostgresAppRepository: AppRepository {
                         default_environment = coalesce(\(environment), default_environment),
                         apns_endpoint = CASE WHEN \(setEndpoint) THEN \(endpoint) ELSE apns_endpoint END,
                         apns_ca_pem = CASE WHEN \(setCA) THEN \(ca) ELSE apns_ca_pem END,
+                        apns_management_endpoint = CASE WHEN \(setManagement) THEN \(management)
+                                                        ELSE apns_management_endpoint END,
                         disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, now())
                                            WHEN NOT \(disabled) THEN NULL ELSE disabled_at END,
                         updated_at = now()
@@ -112,6 +116,7 @@ public struct PostgresAppRepository: AppRepository {
                 if let environment { details["defaultEnvironment"] = .string(environment) }
                 if setEndpoint { details["apnsEndpoint"] = endpoint.map { .string($0) } ?? .null }
                 if setCA { details["apnsCA"] = ca == nil ? .null : .string("replaced") }
+                if setManagement { details["apnsManagementEndpoint"] = management.map { .string($0) } ?? .null }
                 if let disabled { details["disabled"] = .bool(disabled) }
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "app.update", appID: appID, details: details, logger: logger)
@@ -155,12 +160,15 @@ public struct PostgresAppRepository: AppRepository {
     static let columns =
         "a.id, a.bundle_id, a.team_id, c.key_id, a.default_environment, a.apns_endpoint, a.apns_ca_pem, a.created_at, "
         + "a.default_time_zone, a.quiet_hours_start, a.quiet_hours_end, a.frequency_caps::text, a.disabled_at, "
-        + "a.live_activity_high_priority_per_hour"
+        + "a.live_activity_high_priority_per_hour, a.apns_management_endpoint"
 
     static func decode(_ row: PostgresRow) throws -> App {
-        let (id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd, caps, disabledAt, allowance) =
-            try row.decode(
-                (Int64, String, String, String?, String, String?, String?, Date, String?, Int16?, Int16?, String, Date?, Int32).self)
+        let (
+            id, bundleID, teamID, keyID, environment, endpoint, ca, createdAt, zone, quietStart, quietEnd, caps, disabledAt,
+            allowance, management
+        ) = try row.decode(
+            (Int64, String, String, String?, String, String?, String?, Date, String?, Int16?, Int16?, String, Date?, Int32, String?)
+                .self)
         var app = App(
             id: id, bundleID: bundleID, teamID: teamID, keyID: keyID,
             defaultEnvironment: try StoreError.decode(environment, as: APNSEnvironment.self, column: "apps.default_environment"),
@@ -169,6 +177,7 @@ public struct PostgresAppRepository: AppRepository {
         app.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: caps)
         app.disabledAt = disabledAt
         app.liveActivityHighPriorityPerHour = Int(allowance)
+        app.apnsManagementEndpoint = management
         return app
     }
 }

@@ -29,6 +29,16 @@ extension APNSClient {
         }
         var configuration = APNSClientConfiguration(endpoint: endpoint)
         configuration.additionalTrustRootsPEM = app.apnsCAPEM
+        // Channel management: the app's override, or Apple's, but never Apple's for an app whose
+        // pushes go elsewhere (a simulator): such an app must name its management endpoint too.
+        if let override = app.apnsManagementEndpoint {
+            guard let parsed = APNSEndpoint(url: override) else {
+                throw CLIError("the app's APNs management endpoint is not an https URL")
+            }
+            configuration.managementEndpoint = parsed
+        } else if app.apnsEndpoint == nil {
+            configuration.managementEndpoint = .management(environment)
+        }
         adjust(&configuration)
         return try APNSClient(
             configuration: configuration, credentials: credentials, tokenSource: tokenSource, logger: logger)

@@ -245,6 +245,33 @@ final class APNSClientSender: NotificationSender {
         return results
     }
 
+    func send(_ request: APNSChannelRequest) async -> SendResult {
+        let successor = usage.withLock { usage -> (@Sendable () async throws -> any NotificationSender)? in
+            if usage.successor == nil { usage.sending += 1 }
+            return usage.successor
+        }
+        if let successor {
+            do {
+                return try await successor().send(request)
+            } catch let failure as SendFailure {
+                return .failed(failure)
+            } catch {
+                return .failed(SendFailure(.noSender, detail: "\(bundleID): \(error)"))
+            }
+        }
+        defer { usage.withLock { $0.sending -= 1 } }
+        let result = SendResult(await client.send(request))
+        if let rejection = result.credentialsRejection,
+            rejectionReported.withLock({ reported in
+                defer { reported = true }
+                return !reported
+            })
+        {
+            onRejected(rejection)
+        }
+        return result
+    }
+
     /// From now on sends go to `successor`; the client closes once the sends inside it are done.
     func retire(successor: @escaping @Sendable () async throws -> any NotificationSender) async {
         usage.withLock { $0.successor = successor }

@@ -13,7 +13,7 @@ import ServiceLifecycle
 
 /// The HTTP routes: the API and, when enabled, the console.
 func buildHTTPRouter(
-    configuration: HeraldConfiguration, store: Store, directSender: DirectSender,
+    configuration: HeraldConfiguration, store: Store, directSender: DirectSender, senders: (any SenderDirectory)? = nil,
     keyCache: APIKeyCache? = nil, appDirectory: AppDirectory? = nil, metricsText: @escaping @Sendable () -> String
 ) -> Router<HeraldRequestContext> {
     let router = buildRouter(
@@ -29,7 +29,9 @@ func buildHTTPRouter(
             liveActivityUpdater: LiveActivityUpdater(activities: store.liveActivities, templates: store.templates),
             readiness: store.readiness, webhooks: store.webhooks, metricsText: metricsText,
             metricsToken: configuration.metricsToken,
-            limits: configuration.apiLimits, classifyError: DatabaseProblems.classify))
+            limits: configuration.apiLimits, channels: store.channels,
+            channelManager: senders.map { ChannelManager(channels: store.channels, senders: $0) },
+            classifyError: DatabaseProblems.classify))
     if configuration.consoleEnabled {
         addConsoleRoutes(
             to: router,
@@ -61,7 +63,7 @@ func buildApplication(
     let keyCache = keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds))
     let appDirectory = appDirectory ?? AppDirectory(apps: store.apps, ttl: .seconds(configuration.appCacheSeconds))
     let router = buildHTTPRouter(
-        configuration: configuration, store: store, directSender: directSender, keyCache: keyCache,
+        configuration: configuration, store: store, directSender: directSender, senders: senders, keyCache: keyCache,
         appDirectory: appDirectory, metricsText: metricsText)
     var app = Application(
         router: router,
@@ -157,7 +159,7 @@ struct EngineService: Service {
         liveActivities = LiveActivityEngine(
             configuration: delivery, workers: configuration.liveActivityWorkers, batchSize: configuration.liveActivityBatchSize,
             work: store.liveActivityWork,
-            templates: store.templates, senders: senders, logger: logger)
+            templates: store.templates, senders: senders, channels: store.channels, logger: logger)
     }
 
     func run() async throws {

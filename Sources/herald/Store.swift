@@ -20,6 +20,7 @@ struct Store: Sendable {
     let directSends: PostgresDirectSendLedger
     let liveActivities: PostgresLiveActivityRepository
     let liveActivityWork: PostgresLiveActivityWork
+    let channels: PostgresBroadcastChannelRepository
     /// The provider tokens shared between instances; nil without `HERALD_SECRET_KEY`.
     let providerTokens: PostgresProviderTokens?
     let users: PostgresConsoleUserRepository
@@ -57,6 +58,7 @@ struct Store: Sendable {
         directSends = PostgresDirectSendLedger(client: client, logger: logger)
         liveActivities = PostgresLiveActivityRepository(client: client, logger: logger)
         liveActivityWork = PostgresLiveActivityWork(client: client, logger: logger)
+        channels = PostgresBroadcastChannelRepository(client: client, logger: logger)
         let pool = client
         providerTokens = vault.map { PostgresProviderTokens(client: pool, vault: $0, logger: logger) }
         users = PostgresConsoleUserRepository(client: client, logger: logger)

@@ -42,6 +42,7 @@ struct EngineHarness {
             clientCertificateAuthorityPEM: clientCertificateAuthority?.pem,
             requireClientCertificates: clientCertificateAuthority != nil)
         simulatorConfiguration.providerTokenUpdateInterval = providerTokenUpdateInterval
+        simulatorConfiguration.managementPort = 0
         let simulator = try await APNSSimulator.start(configuration: simulatorConfiguration)
         do {
             try await TestDatabase.withDatabase { url in
@@ -61,12 +62,18 @@ struct EngineHarness {
                 let store = try Store(configuration: configuration, logger: logs.logger())
                 let frozen = configuration
                 try await store.client.whileRunning {
-                    let app = try await store.apps.add(
+                    let added = try await store.apps.add(
                         NewApp(
                             bundleID: bundleID, teamID: "TEAM123456", keyID: keyID, signingKeyPEM: key.pemRepresentation,
                             defaultEnvironment: .production,
                             apnsEndpoint: "https://\(simulator.host):\(simulator.port)", apnsCAPEM: simulator.caPEM),
                         actor: "test")
+                    // Channel management on the simulator's own port, as Apple's is apart from pushes.
+                    let management = simulator.managementPort.map { "https://\(simulator.host):\($0)" }
+                    let app =
+                        try await store.apps.update(
+                            appID: added.id, changes: AppChanges(apnsManagementEndpoint: .some(management)), actor: "test")
+                        ?? added
                     for document in try TemplateLoader.load(directory: TestDatabase.repositoryRoot.appendingPathComponent("templates")) {
                         _ = try await store.templates.save(try CompiledTemplate(document), createdBy: "test")
                     }

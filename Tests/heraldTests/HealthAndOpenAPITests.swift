@@ -58,7 +58,8 @@ import Testing
             let senders = APNSSenderDirectory(configuration: configuration, apps: h.store.apps, logger: logger)
             let directSender = DirectSender(
                 devices: h.store.devices, templates: h.store.templates, senders: senders, ledger: h.store.directSends, logger: logger)
-            let router = buildHTTPRouter(configuration: configuration, store: h.store, directSender: directSender, metricsText: { "" })
+            let router = buildHTTPRouter(
+                configuration: configuration, store: h.store, directSender: directSender, senders: senders, metricsText: { "" })
             let routes = router.routes.map { "\($0.method) \($0.path)" }
             let api = Set(routes.filter { !$0.contains(" /console") })
             #expect(routes.count > api.count, "the console's routes are missing")

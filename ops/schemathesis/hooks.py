@@ -33,7 +33,7 @@ def ndjson(ctx, value):
 @schemathesis.hook
 def before_call(ctx, case, kwargs):
     if case.operation.method.upper() == "PATCH" and case.operation.path == "/v1/apps/{bundleID}" and isinstance(case.body, dict):
-        for field in ("apnsEndpoint", "apnsCA"):
+        for field in ("apnsEndpoint", "apnsCA", "apnsManagementEndpoint"):
             case.body.pop(field, None)
         if not case.body:
             case.body["defaultTimeZone"] = None

@@ -1,0 +1,235 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// iOS 18 broadcast channels (docs/live-activities.md "Broadcast channels"):
+/// - `/v1/apps/{bundleID}/channels[/{channelID}]`: the channels Herald made through APNs's
+///   channel management API, each in one environment and optionally bound to an activity,
+///   whose updates then go to it as one broadcast;
+/// - `/v1/apps/{bundleID}/apns-channels`: what APNs itself holds, against Herald's record.
+///
+/// A channel ID is base64; in a path it may be percent-encoded or written in the URL-safe
+/// alphabet (`-` for `+`, `_` for `/`).
+struct ChannelController {
+    static let maximumPageSize = 200
+    static let createFields: Set<String> = ["environment", "storagePolicy", "activityID"]
+
+    let directory: AppDirectory
+    let channels: any BroadcastChannelRepository
+    let manager: any ChannelManaging
+
+    func addRoutes(to group: RouterGroup<HeraldRequestContext>) {
+        group.get("channels", use: list)
+        group.post("channels", use: create)
+        group.get("channels/:channelID", use: show)
+        group.delete("channels/:channelID", use: delete)
+        group.get("apns-channels", use: remote)
+    }
+
+    @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<ChannelResponse> {
+        let app = try await self.app(context)
+        if app.disabledAt != nil { throw Problem.appDisabled(app.bundleID) }
+        let object = try await JSONFields.bodyObject(request, context: context)
+        try JSONFields.refuseUnknown(object, known: Self.createFields)
+        var environment = app.defaultEnvironment
+        if let value = try JSONFields.string(object["environment"], field: "environment") {
+            guard let parsed = APNSEnvironment(rawValue: value) else {
+                throw Problem.invalidField("environment", "must be sandbox or production")
+            }
+            environment = parsed
+        }
+        var policy = ChannelStoragePolicy.mostRecent
+        if object["storagePolicy"] != nil {
+            guard let value = try? JSONFields.int(object["storagePolicy"], field: "storagePolicy"),
+                let parsed = ChannelStoragePolicy(rawValue: value)
+            else {
+                throw Problem.invalidField(
+                    "storagePolicy", "must be 0 (no message kept) or 1 (the latest kept for devices offline)")
+            }
+            policy = parsed
+        }
+        var activityID: String?
+        if let value = try JSONFields.string(object["activityID"], field: "activityID") {
+            activityID = try LiveActivityInput.activityID(value)
+        }
+        let principal = try context.requirePrincipal()
+        do {
+            let channel = try await manager.create(
+                app: app, environment: environment, storagePolicy: policy, activityID: activityID, actor: principal.keyPrefix)
+            return EditedResponse(status: .created, response: ChannelResponse(channel))
+        } catch let error as ChannelManagementError {
+            throw Problem.channel(error)
+        }
+    }
+
+    @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> ChannelPageResponse {
+        let app = try await self.app(context)
+        var state: BroadcastChannel.State?
+        var activityID: String?
+        var cursor: String?
+        var limit = 50
+        for (key, value) in request.uri.queryParameters {
+            let text = String(value)
+            switch String(key) {
+            case "state": state = try PageQuery.oneOf(text, field: "state")
+            case "activityID": activityID = try LiveActivityInput.activityID(text)
+            case "cursor":
+                guard Self.isCursor(text) else { throw Problem.invalidField("cursor", "not a cursor Herald gave") }
+                cursor = text
+            case "limit": limit = try PageQuery.limit(text, maximum: Self.maximumPageSize)
+            default: throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        let page = try await channels.channels(appID: app.id, state: state, activityID: activityID, cursor: cursor, limit: limit)
+        return ChannelPageResponse(channels: page.channels.map(ChannelResponse.init), nextCursor: page.nextCursor)
+    }
+
+    @Sendable func show(request: Request, context: HeraldRequestContext) async throws -> ChannelResponse {
+        let app = try await self.app(context)
+        return ChannelResponse(try await requireChannel(app, context))
+    }
+
+    /// Deletes the channel at APNs and marks it deleted (gone when APNs no longer knew it);
+    /// a channel no longer active is answered as it is.
+    @Sendable func delete(request: Request, context: HeraldRequestContext) async throws -> ChannelResponse {
+        let app = try await self.app(context)
+        let channel = try await requireChannel(app, context)
+        let principal = try context.requirePrincipal()
+        do {
+            return ChannelResponse(try await manager.delete(app: app, channel: channel, actor: principal.keyPrefix))
+        } catch let error as ChannelManagementError {
+            throw Problem.channel(error)
+        }
+    }
+
+    @Sendable func remote(request: Request, context: HeraldRequestContext) async throws -> RemoteChannelsResponse {
+        let app = try await self.app(context)
+        var environment = app.defaultEnvironment
+        for (key, value) in request.uri.queryParameters {
+            switch String(key) {
+            case "environment": environment = try PageQuery.oneOf(String(value), field: "environment")
+            default: throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        let ids: [BroadcastChannelID]
+        do {
+            ids = try await manager.remoteChannels(app: app, environment: environment)
+        } catch let error as ChannelManagementError {
+            throw Problem.channel(error)
+        }
+        var entries = [RemoteChannelsResponse.Entry]()
+        for id in ids {
+            let known = try await channels.channel(appID: app.id, channelID: id)
+            entries.append(.init(channelID: id.value, known: known != nil, activityID: known?.activityID))
+        }
+        return RemoteChannelsResponse(environment: environment.rawValue, channels: entries)
+    }
+
+    // MARK: Lookups
+
+    private func app(_ context: HeraldRequestContext) async throws -> App {
+        let bundleID = try context.parameters.require("bundleID")
+        try context.requirePrincipal().requireSendAccess(bundleID: bundleID)
+        return try await directory.require(bundleID: bundleID)
+    }
+
+    private func requireChannel(_ app: App, _ context: HeraldRequestContext) async throws -> BroadcastChannel {
+        let raw = try context.parameters.require("channelID")
+        guard let id = Self.channelID(fromPath: raw) else {
+            throw Problem.invalidField("channelID", "must be a broadcast channel ID (base64)")
+        }
+        guard let channel = try await channels.channel(appID: app.id, channelID: id) else {
+            throw Problem(
+                status: .notFound, slug: "unknown-channel", title: "Unknown channel",
+                detail: "Herald made no channel with this ID for this app", field: "channelID")
+        }
+        return channel
+    }
+
+    /// A channel ID from a path segment: percent-encoded base64, or the URL-safe alphabet.
+    static func channelID(fromPath raw: String) -> BroadcastChannelID? {
+        let decoded = raw.removingPercentEncoding ?? raw
+        return BroadcastChannelID(decoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"))
+    }
+
+    /// `<microseconds since 1970>.<channel ID>` as Herald wrote it.
+    static func isCursor(_ text: String) -> Bool {
+        guard let dot = text.firstIndex(of: "."), let value = Int64(text[..<dot]), ActivityCursor.micros.contains(value) else {
+            return false
+        }
+        return BroadcastChannelID(text[text.index(after: dot)...]) != nil
+    }
+}
+
+extension Problem {
+    static func channel(_ error: ChannelManagementError) -> Problem {
+        switch error.kind {
+        case .activityHasChannel(let held):
+            Problem(
+                status: .conflict, slug: "activity-has-channel", title: "The activity has a channel",
+                detail: "\(error.detail) (\(held.value)): delete it first", field: "activityID")
+        case .activityEnded:
+            Problem(
+                status: .conflict, slug: "activity-ended", title: "The activity has ended",
+                detail: "an end was sent to this activity: it takes no new channel", field: "activityID")
+        case .refused(let status, let reason):
+            Problem(
+                status: status == 429 ? .tooManyRequests : .badGateway, slug: "apns-refused", title: "APNs refused the request",
+                detail: "\(error.detail) (APNs reason \(reason))")
+        case .unavailable:
+            {
+                var problem = Problem(
+                    status: .serviceUnavailable, slug: "apns-unavailable", title: "APNs unavailable", detail: error.detail)
+                problem.retryAfter = 30
+                return problem
+            }()
+        }
+    }
+}
+
+struct ChannelResponse: ResponseEncodable {
+    var channelID: String
+    /// The channel ID in the URL-safe alphabet, for paths.
+    var pathID: String
+    var environment: String
+    var storagePolicy: Int
+    var activityID: String?
+    var state: String
+    var createdBy: String
+    var createdAt: Date
+    var endedAt: Date?
+    var lastBroadcastAt: Date?
+    var broadcasts: Int
+
+    init(_ channel: BroadcastChannel) {
+        channelID = channel.channelID.value
+        pathID = channel.channelID.value.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        environment = channel.environment.rawValue
+        storagePolicy = channel.storagePolicy.rawValue
+        activityID = channel.activityID
+        state = channel.state.rawValue
+        createdBy = channel.createdBy
+        createdAt = channel.createdAt
+        endedAt = channel.endedAt
+        lastBroadcastAt = channel.lastBroadcastAt
+        broadcasts = channel.broadcasts
+    }
+}
+
+struct ChannelPageResponse: ResponseEncodable {
+    var channels: [ChannelResponse]
+    var nextCursor: String?
+}
+
+struct RemoteChannelsResponse: ResponseEncodable {
+    struct Entry: Codable {
+        var channelID: String
+        /// Herald made it (and keeps its record).
+        var known: Bool
+        var activityID: String?
+    }
+
+    var environment: String
+    var channels: [Entry]
+}
