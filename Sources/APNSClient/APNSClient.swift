@@ -118,7 +118,10 @@ public final class APNSClient: Sendable {
         let shard: APNSShard
         if request.isManagement {
             guard let management else {
-                return .failed(.invalidNotification("no channel management endpoint is configured"))
+                return .failed(
+                    .invalidNotification(
+                        "no channel management endpoint is configured (an app whose APNs endpoint is overridden names its management endpoint too)"
+                    ))
             }
             shard = management
         } else {

@@ -87,7 +87,7 @@ public struct ChannelManager: ChannelManaging {
         case .answered(let response), .deferred(let response):
             return response
         case .failed(let failure):
-            throw ChannelManagementError(.unavailable, detail: "APNs did not answer (\(failure.reason): \(failure.detail))")
+            throw ChannelManagementError(.unavailable, detail: "no answer from APNs for \(app.bundleID): \(failure.detail)")
         }
     }
 

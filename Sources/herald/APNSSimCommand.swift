@@ -14,6 +14,8 @@ struct APNSSimCommand: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0: any free port).") var port = 2197
+    @Option(help: "Port of the broadcast channel management API (0: any free port; 'none': none).")
+    var managementPort = "0"
     @Option(help: "Write the simulator's CA certificate (PEM) here, for clients to trust.") var caOut: String?
     @Option(help: "A provider key clients sign with, as KEYID=FILE (the .p8 or its public key PEM); repeatable.")
     var providerKey: [String] = []
@@ -89,6 +91,12 @@ struct APNSSimCommand: AsyncParsableCommand {
                 responseDelay: delayMilliseconds.map { .milliseconds($0) }, stallFraction: stall),
             clientCertificateAuthorityPEM: clientCA, requireClientCertificates: requireClientCertificates)
         configuration.providerTokenUpdateInterval = providerTokenUpdateInterval.map { .seconds($0) }
+        if managementPort != "none" {
+            guard let value = Int(managementPort), (0...65_535).contains(value) else {
+                throw CLIError("--management-port must be a port number (0 for any free one) or 'none'")
+            }
+            configuration.managementPort = value
+        }
         let simulator = try await APNSSimulator.start(configuration: configuration, logger: logger)
         if let caOut {
             do {
@@ -99,7 +107,11 @@ struct APNSSimCommand: AsyncParsableCommand {
             }
         }
         // Unbuffered: a parent process (herald bench campaign) reads the address from this line.
-        FileHandle.standardOutput.write(Data("APNs simulator on https://\(simulator.host):\(simulator.port)\n".utf8))
+        var announcement = "APNs simulator on https://\(simulator.host):\(simulator.port)\n"
+        if let managementPort = simulator.managementPort {
+            announcement += "channel management on https://\(simulator.host):\(managementPort)\n"
+        }
+        FileHandle.standardOutput.write(Data(announcement.utf8))
         let group = ServiceGroup(
             services: [SimulatorService(simulator: simulator)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()

@@ -14,6 +14,8 @@ extension AppsCommand {
         @Option(help: "Default environment of new devices: sandbox or production.") var environment: String?
         @Option(help: "Override the APNs endpoint (an https URL), or 'none' for Apple's.") var apnsEndpoint: String?
         @Option(help: "Extra CA certificates (PEM) to trust for the endpoint override, or 'none'.") var apnsCAFile: String?
+        @Option(help: "Override the broadcast channel management endpoint (an https URL), or 'none' for Apple's.")
+        var apnsManagementEndpoint: String?
 
         func run() async throws {
             var changes = AppChanges()
@@ -32,9 +34,23 @@ extension AppsCommand {
                 }
             }
             if let apnsCAFile { changes.apnsCAPEM = .some(apnsCAFile == "none" ? nil : try CLIError.caPEM(file: apnsCAFile)) }
-            guard !changes.isEmpty else { throw CLIError("give --environment, --apns-endpoint or --apns-ca-file") }
+            if let apnsManagementEndpoint {
+                if apnsManagementEndpoint == "none" {
+                    changes.apnsManagementEndpoint = .some(nil)
+                } else {
+                    if let problem = NewApp.endpointProblem(apnsManagementEndpoint, field: "apnsManagementEndpoint") {
+                        throw CLIError(problem)
+                    }
+                    changes.apnsManagementEndpoint = .some(apnsManagementEndpoint)
+                }
+            }
+            guard !changes.isEmpty else {
+                throw CLIError("give --environment, --apns-endpoint, --apns-ca-file or --apns-management-endpoint")
+            }
             let app = try await AppsCommand.change(bundleID, changes, options: options)
-            print("\(app.bundleID): \(app.defaultEnvironment.rawValue), endpoint \(app.apnsEndpoint ?? "Apple's").")
+            let management = app.apnsManagementEndpoint ?? (app.apnsEndpoint == nil ? "Apple's" : "none (set one to manage channels)")
+            print(
+                "\(app.bundleID): \(app.defaultEnvironment.rawValue), endpoint \(app.apnsEndpoint ?? "Apple's"), channel management \(management).")
         }
     }
 
