@@ -17,7 +17,12 @@ extension Console {
             state = value
         }
         var rows: HTML = .empty
+        var channels: HTML = .empty
         if let app = apps.first(where: { $0.bundleID == bundleID }) {
+            if let repository = dependencies.channels {
+                let page = try await repository.channels(appID: app.id, state: nil, activityID: nil, cursor: nil, limit: 100)
+                channels = Self.channelTable(page.channels, app: app)
+            }
             let page = try await dependencies.liveActivities.activities(appID: app.id, state: state, cursor: nil, limit: 100, now: Date())
             rows = page.activities.html { activity in
                 let link = "/console/live-activities/\(Self.segment(app.bundleID))/\(Self.segment(activity.activityID))"
@@ -49,6 +54,8 @@ extension Console {
             <div><label for="la-state">State</label><select id="la-state" name="state">\(stateOptions)</select></div>
             <button type="submit" class="secondary">Show</button></form>
             \(table)
+            <h2>Broadcast channels</h2>
+            \(channels.text.isEmpty ? "<p class=\"muted\" id=\"no-channels\">No broadcast channel: create one with POST /v1/apps/{bundleID}/channels or herald channels create.</p>" as HTML : channels)
             """
         return ConsolePage.render(title: "Live Activities", session: session, section: .liveActivities, body: body)
     }
@@ -72,6 +79,12 @@ extension Console {
             <td>\(ConsoleFormat.time(update.createdAt))</td></tr>
             """
         }
+        var channels: HTML = .empty
+        if let repository = dependencies.channels {
+            let page = try await repository.channels(
+                appID: app.id, state: nil, activityID: activity.activityID, cursor: nil, limit: 20)
+            channels = Self.channelTable(page.channels, app: app)
+        }
         let canSend = session.user.role >= .marketing && activity.state == .active
         let body: HTML = """
             <p><a href="/console/live-activities?app=\(FormData.encode(app.bundleID))">All Live Activities of \(app.bundleID)</a></p>
@@ -87,6 +100,7 @@ extension Console {
             </div></div></div>
             \(result)
             \(canSend ? updateForm(session: session, app: app, activity: activity, values: values) : .empty)
+            \(channels.text.isEmpty ? .empty : "<h2>Broadcast channels</h2><p class=\"muted\">Each update goes to these as one broadcast, beside the update tokens.</p>\(channels)" as HTML)
             <h2>Updates</h2>
             \(updates.isEmpty ? "<p class=\"muted\">No update yet.</p>" as HTML : """
                 <table id="updates"><thead><tr><th>Update</th><th>Event</th><th>State</th><th class="num">aps.timestamp</th><th>Priority</th>
@@ -95,6 +109,29 @@ extension Console {
                 """)
             """
         return ConsolePage.render(title: activity.activityID, session: session, section: .liveActivities, body: body)
+    }
+
+    /// Channels with their environment, activity, state and broadcasts.
+    static func channelTable(_ channels: [BroadcastChannel], app: App) -> HTML {
+        guard !channels.isEmpty else { return .empty }
+        let rows = channels.html { channel in
+            let activity: HTML =
+                channel.activityID.map {
+                    "<a href=\"/console/live-activities/\(segment(app.bundleID))/\(segment($0))\">\($0)</a>"
+                } ?? "–"
+            let badge = channel.state == .active ? "running" : channel.state == .gone ? "failed" : "completed"
+            return """
+                <tr><td><code>\(channel.channelID.value)</code></td><td>\(channel.environment.rawValue)</td>
+                <td>\(channel.storagePolicy == .mostRecent ? "latest kept" : "none kept")</td><td>\(activity)</td>
+                <td><span class="badge \(badge)">\(channel.state.rawValue)</span></td>
+                <td class="num">\(ConsoleFormat.count(channel.broadcasts))</td>
+                <td>\(channel.lastBroadcastAt.map(ConsoleFormat.time) ?? "never")</td><td>\(ConsoleFormat.time(channel.createdAt))</td></tr>
+                """
+        }
+        return """
+            <table id="channels"><thead><tr><th>Channel</th><th>Environment</th><th>Offline devices</th><th>Activity</th><th>State</th>
+            <th class="num">Broadcasts</th><th>Last broadcast</th><th>Created</th></tr></thead><tbody>\(rows)</tbody></table>
+            """
     }
 
     private func updateForm(session: ConsoleSession, app: App, activity: LiveActivity, values: FormData) -> HTML {

@@ -48,6 +48,8 @@ public struct ConsoleDependencies: Sendable {
     /// Live Activities and the way their updates are queued.
     public var liveActivities: any LiveActivityRepository
     public var liveActivityUpdater: any LiveActivityUpdating
+    /// Broadcast channels, listed beside the activities.
+    public var channels: (any BroadcastChannelRepository)?
     public var users: any ConsoleUserRepository
     public var sessions: any ConsoleSessionRepository
     public var settings: ConsoleSettings
@@ -59,8 +61,10 @@ public struct ConsoleDependencies: Sendable {
         templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending, liveActivities: any LiveActivityRepository, liveActivityUpdater: any LiveActivityUpdating,
         users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
-        settings: ConsoleSettings = ConsoleSettings(), classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
+        settings: ConsoleSettings = ConsoleSettings(), channels: (any BroadcastChannelRepository)? = nil,
+        classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
+        self.channels = channels
         self.classifyError = classifyError
         self.liveActivities = liveActivities
         self.liveActivityUpdater = liveActivityUpdater

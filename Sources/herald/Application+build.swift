@@ -41,7 +41,7 @@ func buildHTTPRouter(
                 liveActivities: store.liveActivities,
                 liveActivityUpdater: LiveActivityUpdater(activities: store.liveActivities, templates: store.templates),
                 users: store.users,
-                sessions: store.sessions, settings: configuration.consoleSettings,
+                sessions: store.sessions, settings: configuration.consoleSettings, channels: store.channels,
                 classifyError: { error in
                     DatabaseProblems.classify(error).map { ConsoleFailure(status: Int($0.status.code), message: $0.detail) }
                 }))
