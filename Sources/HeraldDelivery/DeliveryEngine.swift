@@ -66,6 +66,8 @@ public final class DeliveryEngine: Service {
         // Not at start-up: an instance starting (or restarting in a loop) does not scan the table.
         var pruned = ContinuousClock.now
         while !stopping {
+            // Read before looking: a campaign scheduled while the scheduler looks wakes it again.
+            let seen = wakeUps.current
             do {
                 if ContinuousClock.now - pruned > .seconds(3600) {
                     // Frequency-cap places older than any cap's window count for nothing.
@@ -86,14 +88,15 @@ public final class DeliveryEngine: Service {
             } catch {
                 logger.warning("scheduler: \(error)")
             }
-            await pause()
+            await pause(since: seen)
         }
     }
 
     private func claimAndSend() async {
         let (work, configuration) = (self.work, self.configuration)
         await ClaimLoop.run(
-            what: "a chunk", draining: draining, stopping: { stopping }, pause: { await pause() }, logger: logger,
+            what: "a chunk", draining: draining, stopping: { stopping }, wakeUps: wakeUps, pause: { await pause(since: $0) },
+            logger: logger,
             claim: { [self] in
                 let excluded = self.unopenable.withLock { $0.excluded(at: .now) }
                 return try await work.claimChunk(
@@ -167,9 +170,9 @@ public final class DeliveryEngine: Service {
         wakeUps.wake()
     }
 
-    /// Waits one poll interval, or less once draining starts or new work is signalled.
-    private func pause() async {
-        await wakeUps.pause(for: configuration.pollInterval) { stopping }
+    /// Waits one poll interval, or less once draining starts or new work is signalled (since `seen`).
+    private func pause(since seen: UInt64? = nil) async {
+        await wakeUps.pause(for: configuration.pollInterval, since: seen) { stopping }
     }
 }
 

@@ -69,8 +69,8 @@ public final class LiveActivityEngine: Service {
     private func claimAndSend() async {
         let (work, configuration) = (self.work, self.configuration)
         await ClaimLoop.run(
-            what: "a Live Activity update", draining: draining, stopping: { stopping }, pause: { await pause() },
-            logger: logger,
+            what: "a Live Activity update", draining: draining, stopping: { stopping }, wakeUps: wakeUps,
+            pause: { await pause(since: $0) }, logger: logger,
             claim: { [self] in
                 let excluded = Set(self.unopenable.withLock { $0.excluded(at: .now) })
                 return try await work.claimUpdate(
@@ -334,8 +334,8 @@ public final class LiveActivityEngine: Service {
     /// Waits for work: a queued update wakes the engine through `herald_live_activities` at
     /// once, so the poll (for leases that ran out, and a lost notification) can be slow, and
     /// costs the database little while nothing happens.
-    private func pause() async {
-        await wakeUps.pause(for: max(configuration.pollInterval, Self.idlePoll)) { stopping }
+    private func pause(since seen: UInt64? = nil) async {
+        await wakeUps.pause(for: max(configuration.pollInterval, Self.idlePoll), since: seen) { stopping }
     }
 
     static let idlePoll = Duration.seconds(1)

@@ -11,11 +11,16 @@ final class WakeUps: Sendable {
         generation.withLock { $0 &+= 1 }
     }
 
-    /// Waits `interval`, or less once `stopping` turns true or ``wake()`` is called.
-    func pause(for interval: Duration, stopping: () -> Bool) async {
+    /// Where the signals stand: a loop reads it before it looks for work, and pauses `since`
+    /// it, so a signal that came while it was looking is not lost.
+    var current: UInt64 { generation.withLock { $0 } }
+
+    /// Waits `interval`, or less once `stopping` turns true or ``wake()`` is called (or was,
+    /// since `seen`).
+    func pause(for interval: Duration, since seen: UInt64? = nil, stopping: () -> Bool) async {
         let step = Duration.milliseconds(50)
         var waited = Duration.zero
-        let seen = generation.withLock { $0 }
+        let seen = seen ?? current
         while waited < interval, !stopping(), generation.withLock({ $0 }) == seen {
             try? await Task.sleep(for: min(step, interval - waited))
             waited += step

@@ -16,7 +16,9 @@ import Testing
         ) { harness in
             let devices = 10_000
             try await CampaignControlTests.register(harness, devices)
-            let campaign = try await harness.runToEnd(try await harness.scheduledCampaign())
+            // 10,000 sends, 50 of them waiting out a 2-second deadline: on a machine running the whole
+            // suite at once this takes minutes, so the bound is generous (it only guards against a hang).
+            let campaign = try await harness.runToEnd(try await harness.scheduledCampaign(), timeout: .seconds(480))
             #expect(campaign.state == .completed)
             #expect(campaign.counters.accepted == devices)
             let rows = try await harness.deliveries(campaign.id)
