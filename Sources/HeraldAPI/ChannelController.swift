@@ -75,7 +75,9 @@ struct ChannelController {
             case "state": state = try PageQuery.oneOf(text, field: "state")
             case "activityID": activityID = try LiveActivityInput.activityID(text)
             case "cursor":
-                guard Self.isCursor(text) else { throw Problem.invalidField("cursor", "not a cursor Herald gave") }
+                guard NewestFirstCursor(text, isKey: { BroadcastChannelID($0) != nil }) != nil else {
+                    throw Problem.invalidField("cursor", "not a cursor Herald gave")
+                }
                 cursor = text
             case "limit": limit = try PageQuery.limit(text, maximum: Self.maximumPageSize)
             default: throw Problem.invalidField(String(key), "unknown query parameter")
@@ -151,14 +153,6 @@ struct ChannelController {
     static func channelID(fromPath raw: String) -> BroadcastChannelID? {
         let decoded = raw.removingPercentEncoding ?? raw
         return BroadcastChannelID(decoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"))
-    }
-
-    /// `<microseconds since 1970>.<channel ID>` as Herald wrote it.
-    static func isCursor(_ text: String) -> Bool {
-        guard let dot = text.firstIndex(of: "."), let value = Int64(text[..<dot]), ActivityCursor.micros.contains(value) else {
-            return false
-        }
-        return BroadcastChannelID(text[text.index(after: dot)...]) != nil
     }
 }
 

@@ -134,7 +134,9 @@ struct LiveActivityController {
             switch String(key) {
             case "state": state = try PageQuery.oneOf(text, field: "state")
             case "cursor":
-                guard ActivityCursor.isValid(text) else { throw Problem.invalidField("cursor", "not a cursor Herald gave") }
+                guard NewestFirstCursor(text, isKey: { LiveActivityRules.activityIDProblem($0) == nil }) != nil else {
+                    throw Problem.invalidField("cursor", "not a cursor Herald gave")
+                }
                 cursor = text
             case "limit": limit = try PageQuery.limit(text, maximum: Self.maximumPageSize)
             default: throw Problem.invalidField(String(key), "unknown query parameter")
@@ -265,17 +267,6 @@ struct LiveActivityController {
         let type = try context.parameters.require("attributesType")
         if let problem = LiveActivityRules.attributesTypeProblem(type) { throw Problem.invalidField("attributesType", problem) }
         return type
-    }
-}
-
-/// The activity list's cursor: `<microseconds since 1970>.<activity ID>` as Herald wrote it.
-enum ActivityCursor {
-    /// Microseconds of 1970-01-01 to 9999-12-31: what a creation time can be.
-    static let micros: ClosedRange<Int64> = 0...253_402_300_799_999_999
-
-    static func isValid(_ text: String) -> Bool {
-        guard let dot = text.firstIndex(of: "."), let value = Int64(text[..<dot]), micros.contains(value) else { return false }
-        return LiveActivityRules.activityIDProblem(String(text[text.index(after: dot)...])) == nil
     }
 }
 

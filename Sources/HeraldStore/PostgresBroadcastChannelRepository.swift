@@ -116,15 +116,15 @@ public struct PostgresBroadcastChannelRepository: BroadcastChannelRepository {
     {
         try await DatabaseMetrics.measure("channels.list") {
             // Newest first; the cursor is the last row's creation time (microseconds) and ID.
-            let after = PostgresLiveActivityRepository.parseCursor(cursor)
+            let after = cursor.flatMap { NewestFirstCursor($0) }
             let rows = try await client.query(
                 """
                 SELECT \(unescaped: Self.columns) FROM broadcast_channels c
                 WHERE c.app_id = \(appID) AND (\(state?.rawValue)::text IS NULL OR c.state = \(state?.rawValue))
                   AND (\(activityID)::text IS NULL OR c.activity_id = \(activityID))
-                  AND (\(after?.0)::bigint IS NULL
+                  AND (\(after?.microseconds)::bigint IS NULL
                        OR (c.created_at, c.channel_id)
-                          < (timestamptz 'epoch' + \(after?.0 ?? 0) * interval '1 microsecond', \(after?.1 ?? "")))
+                          < (timestamptz 'epoch' + \(after?.microseconds ?? 0) * interval '1 microsecond', \(after?.key ?? "")))
                 ORDER BY c.created_at DESC, c.channel_id DESC
                 LIMIT \(limit + 1)
                 """, logger: logger)
@@ -132,9 +132,7 @@ public struct PostgresBroadcastChannelRepository: BroadcastChannelRepository {
             var next: String?
             if channels.count > limit {
                 channels.removeLast()
-                if let last = channels.last {
-                    next = "\(Int64((last.createdAt.timeIntervalSince1970 * 1_000_000).rounded())).\(last.channelID.value)"
-                }
+                next = channels.last.map { NewestFirstCursor(after: $0.createdAt, key: $0.channelID.value).description }
             }
             return BroadcastChannelPage(channels: channels, nextCursor: next)
         }

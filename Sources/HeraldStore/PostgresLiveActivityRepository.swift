@@ -154,15 +154,15 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         try await DatabaseMetrics.measure("liveActivities.list") {
             // The cursor is the last row's creation time (microseconds) and ID: newest first; none
             // starts at the newest.
-            let after = Self.parseCursor(cursor)
+            let after = cursor.flatMap { NewestFirstCursor($0) }
             let rows = try await client.query(
                 """
                 SELECT \(unescaped: LiveActivityRow.activityColumns), \(unescaped: Self.tokenCount(now: now))
                 FROM live_activities a
                 WHERE a.app_id = \(appID) AND (\(state?.rawValue)::text IS NULL OR a.state = \(state?.rawValue))
-                  AND (\(after?.0)::bigint IS NULL
+                  AND (\(after?.microseconds)::bigint IS NULL
                        OR (a.created_at, a.activity_id)
-                          < (timestamptz 'epoch' + \(after?.0 ?? 0) * interval '1 microsecond', \(after?.1 ?? "")))
+                          < (timestamptz 'epoch' + \(after?.microseconds ?? 0) * interval '1 microsecond', \(after?.key ?? "")))
                 ORDER BY a.created_at DESC, a.activity_id DESC
                 LIMIT \(limit + 1)
                 """, logger: logger)
@@ -170,17 +170,10 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
             var next: String?
             if activities.count > limit {
                 activities.removeLast()
-                if let last = activities.last {
-                    next = "\(Int64((last.createdAt.timeIntervalSince1970 * 1_000_000).rounded())).\(last.activityID)"
-                }
+                next = activities.last.map { NewestFirstCursor(after: $0.createdAt, key: $0.activityID).description }
             }
             return LiveActivityPage(activities: activities, nextCursor: next)
         }
-    }
-
-    static func parseCursor(_ cursor: String?) -> (Int64, String)? {
-        guard let cursor, let dot = cursor.firstIndex(of: "."), let micros = Int64(cursor[..<dot]), micros >= 0 else { return nil }
-        return (micros, String(cursor[cursor.index(after: dot)...]))
     }
 
     public func enqueue(
