@@ -7,10 +7,12 @@ import Testing
 @testable import herald
 
 /// Scheduling a campaign notifies the engines through PostgreSQL (LISTEN/NOTIFY): with a poll
-/// of a minute, a campaign scheduled while the engines wait still starts at once.
+/// of ten minutes, a campaign scheduled while the engines wait still starts at once. (The wait
+/// below is generous, for a machine running the whole suite; without the signal nothing would
+/// happen before the poll.)
 @Suite(.serialized) struct WakeUpTests {
     @Test func schedulingWakesWaitingEnginesWithoutTheirPoll() async throws {
-        try await EngineHarness.with(adjust: { $0.enginePollMilliseconds = 60_000 }) { h in
+        try await EngineHarness.with(adjust: { $0.enginePollMilliseconds = 600_000 }) { h in
             try await h.register(0..<50) { _ in
                 try DeviceRegistration(
                     environment: .production, languages: ["en"],
@@ -20,7 +22,7 @@ import Testing
             let draft = try await h.store.campaigns.create(
                 CampaignDraft(appID: h.app.id, name: "Wake", templateName: "cart-reminder"), actor: "test")
             try await h.withEngines(owners: ["engine-1", "engine-2"]) {
-                // Both engines have polled once, found nothing, listen, and wait a minute for the next poll.
+                // Both engines have polled once, found nothing, listen, and wait ten minutes for the next poll.
                 // (pg_stat_activity spans the cluster: other tests' engines listen there too.)
                 try await h.waitFor("both engines to listen for work", timeout: .seconds(30)) {
                     try await h.store.client.query(
@@ -32,8 +34,15 @@ import Testing
                 }
                 try await Task.sleep(for: .milliseconds(200))
                 _ = try await h.store.campaigns.transition(id: draft.id, event: .schedule, actor: "test")
-                try await h.waitFor("the campaign to complete long before the next poll", timeout: .seconds(30)) {
-                    try await h.campaign(draft.id).state == .completed
+                do {
+                    try await h.waitFor("the campaign to complete long before the next poll", timeout: .seconds(240)) {
+                        try await h.campaign(draft.id).state == .completed
+                    }
+                } catch {
+                    // Which it was: never started (the signal was lost) or started and slow.
+                    let campaign = try await h.campaign(draft.id)
+                    Issue.record("the campaign is \(campaign.state) with \(campaign.counters.accepted) accepted")
+                    throw error
                 }
             }
             #expect(try await h.campaign(draft.id).counters.accepted == 50)
