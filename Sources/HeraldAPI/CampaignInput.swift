@@ -14,7 +14,7 @@ enum CampaignInput {
     ]
     static let audienceFields: Set<String> = [
         "environment", "languages", "attributes", "userIDs", "registeredSince", "registeredBefore", "authorization",
-        "timeZones",
+        "timeZones", "segment",
     ]
     static let audienceAuthorizationFields: Set<String> = [
         "statuses", "allowsAlerts", "badge", "sound", "criticalAlert", "timeSensitive",
@@ -186,7 +186,14 @@ enum CampaignInput {
             try JSONFields.refuseUnknown(
                 authorization, known: audienceAuthorizationFields, prefix: "\(field).authorization")
         }
-        return try JSONFields.decode(AudienceFilter.self, from: value, field: field)
+        // A segment is read by its own rules, each problem named by its JSON path.
+        var segment: Segment?
+        if let json = members["segment"], json != .null { segment = try Segment(json: json, path: "\(field).segment") }
+        var plain = members
+        plain["segment"] = nil
+        var filter = try JSONFields.decode(AudienceFilter.self, from: .object(plain), field: field)
+        filter.segment = segment
+        return filter
     }
 }
 

@@ -45,6 +45,7 @@ struct CampaignResponse: ResponseEncodable {
         audience = campaign.audience
         // Herald's own narrowing for a Live Activity start (its push options say it), not the caller's filter.
         audience.startTokenType = nil
+        audience.segmentTime = nil
         pushOptions = campaign.pushOptions
         sendAt = campaign.sendAt
         rateLimit = campaign.rateLimit

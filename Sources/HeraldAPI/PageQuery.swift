@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 /// The query parameters list routes take: keyset paging, and filters naming one of a set.
 enum PageQuery {
     /// `cursor`: the `nextCursor` of a previous page.

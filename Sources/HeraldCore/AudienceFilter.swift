@@ -31,6 +31,12 @@ public struct AudienceFilter: Codable, Sendable, Hashable {
     /// Devices holding a push-to-start token for this `ActivityAttributes` type. Set from a
     /// `liveactivity` campaign's ``PushOptions/liveActivity``, never given by callers.
     public var startTokenType: String?
+    /// Conditions on attributes, device fields and behaviour, nested (docs/segments.md); they
+    /// must hold besides the fields above.
+    public var segment: Segment?
+    /// The moment a segment's "within N days" counts back from: a campaign's start, so every
+    /// chunk reads the audience it froze. Set by the store, never given by callers; nil: now.
+    public var segmentTime: Date?
 
     public init(
         environment: APNSEnvironment? = nil, languages: [String]? = nil, attributes: [String: AttributeCondition]? = nil,

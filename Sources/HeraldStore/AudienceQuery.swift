@@ -49,6 +49,11 @@ enum AudienceQuery {
             sql.bind(timeZones)
             sql.append("::text[])")
         }
+        if let segment = filter.segment {
+            sql.append(" AND (")
+            try SegmentQuery.append(segment, now: filter.segmentTime ?? Date(), to: &sql)
+            sql.append(") IS TRUE")
+        }
         if let type = filter.startTokenType {
             // A Live Activity start campaign: devices holding a start token of the type.
             sql.append(
@@ -99,7 +104,7 @@ enum AudienceQuery {
         }
     }
 
-    private static func appendAuthorization(
+    static func appendAuthorization(
         _ condition: AudienceFilter.AuthorizationCondition, to sql: inout SQLBuilder
     ) {
         if let statuses = condition.statuses {

@@ -102,7 +102,9 @@ enum CampaignRow {
             localization: try StoreError.decode(
                 try cells[8].decode(String.self), as: Campaign.LocalizationMode.self, column: "campaigns.localization"),
             variables: try CampaignJSON.decode([String: PayloadValue].self, from: try cells[9].decode(String.self)),
-            audience: try audience(try cells[10].decode(String.self), pushOptions: try cells[11].decode(String.self)),
+            audience: try audience(
+                try cells[10].decode(String.self), pushOptions: try cells[11].decode(String.self),
+                startedAt: try cells[19].decode(Date?.self)),
             pushOptions: try CampaignJSON.decode(PushOptions.self, from: try cells[11].decode(String.self)),
             sendAt: try cells[12].decode(Date?.self),
             rateLimit: try cells[13].decode(Int32?.self).map(Int.init),
@@ -167,9 +169,13 @@ enum CampaignRow {
 extension CampaignRow {
     /// The audience a campaign goes to: its filter and, for a Live Activity start, the devices
     /// holding a start token of its attributes type.
-    static func audience(_ audienceJSON: String, pushOptions pushOptionsJSON: String) throws -> AudienceFilter {
+    /// A started campaign's segment counts its windows back from the start.
+    static func audience(_ audienceJSON: String, pushOptions pushOptionsJSON: String, startedAt: Date? = nil) throws
+        -> AudienceFilter
+    {
         var filter = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)
         filter.startTokenType = try CampaignJSON.decode(PushOptions.self, from: pushOptionsJSON).liveActivity?.attributesType
+        filter.segmentTime = startedAt
         return filter
     }
 }

@@ -1,9 +1,0 @@
-import Foundation
-
-/// RFC 3339 times, with or without fractional seconds.
-public enum RFC3339 {
-    public static func parse(_ text: String) -> Date? {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-}
