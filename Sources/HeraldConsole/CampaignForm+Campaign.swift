@@ -68,10 +68,11 @@ extension CampaignForm {
 
     /// What the builder has no input for, kept from the stored campaign so that an edit in the
     /// console never drops a setting made through the API: an absolute expiration, authorization
-    /// statuses and critical or time-sensitive conditions, variants' own push options.
+    /// statuses and critical or time-sensitive conditions, variants' own push options, a segment.
     static func keepingHiddenSettings(of campaign: Campaign, in draft: CampaignDraft) -> CampaignDraft {
         var draft = draft
         if draft.pushOptions.timeToLive == nil { draft.pushOptions.expiration = campaign.pushOptions.expiration }
+        draft.audience.segment = campaign.audience.segment
         if let stored = campaign.audience.authorization {
             var condition = draft.audience.authorization ?? AudienceFilter.AuthorizationCondition()
             condition.statuses = stored.statuses

@@ -189,7 +189,11 @@ extension Console {
         return text
     }
 
-    static func audienceText(_ audience: AudienceFilter) -> String {
+    static func audienceText(_ filter: AudienceFilter) -> String {
+        // The caller's filter (segment included), not Herald's own additions to it.
+        var audience = filter
+        audience.segmentTime = nil
+        audience.startTokenType = nil
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

@@ -36,7 +36,11 @@ import Testing
     }
 
     @Test func editingADraftWithoutChangesKeepsEverySetting() throws {
-        let campaign = Self.campaign()
+        var campaign = Self.campaign()
+        // The builder has no input for a segment yet: an edit keeps it.
+        campaign.audience.segment = .all([
+            .attribute("cartValue", .compare(.gt, .number(50))), .not(.opened(campaign: nil, within: Segment.DayWindow(days: 30))),
+        ])
         var form = CampaignForm(CampaignForm.values(of: campaign, bundleID: "com.example"))
         let parsed = form.draft { $0 == "com.example" ? 7 : nil }
         let draft = CampaignForm.keepingHiddenSettings(of: campaign, in: try #require(parsed, "\(form.errors)"))
