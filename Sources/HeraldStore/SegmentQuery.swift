@@ -75,19 +75,12 @@ enum SegmentQuery {
         case .userID(.exists(let exists)):
             sql.append(exists ? "(user_id IS NOT NULL)" : "(user_id IS NULL)")
         case .received(let campaign, let window):
-            sql.append(
-                "EXISTS (SELECT 1 FROM deliveries d WHERE d.app_id = devices.app_id AND d.device_id = devices.id"
-                    + " AND d.outcome = 'accepted'")
-            appendCampaign(campaign, column: "d.campaign_id", to: &sql)
-            appendWindow(window, column: "d.created_at", now: now, to: &sql)
-            sql.append(")")
+            appendExists(
+                "deliveries d", "d.outcome = 'accepted'", campaign: campaign, time: "d.created_at", window: window, now: now,
+                to: &sql)
         case .opened(let campaign, let window):
-            sql.append(
-                "EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id = devices.id"
-                    + " AND e.kind = 'opened'")
-            appendCampaign(campaign, column: "e.campaign_id", to: &sql)
-            appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
-            sql.append(")")
+            appendExists(
+                "events e", "e.kind = 'opened'", campaign: campaign, time: "e.occurred_at", window: window, now: now, to: &sql)
         case .converted(let event, let minimum, let window):
             sql.append(
                 "EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id = devices.id"
@@ -171,10 +164,22 @@ enum SegmentQuery {
         }
     }
 
-    private static func appendCampaign(_ campaign: UUID?, column: String, to sql: inout SQLBuilder) {
-        guard let campaign else { return }
-        sql.append(" AND \(column) = (SELECT c.id FROM campaigns c WHERE c.public_id = ")
-        sql.bind(campaign)
+    /// A device's rows in `table` (aliased, with `app_id`, `device_id` and `campaign_id`) where
+    /// `condition` holds: of one campaign or any, within the window or ever.
+    private static func appendExists(
+        _ table: String, _ condition: String, campaign: UUID?, time: String, window: Segment.DayWindow?, now: Date,
+        to sql: inout SQLBuilder
+    ) {
+        let alias = table.split(separator: " ").last.map(String.init) ?? table
+        sql.append(
+            "EXISTS (SELECT 1 FROM \(table) WHERE \(alias).app_id = devices.app_id AND \(alias).device_id = devices.id"
+                + " AND \(condition)")
+        if let campaign {
+            sql.append(" AND \(alias).campaign_id = (SELECT c.id FROM campaigns c WHERE c.public_id = ")
+            sql.bind(campaign)
+            sql.append(")")
+        }
+        appendWindow(window, column: time, now: now, to: &sql)
         sql.append(")")
     }
 
