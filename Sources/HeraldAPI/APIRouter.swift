@@ -31,6 +31,8 @@ public struct APIDependencies: Sendable {
     /// Broadcast channels and the broadcasts of updates; without both, no channel routes.
     public var channels: (any BroadcastChannelRepository)?
     public var channelManager: (any ChannelManaging)?
+    /// Saved segments; without it, no segment routes.
+    public var segments: (any SegmentRepository)?
     public var readiness: any ReadinessCheck
     /// Webhook endpoints and their outbox.
     public var webhooks: any WebhookStore
@@ -50,8 +52,10 @@ public struct APIDependencies: Sendable {
         readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String,
         metricsToken: String? = nil, limits: APILimits = APILimits(),
         channels: (any BroadcastChannelRepository)? = nil, channelManager: (any ChannelManaging)? = nil,
+        segments: (any SegmentRepository)? = nil,
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
+        self.segments = segments
         self.channels = channels
         self.channelManager = channelManager
         self.limits = limits
@@ -118,6 +122,9 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
     let liveActivities = LiveActivityController(
         directory: directory, activities: dependencies.liveActivities, updater: dependencies.liveActivityUpdater,
         channels: dependencies.channels)
+    if let segments = dependencies.segments {
+        SegmentController(directory: directory, segments: segments).addRoutes(to: v1.group("apps/:bundleID"))
+    }
     if let channels = dependencies.channels, let manager = dependencies.channelManager {
         ChannelController(directory: directory, channels: channels, manager: manager).addRoutes(to: v1.group("apps/:bundleID"))
     }

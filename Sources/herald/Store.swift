@@ -21,6 +21,7 @@ struct Store: Sendable {
     let liveActivities: PostgresLiveActivityRepository
     let liveActivityWork: PostgresLiveActivityWork
     let channels: PostgresBroadcastChannelRepository
+    let segments: PostgresSegments
     /// The provider tokens shared between instances; nil without `HERALD_SECRET_KEY`.
     let providerTokens: PostgresProviderTokens?
     let users: PostgresConsoleUserRepository
@@ -59,6 +60,7 @@ struct Store: Sendable {
         liveActivities = PostgresLiveActivityRepository(client: client, logger: logger)
         liveActivityWork = PostgresLiveActivityWork(client: client, logger: logger)
         channels = PostgresBroadcastChannelRepository(client: client, logger: logger)
+        segments = PostgresSegments(client: client, logger: logger)
         let pool = client
         providerTokens = vault.map { PostgresProviderTokens(client: pool, vault: $0, logger: logger) }
         users = PostgresConsoleUserRepository(client: client, logger: logger)
