@@ -31,7 +31,7 @@ extension SimulatorRequestValidator {
         let headers = SimulatorRequestHeaders(rawHeaders)
         var context = ChannelContext(headers: headers, certificate: clientCertificate)
         if headers.hasDuplicates { return context.reject(400, .duplicateHeaders) }
-        let parts = (headers.path ?? "").split(separator: "/", omittingEmptySubsequences: false)
+        let parts = context.pathParts
         // "", "1", "apps", bundleID, "channels" | "all-channels"
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "1", parts[2] == "apps", !parts[3].isEmpty,
             parts[4] == "channels" || parts[4] == "all-channels"
@@ -57,8 +57,11 @@ extension SimulatorRequestValidator {
             else { return context.reject(400, .badPayload) }
             operation = .create(bundleID: bundleID, storagePolicy: policy)
         case ("GET", "channels"), ("DELETE", "channels"):
-            guard let given = headers.channelID else { return context.reject(400, .missingChannelID) }
-            guard let channel = BroadcastChannelID(given) else { return context.reject(400, .badChannelID) }
+            let channel: BroadcastChannelID
+            switch context.channel() {
+            case .success(let id): channel = id
+            case .failure(let refusal): return refusal.verdict
+            }
             operation = headers.method == "GET" ? .read(bundleID: bundleID, channel: channel) : .delete(bundleID: bundleID, channel: channel)
         default:
             return context.reject(405, .methodNotAllowed)
@@ -77,14 +80,17 @@ extension SimulatorRequestValidator {
         var context = ChannelContext(headers: headers, certificate: clientCertificate)
         if headers.hasDuplicates { return context.reject(400, .duplicateHeaders) }
         guard headers.method == "POST" else { return context.reject(405, .methodNotAllowed) }
-        let parts = (headers.path ?? "").split(separator: "/", omittingEmptySubsequences: false)
+        let parts = context.pathParts
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "4", parts[2] == "broadcasts", parts[3] == "apps",
             !parts[4].isEmpty
         else { return context.reject(404, .badPath) }
         let bundleID = String(parts[4])
         if let refusal = authenticate(&context, bundleID: bundleID, now: now, cache: &tokenCache) { return refusal }
-        guard let given = headers.channelID else { return context.reject(400, .missingChannelID) }
-        guard let channel = BroadcastChannelID(given) else { return context.reject(400, .badChannelID) }
+        let channel: BroadcastChannelID
+        switch context.channel() {
+        case .success(let id): channel = id
+        case .failure(let refusal): return refusal.verdict
+        }
         guard headers.pushType == PushType.liveactivity.headerValue else { return context.reject(400, .invalidPushType) }
         let priority: Priority
         if let value = headers.priority {
@@ -137,6 +143,24 @@ struct ChannelContext {
         self.headers = headers
         self.certificate = certificate
         requestID = headers.requestID.flatMap { UUID(uuidString: $0) } ?? UUID()
+    }
+
+    /// The request's path split at `/` ("" first for an absolute path).
+    var pathParts: [Substring] {
+        (headers.path ?? "").split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    /// A refusal carried through a `Result`.
+    struct Refused: Error {
+        var verdict: SimulatorVerdict
+    }
+
+    /// The channel `apns-channel-id` names: MissingChannelId without one, BadChannelId when it
+    /// is not base64.
+    func channel() -> Result<BroadcastChannelID, Refused> {
+        guard let given = headers.channelID else { return .failure(Refused(verdict: reject(400, .missingChannelID))) }
+        guard let channel = BroadcastChannelID(given) else { return .failure(Refused(verdict: reject(400, .badChannelID))) }
+        return .success(channel)
     }
 
     func reject(_ status: Int, _ reason: APNSReason) -> SimulatorVerdict {

@@ -172,12 +172,9 @@ extension Problem {
                 status: status == 429 ? .tooManyRequests : .badGateway, slug: "apns-refused", title: "APNs refused the request",
                 detail: "\(error.detail) (APNs reason \(reason))")
         case .unavailable:
-            {
-                var problem = Problem(
-                    status: .serviceUnavailable, slug: "apns-unavailable", title: "APNs unavailable", detail: error.detail)
-                problem.retryAfter = 30
-                return problem
-            }()
+            Problem(
+                status: .serviceUnavailable, slug: "apns-unavailable", title: "APNs unavailable", detail: error.detail,
+                retryAfter: 30)
         }
     }
 }

@@ -32,8 +32,9 @@ public struct Problem: Error, HTTPResponseError, Equatable {
 
     public init(
         status: HTTPResponse.Status, slug: String, title: String, detail: String, field: String? = nil,
-        errors: [FieldError]? = nil
+        errors: [FieldError]? = nil, retryAfter: Int? = nil
     ) {
+        self.retryAfter = retryAfter
         self.status = status
         self.slug = slug
         self.title = title
