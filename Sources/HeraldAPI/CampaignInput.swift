@@ -14,7 +14,7 @@ enum CampaignInput {
     ]
     static let audienceFields: Set<String> = [
         "environment", "languages", "attributes", "userIDs", "registeredSince", "registeredBefore", "authorization",
-        "timeZones", "segment",
+        "timeZones", "segment", "savedSegment",
     ]
     static let audienceAuthorizationFields: Set<String> = [
         "statuses", "allowsAlerts", "badge", "sound", "criticalAlert", "timeSensitive",
@@ -185,6 +185,17 @@ enum CampaignInput {
         if let authorization = try JSONFields.object(members["authorization"], field: "\(field).authorization") {
             try JSONFields.refuseUnknown(
                 authorization, known: audienceAuthorizationFields, prefix: "\(field).authorization")
+        }
+        switch members["savedSegment"] {
+        case nil, .null?, .string?:
+            break
+        case .object(let reference)?:
+            try JSONFields.refuseUnknown(reference, known: ["name", "version"], prefix: "\(field).savedSegment")
+            _ = try JSONFields.requiredString(reference["name"], field: "\(field).savedSegment.name")
+            _ = try JSONFields.int(reference["version"], field: "\(field).savedSegment.version")
+        default:
+            throw Problem.invalidField(
+                "\(field).savedSegment", "must be a saved segment's name, or {\"name\": …, \"version\": N}")
         }
         // A segment is read by its own rules, each problem named by its JSON path.
         var segment: Segment?

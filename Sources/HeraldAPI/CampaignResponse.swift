@@ -46,6 +46,7 @@ struct CampaignResponse: ResponseEncodable {
         // Herald's own narrowing for a Live Activity start (its push options say it), not the caller's filter.
         audience.startTokenType = nil
         audience.segmentTime = nil
+        audience.savedSegmentDefinition = nil
         pushOptions = campaign.pushOptions
         sendAt = campaign.sendAt
         rateLimit = campaign.rateLimit

@@ -193,6 +193,7 @@ extension Console {
         // The caller's filter (segment included), not Herald's own additions to it.
         var audience = filter
         audience.segmentTime = nil
+        audience.savedSegmentDefinition = nil
         audience.startTokenType = nil
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

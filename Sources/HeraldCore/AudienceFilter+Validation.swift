@@ -46,6 +46,9 @@ extension AudienceFilter {
                     ValidationError(field: "timeZones[\(index)]", reason: "not an IANA time zone name (e.g. Europe/Paris)"))
             }
         }
+        if let savedSegment {
+            errors += savedSegment.validate().map { ValidationError(field: "savedSegment.\($0.field)", reason: $0.reason) }
+        }
         return errors
     }
 

@@ -34,6 +34,12 @@ public struct AudienceFilter: Codable, Sendable, Hashable {
     /// Conditions on attributes, device fields and behaviour, nested (docs/segments.md); they
     /// must hold besides the fields above.
     public var segment: Segment?
+    /// A saved segment whose conditions must hold too; its version is pinned when the campaign
+    /// is scheduled.
+    public var savedSegment: SegmentReference?
+    /// The conditions of ``savedSegment``'s version. Set by Herald when it resolves the name (a
+    /// campaign keeps them from its scheduling on), never given by callers.
+    public var savedSegmentDefinition: Segment?
     /// The moment a segment's "within N days" counts back from: a campaign's start, so every
     /// chunk reads the audience it froze. Set by the store, never given by callers; nil: now.
     public var segmentTime: Date?

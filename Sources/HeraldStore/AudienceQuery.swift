@@ -54,6 +54,15 @@ enum AudienceQuery {
             try SegmentQuery.append(segment, now: filter.segmentTime ?? Date(), to: &sql)
             sql.append(") IS TRUE")
         }
+        if let reference = filter.savedSegment {
+            // Resolved by the caller (the API, or scheduling, which pins the version).
+            guard let definition = filter.savedSegmentDefinition else {
+                throw ValidationError(field: "savedSegment", reason: "segment \"\(reference.name)\" was not resolved")
+            }
+            sql.append(" AND (")
+            try SegmentQuery.append(definition, now: filter.segmentTime ?? Date(), to: &sql)
+            sql.append(") IS TRUE")
+        }
         if let type = filter.startTokenType {
             // A Live Activity start campaign: devices holding a start token of the type.
             sql.append(

@@ -32,6 +32,10 @@ enum CampaignLifecycle {
                 throw CampaignError.appDisabled(bundleID: try disabled.decode(String.self))
             }
         }
+        if event == .schedule {
+            try await SavedSegmentResolver.pin(
+                campaignID: id, appID: appID, audienceJSON: audienceJSON, connection: connection, logger: logger)
+        }
         if event == .schedule, let start = try CampaignJSON.decode(PushOptions.self, from: pushOptionsJSON).liveActivity {
             let audience = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)
             try await LiveActivityStarts.prepare(

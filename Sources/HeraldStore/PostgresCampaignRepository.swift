@@ -38,6 +38,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
                     """, logger: logger)
                 guard let row = try await rows.collect().first else { throw StoreError.missingRow }
                 let id = try row.decode(Int64.self)
+                _ = try await SavedSegmentResolver.resolve(
+                    draft.audience, appID: draft.appID, connection: connection, logger: logger)
                 try await CampaignLifecycle.checkTemplateOwners(campaignID: id, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "campaign.create", appID: draft.appID,
@@ -111,6 +113,9 @@ public struct PostgresCampaignRepository: CampaignRepository {
                 var machine = CampaignStateMachine(
                     state: try StoreError.decode(state, as: CampaignState.self, column: "campaigns.state"))
                 _ = try machine.apply(.edit)
+                if let audience = patch.audience {
+                    _ = try await SavedSegmentResolver.resolve(audience, appID: appID, connection: connection, logger: logger)
+                }
                 try await connection.query(
                     """
                     UPDATE campaigns SET
@@ -158,6 +163,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
     public func estimate(appID: Int64, filter: AudienceFilter) async throws -> Int {
         try await DatabaseMetrics.measure("campaigns.estimate") {
             if let error = filter.validate().first { throw error }
+            let filter = try await SavedSegmentResolver.resolve(filter, appID: appID, client: client, logger: logger)
             var sql = SQLBuilder("SELECT count(*) FROM devices WHERE ")
             try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter)
             let rows = try await client.query(sql.query, logger: logger)
@@ -168,6 +174,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
     public func estimateQuickly(appID: Int64, filter: AudienceFilter, budget: Double) async throws -> AudienceEstimate {
         try await DatabaseMetrics.measure("campaigns.estimateQuickly") {
             if let error = filter.validate().first { throw error }
+            let filter = try await SavedSegmentResolver.resolve(filter, appID: appID, client: client, logger: logger)
             do {
                 // The exact count, cut off by PostgreSQL itself when it would take longer.
                 let milliseconds = max(1, Int(budget * 1000))
@@ -201,6 +208,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
         guard !caps.isEmpty else { return 0 }
         return try await DatabaseMetrics.measure("campaigns.estimateOverCap") {
             if let error = filter.validate().first { throw error }
+            let filter = try await SavedSegmentResolver.resolve(filter, appID: appID, client: client, logger: logger)
             // The devices at a cap now, from the sends counted, then those of them the filter takes.
             var sql = SQLBuilder(
                 """
