@@ -33,6 +33,8 @@ public struct APIDependencies: Sendable {
     public var channelManager: (any ChannelManaging)?
     /// Saved segments; without it, no segment routes.
     public var segments: (any SegmentRepository)?
+    /// Recurring campaigns; without it, no series routes.
+    public var series: (any CampaignSeriesRepository)?
     public var readiness: any ReadinessCheck
     /// Webhook endpoints and their outbox.
     public var webhooks: any WebhookStore
@@ -52,10 +54,11 @@ public struct APIDependencies: Sendable {
         readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String,
         metricsToken: String? = nil, limits: APILimits = APILimits(),
         channels: (any BroadcastChannelRepository)? = nil, channelManager: (any ChannelManaging)? = nil,
-        segments: (any SegmentRepository)? = nil,
+        segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
         self.segments = segments
+        self.series = series
         self.channels = channels
         self.channelManager = channelManager
         self.limits = limits
@@ -124,6 +127,9 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
         channels: dependencies.channels)
     if let segments = dependencies.segments {
         SegmentController(directory: directory, segments: segments).addRoutes(to: v1.group("apps/:bundleID"))
+    }
+    if let series = dependencies.series {
+        SeriesController(directory: directory, series: series).addRoutes(to: v1.group("series"))
     }
     if let channels = dependencies.channels, let manager = dependencies.channelManager {
         ChannelController(directory: directory, channels: channels, manager: manager).addRoutes(to: v1.group("apps/:bundleID"))

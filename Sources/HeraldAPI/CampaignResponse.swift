@@ -31,6 +31,13 @@ struct CampaignResponse: ResponseEncodable {
     var updatedAt: Date
     var startedAt: Date?
     var finishedAt: Date?
+    /// The recurring campaign this is a run of.
+    var series: SeriesLinkResponse?
+
+    struct SeriesLinkResponse: Encodable {
+        var id: String
+        var run: Int
+    }
 
     init(_ campaign: Campaign, bundleID: String) {
         id = campaign.publicID.canonicalString
@@ -61,6 +68,7 @@ struct CampaignResponse: ResponseEncodable {
         updatedAt = campaign.updatedAt
         startedAt = campaign.startedAt
         finishedAt = campaign.finishedAt
+        series = campaign.series.map { SeriesLinkResponse(id: $0.id.canonicalString, run: $0.run) }
     }
 }
 

@@ -56,6 +56,18 @@ public struct Campaign: Sendable, Equatable {
     public var updatedAt: Date
     public var startedAt: Date?
     public var finishedAt: Date?
+    /// The recurring campaign this is a run of, and its run number.
+    public var series: SeriesLink?
+
+    public struct SeriesLink: Sendable, Equatable {
+        public var id: UUID
+        public var run: Int
+
+        public init(id: UUID, run: Int) {
+            self.id = id
+            self.run = run
+        }
+    }
 
     public init(
         id: Int64, publicID: UUID, appID: Int64, name: String, notes: String?, state: CampaignState,

@@ -2,7 +2,7 @@ import APNSCore
 import Foundation
 
 /// A new campaign, as `POST /v1/campaigns` gives it (the API resolves the app first).
-public struct CampaignDraft: Sendable, Equatable {
+public struct CampaignDraft: Codable, Sendable, Equatable {
     /// Conversions count for the campaign that reached the device within a day before them.
     public static let defaultAttributionWindow = 86_400
 

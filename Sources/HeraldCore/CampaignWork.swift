@@ -75,9 +75,17 @@ public protocol CampaignWorkQueue: Sendable {
     /// chunk back: the one way the engine fails a campaign. False when the campaign had already
     /// finished (another worker failed it first, or it was cancelled).
     func failCampaign(_ lease: ChunkLease, reason: String, actor: String) async throws -> Bool
+    /// Records up to `limit` runs of active series due by `now`, each in its own transaction
+    /// with its series locked (`FOR UPDATE SKIP LOCKED`, and one row per run number, so
+    /// instances and restarts never start a run twice): a campaign created and scheduled, or
+    /// the run skipped, missed or failed with its reason. Returns the runs recorded.
+    func runDueSeries(limit: Int, actor: String, now: Date) async throws -> [SeriesRun]
 }
 
 extension CampaignWorkQueue {
+    /// No series: a queue without them (a test's) has nothing to run.
+    public func runDueSeries(limit: Int, actor: String, now: Date) async throws -> [SeriesRun] { [] }
+
     /// Due by the server's clock.
     public func startDueCampaigns(limit: Int, actor: String) async throws -> [Campaign] {
         try await startDueCampaigns(limit: limit, actor: actor, now: Date())

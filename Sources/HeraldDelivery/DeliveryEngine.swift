@@ -77,6 +77,13 @@ public final class DeliveryEngine: Service {
                     if removed > 0 { logger.info("deleted \(removed) frequency-cap places past every window") }
                 }
                 let (work, configuration) = (self.work, self.configuration)
+                // Runs of recurring campaigns first: a run due now is scheduled, then started below.
+                let runs = try await draining.unlessSet {
+                    try await work.runDueSeries(limit: 8, actor: configuration.owner, now: configuration.clock())
+                } ?? []
+                for run in runs {
+                    logger.info("series \(run.seriesID) run \(run.run) (\(run.date)): \(run.outcome.rawValue)")
+                }
                 let started = try await draining.unlessSet {
                     try await work.startDueCampaigns(limit: 8, actor: configuration.owner, now: configuration.clock())
                 } ?? []

@@ -12,7 +12,8 @@ enum CampaignRow {
                c.finished_at, k.accepted, k.failed, k.skipped, k.deferred, k.unsent, k.invalidated, k.failed_by_reason,
                c.variants::text, c.holdout_basis_points, c.attribution_window_seconds, k.held_out, v.counts,
                c.local_delivery::text, c.quiet_hours_mode, c.quiet_hours_start, c.quiet_hours_end, z.zones,
-               c.frequency_caps::text
+               c.frequency_caps::text,
+               (SELECT public_id FROM campaign_series WHERE id = c.series_id), c.series_run
         FROM campaigns c
         CROSS JOIN LATERAL (
             SELECT coalesce(sum(accepted), 0)::bigint AS accepted, coalesce(sum(failed), 0)::bigint AS failed,
@@ -123,6 +124,9 @@ enum CampaignRow {
                 try cells[34].decode(String.self), as: QuietHoursMode.self, column: "campaigns.quiet_hours_mode"),
             quietHours: try Self.quietHours(start: cells[35].decode(Int16?.self), end: cells[36].decode(Int16?.self)))
         campaign.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: try cells[38].decode(String.self))
+        if let series = try cells[39].decode(UUID?.self), let run = try cells[40].decode(Int32?.self) {
+            campaign.series = Campaign.SeriesLink(id: series, run: Int(run))
+        }
         return campaign
     }
 

@@ -18,29 +18,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
     public func create(_ draft: CampaignDraft, actor: String) async throws -> Campaign {
         try await DatabaseMetrics.measure("campaigns.create") {
             if let error = draft.validate().first { throw error }
-            let variables = try CampaignJSON.encode(draft.variables)
-            let audience = try CampaignJSON.encode(draft.audience)
-            let pushOptions = try CampaignJSON.encode(draft.pushOptions)
-            let rateLimit = draft.rateLimit.map { Int32(clamping: $0) }
-            let variants = try CampaignJSON.encode(draft.variants)
-            let local = try draft.localDelivery.map { try CampaignJSON.encode($0) }
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign in
-                let rows = try await connection.query(
-                    """
-                    INSERT INTO campaigns (app_id, name, notes, template_name, localization_mode, variables, audience,
-                                           push_options, send_at, rate_limit, variants, holdout_basis_points,
-                                           attribution_window_seconds, local_delivery, quiet_hours_mode)
-                    VALUES (\(draft.appID), \(draft.name), \(draft.notes), \(draft.templateName),
-                            \(draft.localization.rawValue), \(variables)::jsonb, \(audience)::jsonb, \(pushOptions)::jsonb,
-                            \(draft.sendAt), \(rateLimit), \(variants)::jsonb, \(Int32(draft.holdoutBasisPoints)),
-                            \(Int32(draft.attributionWindow)), \(local)::jsonb, \(draft.quietHoursMode.rawValue))
-                    RETURNING id
-                    """, logger: logger)
-                guard let row = try await rows.collect().first else { throw StoreError.missingRow }
-                let id = try row.decode(Int64.self)
-                _ = try await SavedSegmentResolver.resolve(
-                    draft.audience, appID: draft.appID, connection: connection, logger: logger)
-                try await CampaignLifecycle.checkTemplateOwners(campaignID: id, on: connection, logger: logger)
+                let id = try await CampaignInsert.insert(draft, series: nil, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "campaign.create", appID: draft.appID,
                     details: ["campaignID": .int(Int(id)), "name": .string(draft.name)], logger: logger)

@@ -31,7 +31,7 @@ func buildHTTPRouter(
             metricsToken: configuration.metricsToken,
             limits: configuration.apiLimits, channels: store.channels,
             channelManager: senders.map { ChannelManager(channels: store.channels, senders: $0) },
-            segments: store.segments,
+            segments: store.segments, series: store.series,
             classifyError: DatabaseProblems.classify))
     if configuration.consoleEnabled {
         addConsoleRoutes(

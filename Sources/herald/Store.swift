@@ -22,6 +22,7 @@ struct Store: Sendable {
     let liveActivityWork: PostgresLiveActivityWork
     let channels: PostgresBroadcastChannelRepository
     let segments: PostgresSegments
+    let series: PostgresCampaignSeries
     /// The provider tokens shared between instances; nil without `HERALD_SECRET_KEY`.
     let providerTokens: PostgresProviderTokens?
     let users: PostgresConsoleUserRepository
@@ -61,6 +62,7 @@ struct Store: Sendable {
         liveActivityWork = PostgresLiveActivityWork(client: client, logger: logger)
         channels = PostgresBroadcastChannelRepository(client: client, logger: logger)
         segments = PostgresSegments(client: client, logger: logger)
+        series = PostgresCampaignSeries(client: client, logger: logger)
         let pool = client
         providerTokens = vault.map { PostgresProviderTokens(client: pool, vault: $0, logger: logger) }
         users = PostgresConsoleUserRepository(client: client, logger: logger)
