@@ -15,7 +15,7 @@ extension PostgresClient {
             }
         } catch let error as PostgresTransactionError {
             if error.rollbackError == nil, let inner = error.closureError,
-                inner is CampaignError || inner is ValidationError || inner is CampaignWorkError
+                inner is CampaignError || inner is ValidationError || inner is CampaignWorkError || inner is SeriesError
                     || inner is CredentialStateError || inner is SigningKeyVaultError
                     || inner is SecretKeyMismatch
             {
