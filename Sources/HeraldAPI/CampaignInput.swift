@@ -235,3 +235,43 @@ public enum CampaignFile {
 public struct CampaignFileError: Error, CustomStringConvertible {
     public let description: String
 }
+
+/// A series file (`herald series create --file`): the body `POST /v1/series` takes, read by the
+/// same rules.
+public enum SeriesFile {
+    /// The series' name, the campaign each run copies and its schedule, or the first problem.
+    public static func series(
+        json bytes: [UInt8], now: Date, resolveApp: @escaping (String) async throws -> App?
+    ) async throws -> (name: String, blueprint: CampaignDraft, recurrence: Recurrence) {
+        do {
+            guard case .object(let object) = try JSONFields.parse(bytes) else {
+                throw Problem.invalidRequest("the file must hold a JSON object: a series")
+            }
+            try JSONFields.refuseUnknown(object, known: SeriesInput.fields)
+            let bundleID = try JSONFields.requiredString(object["app"], field: "app")
+            guard let app = try await resolveApp(bundleID) else {
+                throw Problem.invalidField("app", "no app has the bundle ID \(bundleID)")
+            }
+            let name = try JSONFields.requiredString(object["name"], field: "name")
+            return (
+                name, try await SeriesInput.blueprint(object["campaign"], app: app, name: name),
+                try SeriesInput.schedule(object["schedule"], now: now)
+            )
+        } catch let problem as Problem {
+            throw CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
+        } catch let error as ValidationError {
+            throw CampaignFileError(description: "\(error.field): \(error.reason)")
+        }
+    }
+
+    /// A segment's JSON form (docs/segments.md), or the first problem with its JSON path.
+    public static func segment(json bytes: [UInt8]) throws -> Segment {
+        do {
+            return try Segment(json: try JSONFields.parse(bytes))
+        } catch let problem as Problem {
+            throw CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
+        } catch let error as ValidationError {
+            throw CampaignFileError(description: "\(error.field): \(error.reason)")
+        }
+    }
+}
