@@ -99,30 +99,47 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         -> [Device]
     {
         try await DatabaseMetrics.measure("work.nextDevices") {
-            var sql = SQLBuilder("SELECT ")
-            AudienceQuery.deviceColumns(filter, into: &sql)
-            sql.append(" FROM devices WHERE ")
-            try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
-            // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
-            // follows the order and checks the bucket inside the index (migration 0005).
-            if let zone = lease.deviceZone {
-                // A zone's chunk: its own index leads with the zone (migration 0007).
-                sql.append(" AND coalesce(time_zone, '') = ")
-                sql.bind(zone)
-            }
-            sql.append(" AND bucket BETWEEN ")
-            sql.bind(Int32(lease.buckets.lowerBound))
-            sql.append(" AND ")
-            sql.bind(Int32(lease.buckets.upperBound))
-            sql.append(" AND id > ")
-            sql.bind(cursor)
-            sql.append(" AND id <= ")
-            sql.bind(lease.audienceBound)
-            sql.append(" ORDER BY id LIMIT ")
-            sql.bind(Int64(max(limit, 1)))
+            let sql = try Self.chunkRead(lease, filter: filter, after: cursor, limit: limit, prefix: "SELECT ")
             let rows = try await client.query(sql.query, logger: logger)
             return try await rows.collect().map(DeviceRow.decode)
         }
+    }
+
+    /// PostgreSQL's plan for one page of a chunk's devices, run (`EXPLAIN (ANALYZE, BUFFERS)`):
+    /// what `herald bench segments` shows to argue the read stays one index range scan.
+    public func explainNextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
+        -> [String]
+    {
+        let sql = try Self.chunkRead(lease, filter: filter, after: cursor, limit: limit, prefix: "EXPLAIN (ANALYZE, BUFFERS) SELECT ")
+        return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(String.self) }
+    }
+
+    /// One page of a chunk's devices in ID order.
+    static func chunkRead(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int, prefix: String) throws
+        -> SQLBuilder
+    {
+        var sql = SQLBuilder(prefix)
+        AudienceQuery.deviceColumns(filter, into: &sql)
+        sql.append(" FROM devices WHERE ")
+        try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
+        // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
+        // follows the order and checks the bucket inside the index (migration 0005).
+        if let zone = lease.deviceZone {
+            // A zone's chunk: its own index leads with the zone (migration 0007).
+            sql.append(" AND coalesce(time_zone, '') = ")
+            sql.bind(zone)
+        }
+        sql.append(" AND bucket BETWEEN ")
+        sql.bind(Int32(lease.buckets.lowerBound))
+        sql.append(" AND ")
+        sql.bind(Int32(lease.buckets.upperBound))
+        sql.append(" AND id > ")
+        sql.bind(cursor)
+        sql.append(" AND id <= ")
+        sql.bind(lease.audienceBound)
+        sql.append(" ORDER BY id LIMIT ")
+        sql.bind(Int64(max(limit, 1)))
+        return sql
     }
 
     @discardableResult

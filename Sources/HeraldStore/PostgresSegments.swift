@@ -162,6 +162,13 @@ public struct PostgresSegments: SegmentRepository {
         }
     }
 
+    /// PostgreSQL's plan for the count, run (`EXPLAIN (ANALYZE, BUFFERS)`), for `herald bench segments`.
+    public func explainCount(appID: Int64, segment: Segment, now: Date) async throws -> [String] {
+        var sql = SQLBuilder("EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM devices WHERE ")
+        try Self.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
+        return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(String.self) }
+    }
+
     /// The app's valid devices for which the segment is true (unknown counts as false).
     static func appendMatch(appID: Int64, segment: Segment, now: Date, to sql: inout SQLBuilder) throws {
         sql.append("app_id = ")
