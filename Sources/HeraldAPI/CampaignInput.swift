@@ -84,18 +84,8 @@ enum CampaignInput {
             }
             patch.quietHoursMode = mode
         }
-        if let value = object["holdoutPercent"], value != .null {
-            let percent: Double
-            switch value {
-            case .int(let number): percent = Double(number)
-            case .double(let number): percent = number
-            default: throw Problem.invalidField("holdoutPercent", "must be a number from 0 to 50")
-            }
-            guard percent.isFinite, (0...50).contains(percent) else {
-                throw Problem.invalidField("holdoutPercent", "must be a number from 0 to 50")
-            }
-            // Kept in basis points: 2.5 % is 250.
-            patch.holdoutBasisPoints = Int((percent * 100).rounded())
+        if let basisPoints = try percent(object["holdoutPercent"], field: "holdoutPercent") {
+            patch.holdoutBasisPoints = basisPoints
         }
         if let hours = try JSONFields.int(object["attributionWindowHours"], field: "attributionWindowHours") {
             guard (1...720).contains(hours) else {
@@ -104,6 +94,21 @@ enum CampaignInput {
             patch.attributionWindow = hours * 3600
         }
         return patch
+    }
+
+    /// A share of 0 to 50 percent, kept in basis points (2.5 % is 250); nil when absent or null.
+    static func percent(_ value: PayloadValue?, field: String) throws -> Int? {
+        guard let value, value != .null else { return nil }
+        let percent: Double
+        switch value {
+        case .int(let number): percent = Double(number)
+        case .double(let number): percent = number
+        default: throw Problem.invalidField(field, "must be a number from 0 to 50")
+        }
+        guard percent.isFinite, (0...50).contains(percent) else {
+            throw Problem.invalidField(field, "must be a number from 0 to 50")
+        }
+        return Int((percent * 100).rounded())
     }
 
     /// `{"mode": "now"}` (or null): at `sendAt`, or at once; `{"mode": "localTime", "date":
@@ -129,8 +134,27 @@ enum CampaignInput {
             return LocalDelivery(
                 date: try JSONFields.requiredString(members["date"], field: "delivery.date"),
                 time: try JSONFields.requiredString(members["time"], field: "delivery.time"), latePolicy: policy)
+        case "bestTime":
+            try JSONFields.refuseUnknown(
+                members, known: ["mode", "date", "time", "windowHours", "bestTimeHoldoutPercent", "latePolicy"],
+                prefix: "delivery")
+            var policy = LocalDelivery.LatePolicy.send
+            if let text = try JSONFields.string(members["latePolicy"], field: "delivery.latePolicy") {
+                guard let parsed = LocalDelivery.LatePolicy(rawValue: text) else {
+                    throw Problem.invalidField("delivery.latePolicy", "must be send or skip")
+                }
+                policy = parsed
+            }
+            guard let hours = try JSONFields.int(members["windowHours"], field: "delivery.windowHours") else {
+                throw Problem.invalidField("delivery.windowHours", "is required: the window's length, 1 to 24 hours")
+            }
+            let holdout = try percent(members["bestTimeHoldoutPercent"], field: "delivery.bestTimeHoldoutPercent") ?? 0
+            return LocalDelivery(
+                date: try JSONFields.requiredString(members["date"], field: "delivery.date"),
+                time: try JSONFields.string(members["time"], field: "delivery.time") ?? "00:00", latePolicy: policy,
+                bestTime: BestTimeWindow(windowHours: hours, holdoutBasisPoints: holdout))
         default:
-            throw Problem.invalidField("delivery.mode", "must be now or localTime")
+            throw Problem.invalidField("delivery.mode", "must be now, localTime or bestTime")
         }
     }
 

@@ -14,6 +14,9 @@ struct CampaignReportResponse: ResponseEncodable {
     var comparisons: [Comparison]
     /// Opens by the language the notification was rendered in.
     var openedByLanguage: [String: Int]
+    /// A best-time campaign with a fixed-time group: the devices sent at their best hour
+    /// (`bestTime`) and at the window's start (`fixedTime`); `comparisons` compares them.
+    var timing: [Line]?
 
     /// A rate with its 95 % Wilson interval; rate and interval are absent for an empty group.
     struct Rate: Encodable {
@@ -90,5 +93,6 @@ struct CampaignReportResponse: ResponseEncodable {
         holdout = report.holdout.map(Line.init)
         comparisons = report.comparisons.map(Comparison.init)
         openedByLanguage = report.openedByLanguage
+        timing = report.timing.isEmpty ? nil : report.timing.map(Line.init)
     }
 }

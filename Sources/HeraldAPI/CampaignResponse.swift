@@ -113,12 +113,16 @@ struct DeliveryResponse: Encodable {
     var date: String?
     var time: String?
     var latePolicy: String?
+    var windowHours: Int?
+    var bestTimeHoldoutPercent: Double?
 
     init(_ local: LocalDelivery?) {
-        mode = local == nil ? "now" : "localTime"
+        mode = local == nil ? "now" : local?.bestTime == nil ? "localTime" : "bestTime"
         date = local?.date
         time = local?.time
         latePolicy = local?.latePolicy.rawValue
+        windowHours = local?.bestTime?.windowHours
+        bestTimeHoldoutPercent = local?.bestTime.map { Double($0.holdoutBasisPoints) / 100 }
     }
 }
 

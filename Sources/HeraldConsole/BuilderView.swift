@@ -32,6 +32,7 @@ struct BuilderView {
             </fieldset>
             <fieldset><legend>Audience</legend>
             <p id="estimate" class="notice" aria-live="polite">Choose an app to see how many devices match.</p>
+            \(field("audience.savedSegment", "Saved segment", text("audience.savedSegment", placeholder: "Lapsed big carts"), hint: "A segment saved for the app (Segments page); scheduling pins its latest version. Empty: none."))
             \(field("audience.languages", "Languages", text("audience.languages", placeholder: "en, de, pt-BR"), hint: "The device's first preferred language; pt matches pt-BR and pt-PT. Empty: every language."))
             \(field("audience.timeZones", "Time zones", text("audience.timeZones", placeholder: "Europe/Paris, America/New_York")))
             \(field("audience.userIDs", "User IDs", text("audience.userIDs", placeholder: "")))
@@ -59,12 +60,18 @@ struct BuilderView {
             \(field("pushOptions.custom", "Custom data", textarea("pushOptions.custom", placeholder: "{\"deepLink\": \"app://sale\"}"), hint: "JSON keys beside aps."))
             </fieldset>
             <fieldset><legend>Schedule</legend>
-            \(field("schedule", "Send", radios("schedule", [("now", "As soon as it is scheduled"), ("at", "At a time"), ("local", "At a local time in each device's zone")], default: "now")))
+            \(field("schedule", "Send", radios("schedule", [("now", "As soon as it is scheduled"), ("at", "At a time"), ("local", "At a local time in each device's zone"), ("best", "At each device's best hour of a window")], default: "now")))
             <div data-schedule="at"\(schedule == "at" ? .empty : " hidden" as HTML)>\(field("sendAt", "Send at (UTC)", input("sendAt", type: "datetime-local")))</div>
             <div data-schedule="local"\(schedule == "local" ? .empty : " hidden" as HTML)><div class="grid2">
             \(field("delivery.date", "Date", input("delivery.date", type: "date")))
             \(field("delivery.time", "Time of day", input("delivery.time", type: "time")))
             \(field("delivery.latePolicy", "Zones already past that time", select("delivery.latePolicy", [("send", "send at once"), ("skip", "skip")])))
+            </div></div>
+            <div data-schedule="best"\(schedule == "best" ? .empty : " hidden" as HTML)><div class="grid2">
+            \(field("bestTime.date", "Date", input("bestTime.date", type: "date")))
+            \(field("bestTime.time", "Window starts at", input("bestTime.time", type: "time"), hint: "In each device's zone; default 00:00."))
+            \(field("bestTime.windowHours", "Window (hours)", input("bestTime.windowHours", type: "number"), hint: "1 to 24: each device gets it at the hour of the window it opens pushes most."))
+            \(field("bestTime.holdoutPercent", "Fixed-time group (%)", input("bestTime.holdoutPercent", type: "number"), hint: "0 to 50 sent at the window's start, to measure the lift."))
             </div></div>
             \(field("quietHours", "The app's quiet hours", select("quietHours", [("hold", "hold until they end"), ("skip", "skip those devices"), ("ignore", "ignore")])))
             \(field("rateLimit", "Rate limit (notifications per second)", input("rateLimit", type: "number"), hint: "Empty: as fast as APNs takes them."))

@@ -16,6 +16,7 @@ extension CampaignForm {
         set("variables", json(campaign.variables))
         let audience = campaign.audience
         set("audience.environment", audience.environment?.rawValue)
+        set("audience.savedSegment", audience.savedSegment?.name)
         set("audience.languages", audience.languages?.joined(separator: ", "))
         set("audience.timeZones", audience.timeZones?.joined(separator: ", "))
         set("audience.userIDs", audience.userIDs?.joined(separator: ", "))
@@ -29,7 +30,15 @@ extension CampaignForm {
         set("audience.authorization.badge", yesNo(audience.authorization?.badge))
         set("audience.authorization.sound", yesNo(audience.authorization?.sound))
         setOptions(campaign.pushOptions, prefix: "pushOptions", into: &form)
-        if let local = campaign.localDelivery {
+        if let local = campaign.localDelivery, let window = local.bestTime {
+            set("schedule", "best")
+            set("bestTime.date", local.date)
+            set("bestTime.time", local.time)
+            set("bestTime.windowHours", String(window.windowHours))
+            if window.holdoutBasisPoints > 0 {
+                set("bestTime.holdoutPercent", String(format: "%g", Double(window.holdoutBasisPoints) / 100))
+            }
+        } else if let local = campaign.localDelivery {
             set("schedule", "local")
             set("delivery.date", local.date)
             set("delivery.time", local.time)
@@ -68,11 +77,15 @@ extension CampaignForm {
 
     /// What the builder has no input for, kept from the stored campaign so that an edit in the
     /// console never drops a setting made through the API: an absolute expiration, authorization
-    /// statuses and critical or time-sensitive conditions, variants' own push options, a segment.
+    /// statuses and critical or time-sensitive conditions, variants' own push options, a segment, a saved segment's version.
     static func keepingHiddenSettings(of campaign: Campaign, in draft: CampaignDraft) -> CampaignDraft {
         var draft = draft
         if draft.pushOptions.timeToLive == nil { draft.pushOptions.expiration = campaign.pushOptions.expiration }
         draft.audience.segment = campaign.audience.segment
+        if let kept = campaign.audience.savedSegment, draft.audience.savedSegment?.name == kept.name {
+            // The builder names a segment; a version given through the API stays.
+            draft.audience.savedSegment = kept
+        }
         if let stored = campaign.audience.authorization {
             var condition = draft.audience.authorization ?? AudienceFilter.AuthorizationCondition()
             condition.statuses = stored.statuses

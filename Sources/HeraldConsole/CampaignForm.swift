@@ -43,7 +43,18 @@ struct CampaignForm {
             } else {
                 fail("delivery.date", "give the date and the time of day to deliver at")
             }
-        default: fail("schedule", "must be now, at a time, or at a local time")
+        case "best":
+            if let date = form["bestTime.date"] {
+                let window = integer("bestTime.windowHours")
+                if window == nil { fail("bestTime.windowHours", "give the window's length, 1 to 24 hours") }
+                draft.localDelivery = LocalDelivery(
+                    date: date, time: form["bestTime.time"] ?? "00:00", latePolicy: .send,
+                    bestTime: BestTimeWindow(
+                        windowHours: window ?? 0, holdoutBasisPoints: percentBasisPoints("bestTime.holdoutPercent") ?? 0))
+            } else {
+                fail("bestTime.date", "give the date whose window to deliver in")
+            }
+        default: fail("schedule", "must be now, at a time, at a local time or at each device's best hour")
         }
         if let mode = form["quietHours"] {
             if let parsed = QuietHoursMode(rawValue: mode) { draft.quietHoursMode = parsed } else { fail("quietHours", "must be hold, skip or ignore") }
@@ -66,6 +77,9 @@ struct CampaignForm {
             if let environment = APNSEnvironment(rawValue: text) { audience.environment = environment } else {
                 fail("audience.environment", "must be sandbox or production")
             }
+        }
+        if let name = form["audience.savedSegment"] {
+            audience.savedSegment = SegmentReference(name: name)
         }
         audience.languages = list("audience.languages")
         audience.timeZones = list("audience.timeZones")

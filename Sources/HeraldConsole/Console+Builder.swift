@@ -49,7 +49,13 @@ extension Console {
             return ConsolePage.response("<span class=\"error\">\(first.field): \(first.reason)</span>")
         }
         // A live figure must come back while the person types: a sample when counting is slow.
-        let estimate = try await dependencies.campaigns.estimateQuickly(appID: app.id, filter: audience, budget: 0.03)
+        let estimate: AudienceEstimate
+        do {
+            estimate = try await dependencies.campaigns.estimateQuickly(appID: app.id, filter: audience, budget: 0.03)
+        } catch let error as ValidationError {
+            // A saved segment the app does not have.
+            return ConsolePage.response("<span class=\"error\">\(error.field): \(error.reason)</span>")
+        }
         let overCap = app.frequencyCaps.isEmpty
             ? 0 : try await dependencies.campaigns.estimateOverCap(appID: app.id, filter: audience, caps: app.frequencyCaps)
         let count = ConsoleFormat.count(estimate.devices)

@@ -50,6 +50,9 @@ public struct ConsoleDependencies: Sendable {
     public var liveActivityUpdater: any LiveActivityUpdating
     /// Broadcast channels, listed beside the activities.
     public var channels: (any BroadcastChannelRepository)?
+    /// Saved segments and recurring campaigns; without them, no such pages.
+    public var segments: (any SegmentRepository)?
+    public var series: (any CampaignSeriesRepository)?
     public var users: any ConsoleUserRepository
     public var sessions: any ConsoleSessionRepository
     public var settings: ConsoleSettings
@@ -62,9 +65,12 @@ public struct ConsoleDependencies: Sendable {
         sender: any DirectSending, liveActivities: any LiveActivityRepository, liveActivityUpdater: any LiveActivityUpdating,
         users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
         settings: ConsoleSettings = ConsoleSettings(), channels: (any BroadcastChannelRepository)? = nil,
+        segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
         classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
         self.channels = channels
+        self.segments = segments
+        self.series = series
         self.classifyError = classifyError
         self.liveActivities = liveActivities
         self.liveActivityUpdater = liveActivityUpdater

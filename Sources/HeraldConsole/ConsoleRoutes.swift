@@ -55,6 +55,28 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
     group.post("campaigns/:id/test") { request, context in
         try await console.testSend(request, id: try context.parameters.require("id"))
     }
+    group.get("segments") { request, _ in try await console.segmentsPage(request) }
+    group.post("segments") { request, _ in try await console.segmentCreate(request) }
+    group.post("segments/evaluate") { request, _ in try await console.segmentEvaluate(request) }
+    group.get("segments/:app/:name") { request, context in
+        let (app, name) = try Console.segmentPath(context.parameters)
+        return try await console.segmentPage(request, bundleID: app, name: name)
+    }
+    group.post("segments/:app/:name") { request, context in
+        let (app, name) = try Console.segmentPath(context.parameters)
+        return try await console.segmentUpdate(request, bundleID: app, name: name)
+    }
+    group.post("segments/:app/:name/archive") { request, context in
+        let (app, name) = try Console.segmentPath(context.parameters)
+        return try await console.segmentArchive(request, bundleID: app, name: name)
+    }
+    group.get("series") { request, _ in try await console.seriesListPage(request) }
+    group.get("series/:id") { request, context in try await console.seriesPage(request, id: try context.parameters.require("id")) }
+    for event in CampaignSeries.Event.allCases {
+        group.post("series/:id/\(event.rawValue)") { request, context in
+            try await console.seriesTransition(request, id: try context.parameters.require("id"), event: event)
+        }
+    }
     group.get("templates") { request, _ in try await console.templatesPage(request) }
     group.get("templates/:name") { request, context in
         try await console.templatePage(request, name: try context.parameters.require("name"))

@@ -1,8 +1,10 @@
 /// The console's script: live sections that refresh themselves, confirmations, the builder's
-/// live estimate and its schedule choices. Plain JavaScript, no framework; every page works
+/// live estimate and its schedule choices, the segment builder (ConsoleScript+Segments). Plain JavaScript, no framework; every page works
 /// without it, only less live.
 enum ConsoleScript {
-    static let text = #"""
+    static let text = base + segmentBuilder
+
+    static let base = #"""
 "use strict";
 (function () {
   var csrf = document.querySelector('meta[name="csrf-token"]');

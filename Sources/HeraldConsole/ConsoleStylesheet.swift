@@ -69,6 +69,16 @@ pre.diff .same { color: var(--muted); display: block; }
 details summary { cursor: pointer; font-weight: 600; margin: .4rem 0; }
 .login { max-width: 380px; margin: 3rem auto; }
 .pager { margin: .8rem 0; display: flex; gap: 1rem; }
+.segment-builder { margin: .3rem 0 .6rem; }
+.segment-group { border: 1px solid var(--line, #d9dde3); border-left: 4px solid var(--accent); border-radius: 4px; padding: .5rem .6rem; margin: .4rem 0; }
+.segment-group .segment-group { background: rgba(0, 0, 0, .02); }
+.segment-head, .segment-add, .segment-condition { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: .3rem 0; }
+.segment-condition input { width: auto; min-width: 8rem; flex: 1 1 8rem; }
+.segment-condition select, .segment-head select, .segment-add select { width: auto; }
+.segment-kind { font-weight: 600; min-width: 8rem; }
+.notice.error { border-color: var(--bad); background: #fbe3e1; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
+dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
 @media (max-width: 640px) {
   main { padding: .8rem; } form.who { margin-left: 0; width: 100%; }
   th, td { padding: .35rem .4rem; } .hide-narrow { display: none; }

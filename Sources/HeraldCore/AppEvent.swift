@@ -152,6 +152,29 @@ public struct CampaignEventTotals: Sendable, Hashable {
     public var groups: [Group]
     /// Opens by the language the notification was rendered in.
     public var openedByLanguage: [String: Int]
+    /// A best-time campaign with a fixed-time group: each group's ledger and events.
+    public var bestTime: TimingGroup?
+    public var fixedTime: TimingGroup?
+
+    /// The devices sent at their best hour, or at the window's start: how many were assigned
+    /// (not held out), accepted, and their opens and conversions.
+    public struct TimingGroup: Sendable, Hashable {
+        public var assigned: Int
+        public var sent: Int
+        public var opened: Int
+        public var conversions: Int
+        public var convertedDevices: Int
+        public var value: Double
+
+        public init(assigned: Int, sent: Int, opened: Int, conversions: Int, convertedDevices: Int, value: Double) {
+            self.assigned = assigned
+            self.sent = sent
+            self.opened = opened
+            self.conversions = conversions
+            self.convertedDevices = convertedDevices
+            self.value = value
+        }
+    }
 
     public init(groups: [Group] = [], openedByLanguage: [String: Int] = [:]) {
         self.groups = groups

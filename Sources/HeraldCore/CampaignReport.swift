@@ -48,6 +48,10 @@ public struct CampaignReport: Sendable, Hashable {
     /// conversion rates). Comparisons with an empty group are left out.
     public var comparisons: [Comparison]
     public var openedByLanguage: [String: Int]
+    /// A best-time campaign with a fixed-time group: `bestTime` and `fixedTime`, side by side.
+    public var timing: [Line]
+    public static let bestTimeName = "bestTime"
+    public static let fixedTimeName = "fixedTime"
 
     public init(campaign: Campaign, events: CampaignEventTotals) {
         let counters = campaign.counters
@@ -84,6 +88,26 @@ public struct CampaignReport: Sendable, Hashable {
                 }
             }
         }
+        var timing = [Line]()
+        for (name, group) in [(Self.bestTimeName, events.bestTime), (Self.fixedTimeName, events.fixedTime)] {
+            guard let group else { continue }
+            timing.append(
+                Line(
+                    name: name, weight: nil, assigned: group.assigned, sent: group.sent,
+                    opened: Proportion(count: group.opened, total: group.sent), conversions: group.conversions,
+                    converted: Proportion(count: group.convertedDevices, total: group.assigned), value: group.value))
+        }
+        if timing.count == 2 {
+            // The lift of sending at each device's best hour over sending at the window's start.
+            let (best, fixed) = (timing[0], timing[1])
+            if let a = best.opened, let b = fixed.opened, let result = ProportionComparison(a, b) {
+                comparisons.append(Comparison(metric: .openRate, a: best.name, b: fixed.name, result: result))
+            }
+            if let result = ProportionComparison(best.converted, fixed.converted) {
+                comparisons.append(Comparison(metric: .conversionRate, a: best.name, b: fixed.name, result: result))
+            }
+        }
+        self.timing = timing
         self.comparisons = comparisons
         openedByLanguage = events.openedByLanguage
     }

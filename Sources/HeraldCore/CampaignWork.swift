@@ -134,6 +134,8 @@ public struct ChunkLease: Sendable, Hashable {
     /// Token errors then drop the start token instead of invalidating the device, and each
     /// accepted start is recorded under the campaign's activity.
     public var startTokenType: String?
+    /// A best-time chunk: its devices are those sent at this hour after the window's start.
+    public var sendSlot: BestTimeSlot?
 
     public init(
         campaignID: Int64, appID: Int64, chunk: Int, buckets: ClosedRange<Int>, cursor: Int64, inFlightTo: Int64?,
@@ -153,6 +155,20 @@ public struct ChunkLease: Sendable, Hashable {
         self.deviceZone = deviceZone
         self.timeZone = timeZone
         self.skipReason = skipReason
+    }
+}
+
+/// Which devices a best-time chunk holds: those whose hour is `offset` after the window's start
+/// (the fixed-time group's is 0; devices without an hour of their own have `defaultOffset`).
+public struct BestTimeSlot: Sendable, Hashable {
+    public var offset: Int
+    public var defaultOffset: Int
+    public var holdoutBasisPoints: Int
+
+    public init(offset: Int, defaultOffset: Int, holdoutBasisPoints: Int) {
+        self.offset = offset
+        self.defaultOffset = defaultOffset
+        self.holdoutBasisPoints = holdoutBasisPoints
     }
 }
 

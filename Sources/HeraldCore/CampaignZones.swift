@@ -20,6 +20,8 @@ public enum CampaignZones {
         public var size: Int
         /// Set when the chunk's devices are recorded skipped, unsent.
         public var skipReason: String?
+        /// A best-time chunk's hour after the window's start.
+        public var sendOffset: Int?
     }
 
     /// The name of the zone a device's clock is read in: its own, or the app's default, or UTC.
@@ -31,8 +33,10 @@ public enum CampaignZones {
     /// The chunks of an audience counted per zone and bucket (`counts[zone][bucket]`, 256
     /// buckets), for a local-time moment (nil: at once, as under quiet hours only) of a
     /// campaign scheduled at `scheduledAt`.
+    /// For best time, `sendOffset` hours after the window's start (the local moment).
     public static func chunks(
-        counts: [String: [Int]], localDelivery: LocalDelivery?, scheduledAt: Date, defaultTimeZone: String?
+        counts: [String: [Int]], localDelivery: LocalDelivery?, scheduledAt: Date, defaultTimeZone: String?,
+        sendOffset: Int? = nil
     ) -> [Chunk] {
         var chunks = [Chunk]()
         for zone in counts.keys.sorted() {
@@ -41,6 +45,7 @@ public enum CampaignZones {
             guard total > 0 else { continue }
             let timeZone = effectiveZone(zone, defaultTimeZone: defaultTimeZone)
             var notBefore = localDelivery.flatMap { local in TimeZone(identifier: timeZone).flatMap { local.instant(in: $0) } }
+                .map { $0.addingTimeInterval(Double(sendOffset ?? 0) * 3600) }
             var skipReason: String?
             if let moment = notBefore, moment < scheduledAt {
                 // Its moment had passed when the campaign was scheduled.
@@ -57,7 +62,7 @@ public enum CampaignZones {
                 chunks.append(
                     Chunk(
                         deviceZone: zone, timeZone: timeZone, buckets: range, notBefore: notBefore, size: size,
-                        skipReason: skipReason))
+                        skipReason: skipReason, sendOffset: sendOffset))
             }
         }
         return chunks

@@ -24,11 +24,15 @@ public struct LocalDelivery: Codable, Sendable, Hashable {
     /// `HH:MM`, 24-hour.
     public var time: String
     public var latePolicy: LatePolicy
+    /// Set for best-time delivery: `time` starts a window in which each device gets the
+    /// campaign at its own best hour (``BestTimeWindow``).
+    public var bestTime: BestTimeWindow?
 
-    public init(date: String, time: String, latePolicy: LatePolicy = .send) {
+    public init(date: String, time: String, latePolicy: LatePolicy = .send, bestTime: BestTimeWindow? = nil) {
         self.date = date
         self.time = time
         self.latePolicy = latePolicy
+        self.bestTime = bestTime
     }
 
     /// The wall-clock parts, or nil when `date` or `time` is not a real one.
@@ -88,12 +92,12 @@ public struct LocalDelivery: Codable, Sendable, Hashable {
         if let earliest, earliest.timeIntervalSince(now) > Self.maximumLead {
             return [ValidationError(field: "date", reason: "is more than two years ahead")]
         }
-        return []
+        return bestTime?.validate() ?? []
     }
 
     /// When scheduled at `now`: nil when usable; else why not (the moment has passed in every zone).
     public func checkSchedulable(now: Date) -> ValidationError? {
-        if let latest, latest < now {
+        if let latest, latest.addingTimeInterval(Double(max((bestTime?.windowHours ?? 1) - 1, 0)) * 3600) < now {
             return ValidationError(field: "delivery.date", reason: "\(date) \(time) has passed in every time zone")
         }
         return nil

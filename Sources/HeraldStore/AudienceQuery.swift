@@ -50,9 +50,11 @@ enum AudienceQuery {
             sql.append("::text[])")
         }
         if let segment = filter.segment {
+            // Plain conjuncts, not `(…) IS TRUE`: WHERE drops unknown as it drops false, and the
+            // planner can then use an index for any top-level condition (migration 0026).
             sql.append(" AND (")
             try SegmentQuery.append(segment, now: filter.segmentTime ?? Date(), to: &sql)
-            sql.append(") IS TRUE")
+            sql.append(")")
         }
         if let reference = filter.savedSegment {
             // Resolved by the caller (the API, or scheduling, which pins the version).
@@ -61,7 +63,7 @@ enum AudienceQuery {
             }
             sql.append(" AND (")
             try SegmentQuery.append(definition, now: filter.segmentTime ?? Date(), to: &sql)
-            sql.append(") IS TRUE")
+            sql.append(")")
         }
         if let type = filter.startTokenType {
             // A Live Activity start campaign: devices holding a start token of the type.

@@ -31,24 +31,43 @@ struct Zoning {
         return zoning.localDelivery == nil && zoning.quietHours == nil ? nil : zoning
     }
 
-    /// Counts the audience per zone and bucket and writes its chunks.
+    /// Counts the audience per zone and bucket (and, for best time, per hour of the window,
+    /// once each device's hour is learned) and writes its chunks.
     func createChunks(
         campaignID: Int64, appID: Int64, filter: AudienceFilter, bound: Int64, on connection: PostgresConnection,
         logger: Logger
     ) async throws {
-        var query = SQLBuilder("SELECT coalesce(time_zone, ''), bucket::integer, count(*) FROM devices WHERE ")
+        var slot: BestTimeSlot?
+        if let local = localDelivery, let window = local.bestTime {
+            let startHour = (QuietHours.minutes(local.time) ?? 0) / 60
+            let fallback = try await BestTimeQuery.learn(
+                campaignID: campaignID, appID: appID, window: window, startHour: startHour, defaultTimeZone: defaultTimeZone,
+                now: Date(), on: connection, logger: logger)
+            slot = BestTimeSlot(offset: 0, defaultOffset: fallback, holdoutBasisPoints: window.holdoutBasisPoints)
+        }
+        var query = SQLBuilder("SELECT coalesce(time_zone, ''), bucket::integer, ")
+        if let slot {
+            BestTimeQuery.appendOffset(campaignID: campaignID, slot: slot, to: &query)
+        } else {
+            query.append("0")
+        }
+        query.append(", count(*) FROM devices WHERE ")
         try AudienceQuery.appendConditions(to: &query, appID: appID, filter: filter)
         query.append(" AND id <= ")
         query.bind(bound)
-        query.append(" GROUP BY 1, 2")
-        var counts = [String: [Int]]()
-        for try await (zone, bucket, count) in try await connection.query(query.query, logger: logger)
-            .decode((String, Int32, Int64).self)
+        query.append(" GROUP BY 1, 2, 3")
+        var counts = [Int: [String: [Int]]]()
+        for try await (zone, bucket, offset, count) in try await connection.query(query.query, logger: logger)
+            .decode((String, Int32, Int32, Int64).self)
         {
-            counts[zone, default: Array(repeating: 0, count: DeviceBucket.count)][Int(bucket)] = Int(count)
+            counts[Int(offset), default: [:]][zone, default: Array(repeating: 0, count: DeviceBucket.count)][Int(bucket)] =
+                Int(count)
         }
-        let chunks = CampaignZones.chunks(
-            counts: counts, localDelivery: localDelivery, scheduledAt: scheduledAt, defaultTimeZone: defaultTimeZone)
+        let chunks = counts.keys.sorted().flatMap { offset in
+            CampaignZones.chunks(
+                counts: counts[offset] ?? [:], localDelivery: localDelivery, scheduledAt: scheduledAt,
+                defaultTimeZone: defaultTimeZone, sendOffset: slot == nil ? nil : offset)
+        }
         guard !chunks.isEmpty else { return }
         let numbers = chunks.indices.map { Int32($0) }
         let froms = chunks.map { Int32($0.buckets.lowerBound) }
@@ -59,15 +78,18 @@ struct Zoning {
         let notBefore = chunks.map { $0.notBefore ?? Date(timeIntervalSince1970: 0) }
         let sizes = chunks.map { Int64($0.size) }
         let skips = chunks.map { $0.skipReason ?? "" }
+        // -1 stands for "not a best-time chunk".
+        let offsets = chunks.map { Int32($0.sendOffset ?? -1) }
         try await connection.query(
             """
             INSERT INTO campaign_chunks (app_id, campaign_id, chunk, bucket_from, bucket_to, device_zone, time_zone,
-                                         not_before, size, skip_reason)
+                                         not_before, size, skip_reason, send_offset)
             SELECT \(appID), \(campaignID), t.chunk, t.bucket_from, t.bucket_to, t.device_zone, t.time_zone,
-                   NULLIF(t.not_before, 'epoch'), t.size, NULLIF(t.skip_reason, '')
+                   NULLIF(t.not_before, 'epoch'), t.size, NULLIF(t.skip_reason, ''), NULLIF(t.send_offset, -1)
             FROM unnest(\(numbers)::integer[], \(froms)::integer[], \(tos)::integer[], \(deviceZones)::text[],
-                        \(zones)::text[], \(notBefore)::timestamptz[], \(sizes)::bigint[], \(skips)::text[])
-                AS t(chunk, bucket_from, bucket_to, device_zone, time_zone, not_before, size, skip_reason)
+                        \(zones)::text[], \(notBefore)::timestamptz[], \(sizes)::bigint[], \(skips)::text[],
+                        \(offsets)::integer[])
+                AS t(chunk, bucket_from, bucket_to, device_zone, time_zone, not_before, size, skip_reason, send_offset)
             """, logger: logger)
     }
 }

@@ -50,7 +50,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             let rows = try await client.query(
                 """
                 WITH candidate AS (
-                    SELECT k.app_id, k.campaign_id, k.chunk, c.audience_bound
+                    SELECT k.app_id, k.campaign_id, k.chunk, c.audience_bound, c.best_time_default_offset,
+                           coalesce((c.local_delivery->'bestTime'->>'holdoutBasisPoints')::integer, 0) AS best_time_holdout
                     FROM campaign_chunks k JOIN campaigns c ON c.id = k.campaign_id
                     WHERE k.state = 'pending' AND c.state = 'running'
                       AND (k.lease_expires_at IS NULL OR k.lease_expires_at < now())
@@ -67,7 +68,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                 WHERE k.app_id = candidate.app_id AND k.campaign_id = candidate.campaign_id AND k.chunk = candidate.chunk
                 RETURNING k.campaign_id, k.app_id, k.chunk, k.bucket_from, k.bucket_to, k.cursor, k.in_flight_to,
                           coalesce(candidate.audience_bound, 0), k.lease_owner, k.lease_token, k.lease_expires_at,
-                          k.device_zone, k.time_zone, k.skip_reason
+                          k.device_zone, k.time_zone, k.skip_reason, k.send_offset, candidate.best_time_default_offset,
+                          candidate.best_time_holdout
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
             let (campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt, deviceZone,
@@ -75,10 +77,17 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                 try row.decode(
                     (Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date, String?, String?, String?)
                         .self)
-            return ChunkLease(
+            var lease = ChunkLease(
                 campaignID: campaignID, appID: appID, chunk: Int(chunk), buckets: Int(from)...Int(to), cursor: cursor,
                 inFlightTo: inFlightTo, audienceBound: bound, owner: leaseOwner, token: token, expiresAt: expiresAt,
                 deviceZone: deviceZone, timeZone: timeZone, skipReason: skipReason)
+            let cells = row.makeRandomAccess()
+            if let offset = try cells[14].decode(Int16?.self) {
+                lease.sendSlot = BestTimeSlot(
+                    offset: Int(offset), defaultOffset: Int(try cells[15].decode(Int16?.self) ?? 0),
+                    holdoutBasisPoints: Int(try cells[16].decode(Int32.self)))
+            }
+            return lease
         }
     }
 
@@ -128,6 +137,13 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             // A zone's chunk: its own index leads with the zone (migration 0007).
             sql.append(" AND coalesce(time_zone, '') = ")
             sql.bind(zone)
+        }
+        if let slot = lease.sendSlot {
+            // A best-time chunk: the devices of its hour.
+            sql.append(" AND ")
+            BestTimeQuery.appendOffset(campaignID: lease.campaignID, slot: slot, to: &sql)
+            sql.append(" = ")
+            sql.bind(Int32(slot.offset))
         }
         sql.append(" AND bucket BETWEEN ")
         sql.bind(Int32(lease.buckets.lowerBound))

@@ -234,8 +234,46 @@ public struct PostgresEventRepository: EventRepository {
                 """, logger: logger)
             var opened = [String: Int]()
             for try await (language, count) in languages.decode((String, Int64).self) { opened[language] = Int(count) }
-            return CampaignEventTotals(
-                groups: groups.keys.sorted().compactMap { groups[$0] }, openedByLanguage: opened)
+            var totals = CampaignEventTotals(groups: groups.keys.sorted().compactMap { groups[$0] }, openedByLanguage: opened)
+            // Best time with a fixed-time group: the groups are found again by the same hash.
+            let timing = try await client.query(
+                """
+                WITH c AS (
+                    SELECT id, app_id, (local_delivery->'bestTime'->>'holdoutBasisPoints')::bigint AS bp FROM campaigns
+                    WHERE id = \(campaignID) AND (local_delivery->'bestTime'->>'holdoutBasisPoints')::bigint > 0
+                ), ev AS (
+                    SELECT e.device_id, count(*) FILTER (WHERE e.kind = 'opened') AS opened,
+                           count(*) FILTER (WHERE e.kind = 'converted') AS conversions,
+                           coalesce(sum(e.value) FILTER (WHERE e.kind = 'converted'), 0) AS value
+                    FROM events e JOIN c ON e.campaign_id = c.id
+                    WHERE e.variant IS NOT NULL AND e.device_id IS NOT NULL
+                    GROUP BY e.device_id
+                )
+                SELECT ((hashint8extended(d.device_id, c.id) & 9223372036854775807) % 10000 < c.bp) AS fixed, count(*),
+                       count(*) FILTER (WHERE d.outcome = 'accepted'), coalesce(sum(ev.opened), 0)::bigint,
+                       coalesce(sum(ev.conversions), 0)::bigint, count(*) FILTER (WHERE ev.conversions > 0),
+                       coalesce(sum(ev.value), 0)::float8
+                FROM c JOIN deliveries d ON d.app_id = c.app_id AND d.campaign_id = c.id
+                LEFT JOIN ev ON ev.device_id = d.device_id
+                WHERE d.outcome <> 'heldOut'
+                GROUP BY 1
+                """, logger: logger)
+            var hasTiming = false
+            for try await (fixed, assigned, sent, opens, conversions, converted, value) in timing.decode(
+                (Bool, Int64, Int64, Int64, Int64, Int64, Double).self)
+            {
+                hasTiming = true
+                let group = CampaignEventTotals.TimingGroup(
+                    assigned: Int(assigned), sent: Int(sent), opened: Int(opens), conversions: Int(conversions),
+                    convertedDevices: Int(converted), value: value)
+                if fixed { totals.fixedTime = group } else { totals.bestTime = group }
+            }
+            if hasTiming {
+                let empty = CampaignEventTotals.TimingGroup(assigned: 0, sent: 0, opened: 0, conversions: 0, convertedDevices: 0, value: 0)
+                totals.bestTime = totals.bestTime ?? empty
+                totals.fixedTime = totals.fixedTime ?? empty
+            }
+            return totals
         }
     }
 }

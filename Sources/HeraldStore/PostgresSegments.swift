@@ -175,7 +175,7 @@ public struct PostgresSegments: SegmentRepository {
         sql.bind(appID)
         sql.append(" AND invalidated_at IS NULL AND (")
         try SegmentQuery.append(segment, now: now, to: &sql)
-        sql.append(") IS TRUE")
+        sql.append(")")
     }
 
     private static func fetch(appID: Int64, id: Int64, version: Int?, on connection: PostgresConnection, logger: Logger)

@@ -35,13 +35,14 @@ enum SegmentQuery {
                 sql.bind(tag.value)
                 sql.append(")")
             } else if bare {
-                sql.append("EXISTS (SELECT 1 FROM unnest(languages) AS l(tag) WHERE split_part(l.tag, '-', 1) = ")
+                // GIN-indexed over valid devices (migration 0026).
+                sql.append("(herald_primary_languages(languages) @> ARRAY[")
                 sql.bind(tag.value)
-                sql.append(")")
+                sql.append("]::text[])")
             } else {
-                sql.append("(")
+                sql.append("(languages @> ARRAY[")
                 sql.bind(tag.value)
-                sql.append(" = ANY(languages))")
+                sql.append("]::text[])")
             }
         case .timeZone(let names):
             sql.append("(time_zone = ANY(")
