@@ -277,6 +277,7 @@ public enum SeriesFile {
                 throw Problem.invalidField("app", "no app has the bundle ID \(bundleID)")
             }
             let name = try JSONFields.requiredString(object["name"], field: "name")
+            if let problem = CampaignSeries.nameProblem(name) { throw Problem.invalidField("name", problem) }
             return (
                 name, try await SeriesInput.blueprint(object["campaign"], app: app, name: name),
                 try SeriesInput.schedule(object["schedule"], now: now)

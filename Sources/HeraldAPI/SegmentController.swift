@@ -147,7 +147,7 @@ struct SegmentController {
 
     static func description(_ value: PayloadValue?) throws -> String? {
         guard let text = try JSONFields.string(value, field: "description") else { return nil }
-        guard text.count <= SavedSegment.maximumDescriptionLength else {
+        guard TextRules.storedLength(text) <= SavedSegment.maximumDescriptionLength else {
             throw Problem.invalidField("description", "at most \(SavedSegment.maximumDescriptionLength) characters")
         }
         return text

@@ -29,6 +29,7 @@ struct SeriesController {
             bundleID: try JSONFields.requiredString(object["app"], field: "app"), field: "app")
         try principal.requireScope(bundleID: app.bundleID)
         let name = try JSONFields.requiredString(object["name"], field: "name")
+        if let problem = CampaignSeries.nameProblem(name) { throw Problem.invalidField("name", problem) }
         let now = Date()
         let blueprint = try await SeriesInput.blueprint(object["campaign"], app: app, name: name)
         let recurrence = try SeriesInput.schedule(object["schedule"], now: now)

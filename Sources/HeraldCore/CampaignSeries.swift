@@ -15,6 +15,17 @@ public struct CampaignSeries: Sendable, Equatable {
         case finished
     }
 
+    /// A run is named `<series> · <date>`: the series' name leaves room for the date within a
+    /// campaign's 200 characters.
+    public static let maximumNameLength = 180
+
+    /// Why `name` cannot name a series, or nil.
+    public static func nameProblem(_ name: String) -> String? {
+        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, TextRules.storedLength(name) <= maximumNameLength
+        else { return "must be 1 to \(maximumNameLength) characters, not only spaces" }
+        return TextRules.forbiddenCharacter(in: name).map(TextRules.reason)
+    }
+
     public var id: Int64
     public var publicID: UUID
     public var appID: Int64

@@ -32,7 +32,7 @@ public struct SavedSegment: Sendable, Equatable {
     /// Why `name` cannot name a segment, or nil: 1 to 100 characters, not only spaces, without
     /// control characters or `/` (it is a path segment).
     public static func nameProblem(_ name: String) -> String? {
-        guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= maximumNameLength else {
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty, TextRules.storedLength(name) <= maximumNameLength else {
             return "must be 1 to \(maximumNameLength) characters, not only spaces"
         }
         if let scalar = TextRules.forbiddenCharacter(in: name) { return "must not hold \(TextRules.reason(scalar))" }

@@ -6,8 +6,9 @@ import PostgresNIO
 /// Compiles an audience filter to conditions over `devices` (unaliased), every value a bound
 /// parameter. The conditions always restrict to one app's valid devices.
 enum AudienceQuery {
-    /// Appends the filter's conditions, joined with AND, without a leading WHERE.
-    static func appendConditions(to sql: inout SQLBuilder, appID: Int64, filter: AudienceFilter) throws {
+    /// Appends the filter's conditions, joined with AND, without a leading WHERE; its segments
+    /// too unless `segments` is false (a chunk's read tests them apart: ``appendSegmentTest``).
+    static func appendConditions(to sql: inout SQLBuilder, appID: Int64, filter: AudienceFilter, segments: Bool = true) throws {
         sql.append("app_id = ")
         sql.bind(appID)
         sql.append(" AND invalidated_at IS NULL")
@@ -49,21 +50,11 @@ enum AudienceQuery {
             sql.bind(timeZones)
             sql.append("::text[])")
         }
-        if let segment = filter.segment {
-            // Plain conjuncts, not `(…) IS TRUE`: WHERE drops unknown as it drops false, and the
-            // planner can then use an index for any top-level condition (migration 0026).
-            sql.append(" AND (")
-            try SegmentQuery.append(segment, now: filter.segmentTime ?? Date(), to: &sql)
-            sql.append(")")
-        }
-        if let reference = filter.savedSegment {
-            // Resolved by the caller (the API, or scheduling, which pins the version).
-            guard let definition = filter.savedSegmentDefinition else {
-                throw ValidationError(field: "savedSegment", reason: "segment \"\(reference.name)\" was not resolved")
-            }
-            sql.append(" AND (")
-            try SegmentQuery.append(definition, now: filter.segmentTime ?? Date(), to: &sql)
-            sql.append(")")
+        if segments, hasSegments(filter) {
+            // Plain conjuncts for a count: WHERE drops unknown as it drops false, and the planner
+            // may use an index for a top-level condition (migration 0026).
+            sql.append(" AND ")
+            try appendSegmentTest(filter, to: &sql)
         }
         if let type = filter.startTokenType {
             // A Live Activity start campaign: devices holding a start token of the type.
@@ -71,6 +62,28 @@ enum AudienceQuery {
                 " AND EXISTS (SELECT 1 FROM live_activity_start_tokens s WHERE s.app_id = devices.app_id"
                     + " AND s.device_id = devices.id AND s.attributes_type = ")
             sql.bind(type)
+            sql.append(")")
+        }
+    }
+
+    static func hasSegments(_ filter: AudienceFilter) -> Bool {
+        filter.segment != nil || filter.savedSegment != nil
+    }
+
+    /// The filter's segment and saved segment, as one condition: `(a) AND (b)`.
+    static func appendSegmentTest(_ filter: AudienceFilter, to sql: inout SQLBuilder) throws {
+        var parts = [Segment]()
+        if let segment = filter.segment { parts.append(segment) }
+        if let reference = filter.savedSegment {
+            // Resolved by the caller (the API, or scheduling, which pins the version).
+            guard let definition = filter.savedSegmentDefinition else {
+                throw ValidationError(field: "savedSegment", reason: "segment \"\(reference.name)\" was not resolved")
+            }
+            parts.append(definition)
+        }
+        for (index, part) in parts.enumerated() {
+            sql.append(index == 0 ? "(" : " AND (")
+            try SegmentQuery.append(part, now: filter.segmentTime ?? Date(), to: &sql)
             sql.append(")")
         }
     }

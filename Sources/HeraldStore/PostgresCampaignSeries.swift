@@ -10,8 +10,6 @@ public struct PostgresCampaignSeries: CampaignSeriesRepository {
     let client: PostgresClient
     let logger: Logger
 
-    public static let maximumNameLength = 180
-
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger.forDatabase
@@ -36,19 +34,11 @@ public struct PostgresCampaignSeries: CampaignSeriesRepository {
             next: next, runsStarted: Int(started), createdBy: createdBy, createdAt: createdAt, updatedAt: updatedAt)
     }
 
-    /// Why `name` cannot name a series, or nil.
-    public static func nameProblem(_ name: String) -> String? {
-        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, name.count <= maximumNameLength else {
-            return "must be 1 to \(maximumNameLength) characters, not only spaces"
-        }
-        return TextRules.forbiddenCharacter(in: name).map(TextRules.reason)
-    }
-
     public func create(name: String, blueprint: CampaignDraft, recurrence: Recurrence, actor: String, now: Date)
         async throws -> CampaignSeries
     {
         try await DatabaseMetrics.measure("series.create") {
-            if let problem = Self.nameProblem(name) { throw ValidationError(field: "name", reason: problem) }
+            if let problem = CampaignSeries.nameProblem(name) { throw ValidationError(field: "name", reason: problem) }
             var blueprint = blueprint
             blueprint.name = name
             blueprint.sendAt = nil

@@ -123,14 +123,23 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(String.self) }
     }
 
-    /// One page of a chunk's devices in ID order.
+    /// One page of a chunk's devices in ID order: a range scan of `(app_id, id, bucket)` from
+    /// the cursor that stops at the page's last device. A segment is tested on each row the
+    /// scan returns, through `herald_keep` (migration 0026): as a plain filter, the planner would
+    /// estimate it selective and read the chunk's whole range (or a language's whole bitmap) and
+    /// sort it, for every page.
     static func chunkRead(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int, prefix: String) throws
         -> SQLBuilder
     {
         var sql = SQLBuilder(prefix)
         AudienceQuery.deviceColumns(filter, into: &sql)
         sql.append(" FROM devices WHERE ")
-        try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter)
+        try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter, segments: false)
+        if AudienceQuery.hasSegments(filter) {
+            sql.append(" AND herald_keep((")
+            try AudienceQuery.appendSegmentTest(filter, to: &sql)
+            sql.append(") IS TRUE)")
+        }
         // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
         // follows the order and checks the bucket inside the index (migration 0005).
         if let zone = lease.deviceZone {

@@ -35,6 +35,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
     var frequencyCap: [String] = []
     @Option(help: "After the campaign, report this many events (80% opens, 20% conversions) and time the report.")
     var events = 0
+    @Option(help: "A segment (its JSON, docs/segments.md) the campaign's audience must match.") var segment: String?
     @Flag(help: "Keep the bench app, its devices and campaign afterwards.") var keep = false
 
     func run() async throws {
@@ -46,6 +47,15 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         guard (0...50).contains(holdout) else { throw CLIError("--holdout: a percent from 0 to 50") }
         guard events >= 0 else { throw CLIError("--events must not be negative") }
         let caps = try CLIError.frequencyCaps(frequencyCap)
+        let audienceSegment = try segment.map { text -> Segment in
+            do {
+                return try Segment(json: try JSONDecoder().decode(PayloadValue.self, from: Data(text.utf8)))
+            } catch let error as HeraldCore.ValidationError {
+                throw CLIError("--segment: \(error.field): \(error.reason)")
+            } catch {
+                throw CLIError("--segment: not JSON")
+            }
+        }
         let documents: [TemplateDocument]
         do {
             documents = try TemplateLoader.load(directory: URL(fileURLWithPath: templates))
@@ -83,7 +93,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
             do {
                 let campaign = try await Self.measure(
                     store: store, app: app, count: count, template: compiled.name, localization: localization,
-                    test: (test.variants, test.holdout), configuration: frozen, logger: log, sink: sink)
+                    test: (test.variants, test.holdout), segment: audienceSegment, configuration: frozen, logger: log, sink: sink)
                 if test.events > 0 {
                     try await BenchEvents.measure(store: store, app: app, campaign: campaign, count: test.events)
                 }
@@ -97,7 +107,8 @@ struct BenchCampaignCommand: AsyncParsableCommand {
 
     static func measure(
         store: Store, app: App, count: Int, template: String, localization: Campaign.LocalizationMode,
-        test: (variants: Int, holdout: Int), configuration: HeraldConfiguration, logger: Logger, sink: BenchSink
+        test: (variants: Int, holdout: Int), segment: Segment? = nil, configuration: HeraldConfiguration, logger: Logger,
+        sink: BenchSink
     ) async throws -> Campaign {
         let fillStart = ContinuousClock.now
         try await BenchDevices.fill(store: store, appID: app.id, count: count)
@@ -120,7 +131,9 @@ struct BenchCampaignCommand: AsyncParsableCommand {
             ],
             variants: (0..<test.variants).map { CampaignVariant(name: "V\($0)", variables: ["storeName": .string("Shop \($0)")]) },
             holdoutBasisPoints: test.holdout)
-        let campaign = try await store.campaigns.create(draft, actor: "bench")
+        var segmented = draft
+        segmented.audience.segment = segment
+        let campaign = try await store.campaigns.create(segmented, actor: "bench")
 
         let herald = ProcessStats.cpuSeconds(pid: "self")
         let postgres = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres")

@@ -30,6 +30,8 @@ import Testing
         ("0019_announce_app_changes.sql", "5a4be6fc69fbf6b4135e1ab056205d9e374434ce89df968e41133428ec747398"),
         ("0020_strip_every_app_webhook_copies.sql", "ea49aba9a2c0d7cf20925fa6f652a24696dbad2794f8759b98ec615f7023de22"),
         ("0021_index_user_devices_by_id.sql", "e47ff993c7316ae87af90c0d4f595e2f0a99656d32579f6e2e7abeeb49bd35a3"),
+        ("0022_create_live_activities.sql", "60a7b60a24688205bde55d4106e248ded87c7abfcc06435eb055c57cf2ecb5e5"),
+        ("0023_add_segment_support.sql", "d131654e7c2de1d1b19179d85919d61e46e78e88f24c1912ab45e03479377b06"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
