@@ -72,6 +72,10 @@ enum CampaignLifecycle {
                 failure_reason = coalesce(\(failureReason), failure_reason)
             WHERE id = \(id)
             """, logger: logger)
+        if recordFinish {
+            // A best-time campaign's hours are read by its chunks only; the report finds its groups by hash.
+            try await connection.query("DELETE FROM campaign_send_offsets WHERE campaign_id = \(id)", logger: logger)
+        }
         if machine.state == .scheduled || machine.state == .running {
             // Work for the engines (a campaign due, chunks to claim): wake them when this commits
             // instead of at their next poll.

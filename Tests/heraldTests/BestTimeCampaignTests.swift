@@ -97,6 +97,10 @@ struct BestTimeCampaignTests {
             let stored = try await h.store.client.query(
                 "SELECT count(*) FROM campaign_send_offsets WHERE campaign_id = \(campaign.id)").collect().first?.decode(Int64.self)
             #expect(stored == 2, "only the devices whose hour is not the default are kept")
+            _ = try await h.store.campaigns.transition(id: campaign.id, event: .cancel, actor: "test")
+            let left = try await h.store.client.query(
+                "SELECT count(*) FROM campaign_send_offsets WHERE campaign_id = \(campaign.id)").collect().first?.decode(Int64.self)
+            #expect(left == 0, "a finished campaign's hours are deleted")
         }
     }
 
