@@ -41,8 +41,8 @@ extension Console {
                 <form method="post" action="/console/segments" class="segment-form">\(ConsolePage.csrfField(session))
                 <input type="hidden" name="app" value="\(bundleID)">
                 <div class="grid2">
-                <div class="field"><label for="segment-name">Name</label><input id="segment-name" name="name" value="\(values.raw("name"))" required></div>
-                <div class="field"><label for="segment-description">Description</label><input id="segment-description" name="description" value="\(values.raw("description"))"></div>
+                <div class="field"><label for="segment-name">Name</label><input type="text" id="segment-name" name="name" value="\(values.raw("name"))" required></div>
+                <div class="field"><label for="segment-description">Description</label><input type="text" id="segment-description" name="description" value="\(values.raw("description"))"></div>
                 </div>
                 \(Self.segmentEditor(bundleID: bundleID, json: values.raw("segment")))
                 <button type="submit">Save segment</button></form>
@@ -91,7 +91,7 @@ extension Console {
                 <h2>New version</h2>
                 \(problem.map { "<p class=\"error\" id=\"segment-problem\">\($0)</p>" as HTML } ?? .empty)
                 <form method="post" action="\(path)" class="segment-form">\(ConsolePage.csrfField(session))
-                <div class="field"><label for="segment-description">Description</label><input id="segment-description" name="description" value="\(values?.raw("description") ?? saved.description ?? "")"></div>
+                <div class="field"><label for="segment-description">Description</label><input type="text" id="segment-description" name="description" value="\(values?.raw("description") ?? saved.description ?? "")"></div>
                 \(Self.segmentEditor(bundleID: app.bundleID, json: json))
                 <button type="submit">Save version \(String(saved.version + 1))</button></form>
                 \(ConsolePage.button("Archive segment", action: "\(path)/archive", session: session, style: "danger", confirm: "Archive \(saved.name)? Campaigns already scheduled keep their copy."))

@@ -168,12 +168,16 @@ extension ConsoleScript {
       break;
     default:
       if (node.kind === "converted") {
-        bind(input(node.event, "event name (any)", "Event"), "event");
-        bind(input(node.minimumValue, "minimum value", "Minimum value"), "minimumValue");
+        parts.push(el("span", { "class": "segment-label" }, ["event"]));
+        bind(input(node.event, "any", "Event"), "event");
+        parts.push(el("span", { "class": "segment-label" }, ["worth at least"]));
+        bind(input(node.minimumValue, "any value", "Minimum value"), "minimumValue");
       } else {
-        bind(input(node.campaign, "campaign ID (any)", "Campaign"), "campaign");
+        parts.push(el("span", { "class": "segment-label" }, ["campaign"]));
+        bind(input(node.campaign, "any (or its ID)", "Campaign"), "campaign");
       }
-      bind(input(node.withinDays, "days (empty: ever)", "Within days"), "withinDays");
+      parts.push(el("span", { "class": "segment-label" }, ["within days"]));
+      bind(input(node.withinDays, "ever", "Within days"), "withinDays");
     }
     return parts;
   }

@@ -76,6 +76,7 @@ details summary { cursor: pointer; font-weight: 600; margin: .4rem 0; }
 .segment-condition input { width: auto; min-width: 8rem; flex: 1 1 8rem; }
 .segment-condition select, .segment-head select, .segment-add select { width: auto; }
 .segment-kind { font-weight: 600; min-width: 8rem; }
+.segment-label { color: var(--muted); font-size: .9em; }
 .notice.error { border-color: var(--bad); background: #fbe3e1; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
