@@ -3,8 +3,8 @@ import Foundation
 import HeraldCore
 import Hummingbird
 
-/// `POST /v1/apps/{bundleID}/events`: what users did after a campaign (opened a notification,
-/// converted), as the app reports it, up to ``maximumEvents`` a call. All or nothing: one bad
+/// `POST /v1/apps/{bundleID}/events`: what users did (opened a notification, converted, or a
+/// custom event the app names, with properties), as the app reports it, up to ``maximumEvents`` a call. All or nothing: one bad
 /// event refuses the call, naming it (`events[3].apnsID`), and stores nothing.
 struct EventController {
     static let maximumEvents = 1000
@@ -47,7 +47,7 @@ struct EventReceiptResponse: ResponseEncodable {
 
 /// Reads an events body: `{"events": [{"type": "opened", "apnsID": …, "occurredAt": …}, …]}`.
 enum EventInput {
-    static let fields: Set<String> = ["type", "apnsID", "occurredAt", "token", "userID", "name", "value", "id"]
+    static let fields: Set<String> = ["type", "apnsID", "occurredAt", "token", "userID", "name", "value", "id", "properties"]
 
     static func events(_ object: [String: PayloadValue], now: Date) throws -> [AppEvent] {
         try JSONFields.refuseUnknown(object, known: ["events"])
@@ -88,7 +88,7 @@ enum EventInput {
         let type = try JSONFields.requiredString(members["type"], field: "\(field).type")
         switch type {
         case "opened":
-            for key in ["name", "value"] where members[key] != nil {
+            for key in ["name", "value", "properties"] where members[key] != nil {
                 throw Problem.invalidField("\(field).\(key)", "belongs to conversions, not opens")
             }
             let text = try JSONFields.requiredString(members["apnsID"], field: "\(field).apnsID")
@@ -101,6 +101,9 @@ enum EventInput {
             if members["apnsID"] != nil {
                 throw Problem.invalidField("\(field).apnsID", "belongs to opens; a conversion names its device or user")
             }
+            if members["properties"] != nil {
+                throw Problem.invalidField("\(field).properties", "belongs to custom events; a conversion has a name and a value")
+            }
             let name = try JSONFields.requiredString(members["name"], field: "\(field).name")
             let value: Double?
             switch members["value"] {
@@ -112,8 +115,17 @@ enum EventInput {
             return AppEvent(
                 kind: .converted(name: name, value: value), occurredAt: occurredAt, token: token, userID: userID,
                 eventID: eventID)
+        case "custom":
+            for key in ["apnsID", "value"] where members[key] != nil {
+                throw Problem.invalidField("\(field).\(key)", "does not belong to a custom event: give its properties")
+            }
+            let name = try JSONFields.requiredString(members["name"], field: "\(field).name")
+            let properties = try JSONFields.object(members["properties"], field: "\(field).properties") ?? [:]
+            return AppEvent(
+                kind: .custom(name: name, properties: properties), occurredAt: occurredAt, token: token, userID: userID,
+                eventID: eventID)
         default:
-            throw Problem.invalidField("\(field).type", "must be opened or converted")
+            throw Problem.invalidField("\(field).type", "must be opened, converted or custom")
         }
     }
 }

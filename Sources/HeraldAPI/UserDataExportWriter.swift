@@ -89,6 +89,7 @@ struct UserDataEvent: Encodable {
     var name: String?
     var value: Double?
     var campaignID: String?
+    var properties: [String: PayloadValue]?
 
     init(_ event: AppEventRecord) {
         kind = event.kind
@@ -97,6 +98,7 @@ struct UserDataEvent: Encodable {
         name = event.name
         value = event.value
         campaignID = event.campaignID?.canonicalString
+        properties = event.properties
     }
 }
 

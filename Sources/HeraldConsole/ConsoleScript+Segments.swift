@@ -14,7 +14,7 @@ extension ConsoleScript {
   var kinds = [
     ["attribute", "Attribute"], ["language", "Language"], ["timeZone", "Time zone"], ["environment", "Environment"],
     ["registered", "Registered"], ["userID", "User ID"], ["received", "Received a push"], ["opened", "Opened a push"],
-    ["converted", "Converted"]
+    ["converted", "Converted"], ["event", "Did a custom event"]
   ];
   var operators = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "startsWith", "exists"];
 
@@ -70,6 +70,9 @@ extension ConsoleScript {
       return json.userID.in ? { kind: "userID", test: "in", value: json.userID.in.join(", ") }
         : { kind: "userID", test: json.userID.exists ? "exists" : "missing", value: "" };
     }
+    if (json && json.event) {
+      return { kind: "event", name: json.event.name || "", withinDays: json.event.withinDays === undefined ? "" : String(json.event.withinDays) };
+    }
     var behaviour = ["received", "opened", "converted"].filter(function (name) { return json && json[name]; })[0];
     if (behaviour) {
       var b = json[behaviour];
@@ -100,6 +103,10 @@ extension ConsoleScript {
       return { registered: test };
     case "userID":
       return { userID: node.test === "in" ? { in: list(node.value) } : { exists: node.test === "exists" } };
+    case "event":
+      var event = { name: node.name };
+      if (node.withinDays !== "") { event.withinDays = days(node.withinDays); }
+      return { event: event };
     default:
       var fields = {};
       if (node.campaign) { fields.campaign = node.campaign; }
@@ -120,6 +127,7 @@ extension ConsoleScript {
     case "environment": return { kind: kind, environment: "production" };
     case "registered": return { kind: kind, test: "withinDays", value: "30" };
     case "userID": return { kind: kind, test: "exists", value: "" };
+    case "event": return { kind: kind, name: "", withinDays: "30" };
     default: return { kind: kind, campaign: "", event: "", minimumValue: "", withinDays: "30" };
     }
   }
@@ -165,6 +173,10 @@ extension ConsoleScript {
     case "userID":
       bind(select([["exists", "has a user ID"], ["missing", "has none"], ["in", "is one of"]], node.test, "User ID"), "test");
       bind(input(node.value, "user-1, user-2", "User IDs"), "value");
+      break;
+    case "event":
+      bind(input(node.name, "cart_abandoned", "Event name"), "name");
+      bind(input(node.withinDays, "days (empty: ever)", "Within days"), "withinDays");
       break;
     default:
       if (node.kind === "converted") {

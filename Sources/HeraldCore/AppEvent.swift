@@ -1,9 +1,12 @@
 import APNSCore
 import Foundation
 
-/// What an app reports a user did after a campaign: opened a notification, or converted.
+/// What an app reports a user did: opened a notification, converted, or anything else it
+/// names (a custom event such as `cart_abandoned`, with properties), for segments and journeys.
 public struct AppEvent: Sendable, Hashable {
     public static let maximumNameLength = 64
+    /// A custom event's properties, as compact JSON.
+    public static let maximumPropertiesBytes = 4096
     public static let maximumValue = 1e12
     /// How far ahead of the server's clock a device's clock may run.
     public static let allowedClockSkew: TimeInterval = 300
@@ -19,11 +22,14 @@ public struct AppEvent: Sendable, Hashable {
         case opened(apnsID: UUID)
         /// The user did what the campaign was for: a purchase, a sign-up; `value` is optional.
         case converted(name: String, value: Double?)
+        /// Anything else the user did, named by the app, with its own properties.
+        case custom(name: String, properties: [String: PayloadValue])
 
         public var name: String {
             switch self {
             case .opened: "opened"
             case .converted: "converted"
+            case .custom: "custom"
             }
         }
     }
@@ -53,17 +59,29 @@ public struct AppEvent: Sendable, Hashable {
         } else if now.timeIntervalSince(occurredAt) > Self.maximumAge {
             errors.append(ValidationError(field: "occurredAt", reason: "is more than a year ago"))
         }
-        if case .converted(let name, let value) = kind {
-            if name.isEmpty || TextRules.storedLength(name) > Self.maximumNameLength {
-                errors.append(ValidationError(field: "name", reason: "must be 1 to \(Self.maximumNameLength) characters"))
-            } else if let scalar = TextRules.forbiddenCharacter(in: name) {
-                errors.append(ValidationError(field: "name", reason: TextRules.reason(scalar)))
-            }
+        switch kind {
+        case .opened:
+            break
+        case .converted(let name, let value):
+            errors += Self.check(name: name)
             if let value, !value.isFinite || abs(value) > Self.maximumValue {
                 errors.append(ValidationError(field: "value", reason: "must be a finite number of at most 10^12"))
             }
             if token == nil, userID == nil {
                 errors.append(ValidationError(field: "token", reason: "a conversion names its device: give token or userID"))
+            }
+        case .custom(let name, let properties):
+            errors += Self.check(name: name)
+            if ["opened", "converted"].contains(name) {
+                errors.append(ValidationError(field: "name", reason: "is a type of its own: send type \(name)"))
+            }
+            if let problem = StoredValueRules.problem(in: .object(properties), field: "properties") {
+                errors.append(problem)
+            } else if Self.compactJSON(properties).utf8.count > Self.maximumPropertiesBytes {
+                errors.append(ValidationError(field: "properties", reason: "at most \(Self.maximumPropertiesBytes) bytes of JSON"))
+            }
+            if token == nil, userID == nil {
+                errors.append(ValidationError(field: "token", reason: "an event names its device: give token or userID"))
             }
         }
         if let userID, userID.isEmpty || TextRules.storedLength(userID) > DeviceRegistration.maximumUserIDLength
@@ -80,6 +98,21 @@ public struct AppEvent: Sendable, Hashable {
         return errors
     }
 
+    private static func check(name: String) -> [ValidationError] {
+        if name.isEmpty || TextRules.storedLength(name) > maximumNameLength {
+            return [ValidationError(field: "name", reason: "must be 1 to \(maximumNameLength) characters")]
+        }
+        if let scalar = TextRules.forbiddenCharacter(in: name) { return [ValidationError(field: "name", reason: TextRules.reason(scalar))] }
+        return []
+    }
+
+    /// Properties as stored: sorted keys, no spaces.
+    public static func compactJSON(_ properties: [String: PayloadValue]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(PayloadValue.object(properties))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
     /// What makes two reports the same event: an open is one per notification; a conversion
     /// is the app's event ID, or else everything it says. The store keeps its SHA-256.
     public var identity: String {
@@ -92,6 +125,13 @@ public struct AppEvent: Sendable, Hashable {
                 text = "converted\u{0}id\u{0}\(eventID)"
             } else {
                 text = "converted\u{0}\(name)\u{0}\(value.map { "\($0)" } ?? "")\u{0}\(occurredAt.timeIntervalSince1970)"
+                text += "\u{0}\(token?.hex ?? "")\u{0}\(userID ?? "")"
+            }
+        case .custom(let name, let properties):
+            if let eventID {
+                text = "custom\u{0}id\u{0}\(eventID)"
+            } else {
+                text = "custom\u{0}\(name)\u{0}\(Self.compactJSON(properties))\u{0}\(occurredAt.timeIntervalSince1970)"
                 text += "\u{0}\(token?.hex ?? "")\u{0}\(userID ?? "")"
             }
         }

@@ -183,14 +183,20 @@ public struct AppEventRecord: Sendable, Equatable {
     public var name: String?
     public var value: Double?
     public var campaignID: UUID?
+    /// A custom event's properties.
+    public var properties: [String: PayloadValue]?
 
-    public init(kind: String, occurredAt: Date, apnsID: UUID?, name: String?, value: Double?, campaignID: UUID?) {
+    public init(
+        kind: String, occurredAt: Date, apnsID: UUID?, name: String?, value: Double?, campaignID: UUID?,
+        properties: [String: PayloadValue]? = nil
+    ) {
         self.kind = kind
         self.occurredAt = occurredAt
         self.apnsID = apnsID
         self.name = name
         self.value = value
         self.campaignID = campaignID
+        self.properties = properties
     }
 }
 

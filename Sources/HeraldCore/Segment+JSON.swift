@@ -66,6 +66,10 @@ extension Segment: Codable {
             if let minimum { test["minimumValue"] = .double(minimum) }
             if let window { test["withinDays"] = .int(window.days) }
             return .object(["converted": .object(test)])
+        case .event(let name, let window):
+            var test: [String: PayloadValue] = ["name": .string(name)]
+            if let window { test["withinDays"] = .int(window.days) }
+            return .object(["event": .object(test)])
         }
     }
 }

@@ -23,7 +23,7 @@ extension Segment {
             throw ValidationError(field: path, reason: "a condition is a JSON object, e.g. {\"attribute\": \"plan\", \"eq\": \"pro\"}")
         }
         let kinds = ["all", "any", "not", "attribute", "language", "timeZone", "environment", "authorization", "registered",
-                     "userID", "received", "opened", "converted"]
+                     "userID", "received", "opened", "converted", "event"]
         let given = kinds.filter { object[$0] != nil }
         guard given.count == 1, let kind = given.first else {
             throw ValidationError(
@@ -99,18 +99,32 @@ extension Segment {
                 throw ValidationError(field: field, reason: "must be {\"in\": [...]} or {\"exists\": true|false}")
             }
             return .userID(.exists(exists))
-        default:  // received, opened, converted
+        default:  // received, opened, converted, event
             try only(rest, [], path: path)
             guard case .object(let test) = object[kind]! else {
                 throw ValidationError(field: field, reason: "must be an object ({} for ever, or {\"withinDays\": N})")
             }
-            let allowed: Set<String> = kind == "converted" ? ["event", "minimumValue", "withinDays"] : ["campaign", "withinDays"]
+            let allowed: Set<String> =
+                switch kind {
+                case "converted": ["event", "minimumValue", "withinDays"]
+                case "event": ["name", "withinDays"]
+                default: ["campaign", "withinDays"]
+                }
             try only(test, allowed, path: field)
             let window = try test["withinDays"].map { (value) throws(ValidationError) -> DayWindow in
                 guard case .int(let days) = value, let window = DayWindow(days: days) else {
                     throw ValidationError(field: "\(field).withinDays", reason: "must be a whole number of days, 1 to \(DayWindow.maximumDays)")
                 }
                 return window
+            }
+            if kind == "event" {
+                guard case .string(let name)? = test["name"], !name.isEmpty,
+                    TextRules.storedLength(name) <= AppEvent.maximumNameLength, TextRules.forbiddenCharacter(in: name) == nil
+                else {
+                    throw ValidationError(
+                        field: "\(field).name", reason: "must be a custom event's name, 1 to \(AppEvent.maximumNameLength) characters")
+                }
+                return .event(name: name, within: window)
             }
             if kind == "converted" {
                 var event: String?

@@ -28,6 +28,9 @@ public indirect enum Segment: Sendable, Hashable {
     case opened(campaign: UUID?, within: DayWindow?)
     /// A conversion was attributed to the device: of an event name, worth at least a value.
     case converted(event: String?, minimumValue: Double?, within: DayWindow?)
+    /// The app reported a custom event of this name for the device (or, naming no device, for
+    /// its user).
+    case event(name: String, within: DayWindow?)
 
     public enum AttributeTest: Sendable, Hashable {
         case equals(PayloadValue)

@@ -157,7 +157,7 @@ public struct PostgresEventRepository: EventRepository {
         let noUUID = PostgresCampaignWork.noUUID
         var kinds = [String](), identities = [ByteBuffer](), times = [Date](), apnsIDs = [UUID]()
         var deviceIDs = [Int64](), userIDs = [String](), names = [String](), values = [Double](), hasValue = [Bool]()
-        var campaignIDs = [Int64](), variants = [Int16](), languages = [String]()
+        var campaignIDs = [Int64](), variants = [Int16](), languages = [String](), properties = [String]()
         for (index, event) in events.enumerated() {
             let attribution = attributions[index]
             kinds.append(event.kind.name)
@@ -176,6 +176,16 @@ public struct PostgresEventRepository: EventRepository {
                 names.append(name)
                 values.append(value ?? 0)
                 hasValue.append(value != nil)
+            case .custom(let name, _):
+                apnsIDs.append(noUUID)
+                names.append(name)
+                values.append(0)
+                hasValue.append(false)
+            }
+            if case .custom(_, let fields) = event.kind {
+                properties.append(AppEvent.compactJSON(fields))
+            } else {
+                properties.append("")
             }
             campaignIDs.append(attribution?.campaignID ?? 0)
             variants.append(attribution?.variant.map { Int16(clamping: $0) } ?? -1)
@@ -184,15 +194,17 @@ public struct PostgresEventRepository: EventRepository {
         let rows = try await client.query(
             """
             INSERT INTO events (app_id, kind, identity, occurred_at, apns_id, device_id, user_id, name, value,
-                                campaign_id, variant, language)
+                                campaign_id, variant, language, properties)
             SELECT \(appID), kind, identity, occurred_at, NULLIF(apns_id, \(noUUID)), NULLIF(device_id, 0),
                    NULLIF(user_id, ''), NULLIF(name, ''), CASE WHEN has_value THEN value END, NULLIF(campaign_id, 0),
-                   CASE WHEN campaign_id = 0 OR variant < 0 THEN NULL ELSE variant END, NULLIF(language, '')
+                   CASE WHEN campaign_id = 0 OR variant < 0 THEN NULL ELSE variant END, NULLIF(language, ''),
+                   NULLIF(properties, '')::jsonb
             FROM unnest(\(kinds)::text[], \(identities)::bytea[], \(times)::timestamptz[], \(apnsIDs)::uuid[],
                         \(deviceIDs)::bigint[], \(userIDs)::text[], \(names)::text[], \(values)::float8[],
-                        \(hasValue)::boolean[], \(campaignIDs)::bigint[], \(variants)::smallint[], \(languages)::text[])
+                        \(hasValue)::boolean[], \(campaignIDs)::bigint[], \(variants)::smallint[], \(languages)::text[],
+                        \(properties)::text[])
                 AS t(kind, identity, occurred_at, apns_id, device_id, user_id, name, value, has_value, campaign_id,
-                     variant, language)
+                     variant, language, properties)
             ON CONFLICT (app_id, identity) DO NOTHING
             RETURNING campaign_id IS NOT NULL
             """, logger: logger)

@@ -109,17 +109,19 @@ extension PostgresLedgerRepository {
             try await client.query(
                 Self.query(
                     """
-                    SELECT e.id, e.kind, e.occurred_at, e.apns_id, e.name, e.value, c.public_id
+                    SELECT e.id, e.kind, e.occurred_at, e.apns_id, e.name, e.value, c.public_id, e.properties::text
                     FROM events e LEFT JOIN campaigns c ON c.id = e.campaign_id
                     WHERE e.app_id = $1 AND (e.user_id = $2 OR e.device_id IN \(Self.userDevices)) AND e.id < $3
                     ORDER BY e.id DESC LIMIT $4
                     """, appID, userID, after?.major ?? Int64.max, Int64(limit + 1)), logger: logger
             ).collect().map { row in
-                let (id, kind, occurredAt, apnsID, name, value, campaign) = try row.decode(
-                    (Int64, String, Date, UUID?, String?, Double?, UUID?).self)
+                let (id, kind, occurredAt, apnsID, name, value, campaign, properties) = try row.decode(
+                    (Int64, String, Date, UUID?, String?, Double?, UUID?, String?).self)
                 return (
                     UserDataCursor(major: id),
-                    AppEventRecord(kind: kind, occurredAt: occurredAt, apnsID: apnsID, name: name, value: value, campaignID: campaign)
+                    AppEventRecord(
+                        kind: kind, occurredAt: occurredAt, apnsID: apnsID, name: name, value: value, campaignID: campaign,
+                        properties: try properties.map { try CampaignJSON.decode([String: PayloadValue].self, from: $0) })
                 )
             }
         }
@@ -201,7 +203,7 @@ extension PostgresLedgerRepository {
                 let events = try await connection.query(
                     """
                     WITH changed AS (
-                        UPDATE events SET user_id = NULL, device_id = NULL
+                        UPDATE events SET user_id = NULL, device_id = NULL, properties = NULL
                         WHERE app_id = \(appID) AND (user_id = \(userID) OR device_id = ANY (\(ids)::bigint[]))
                         RETURNING 1
                     ) SELECT count(*) FROM changed

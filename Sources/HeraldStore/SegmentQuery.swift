@@ -96,6 +96,19 @@ enum SegmentQuery {
             }
             appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
             sql.append(")")
+        case .event(let name, let window):
+            // The device's own events, or its user's that named no device (migration 0027).
+            sql.append(
+                "(EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id = devices.id"
+                    + " AND e.kind = 'custom' AND e.name = ")
+            sql.bind(name)
+            appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
+            sql.append(
+                ") OR EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id IS NULL"
+                    + " AND e.user_id = devices.user_id AND e.kind = 'custom' AND e.name = ")
+            sql.bind(name)
+            appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
+            sql.append("))")
         }
     }
 

@@ -23,14 +23,17 @@ import Testing
               {"authorization": {"statuses": ["authorized", "provisional"], "sound": true}},
               {"userID": {"exists": true}},
               {"timeZone": ["Europe/Lisbon"]},
-              {"environment": "production"}
+              {"environment": "production"},
+              {"event": {"name": "cart_abandoned", "withinDays": 7}}
             ]}
             """)
         guard case .all(let parts) = segment else {
             Issue.record("not an all: \(segment)")
             return
         }
-        #expect(parts.count == 12)
+        #expect(parts.count == 13)
+        #expect(parts[12] == .event(name: "cart_abandoned", within: Segment.DayWindow(days: 7)))
+        #expect(try Segment(json: parts[12].json) == parts[12])
         #expect(parts[0] == .attribute("cartValue", .compare(.gt, .number(50))))
         #expect(parts[2] == .attribute("trialEnds", .compare(.lte, .date(Date(timeIntervalSince1970: 1_798_675_200)))))
         #expect(parts[3] == .any([.language(LanguageTag("pt")!, firstOnly: false), .language(LanguageTag("en-GB")!, firstOnly: true)]))
@@ -60,6 +63,9 @@ import Testing
             (#"{"colour": "red"}"#, "segment"),
             (#"{"not": {"environment": "sandbox"}, "all": []}"#, "segment"),
             (#"[1]"#, "segment"),
+            (#"{"event": {"withinDays": 7}}"#, "segment.event.name"),
+            (#"{"event": {"name": "a\u0001b"}}"#, "segment.event.name"),
+            (#"{"event": {"name": "x", "minimumValue": 3}}"#, "segment.event.minimumValue"),
         ]
         for (json, field) in cases {
             do {
