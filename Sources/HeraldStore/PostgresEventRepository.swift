@@ -182,7 +182,7 @@ public struct PostgresEventRepository: EventRepository {
                 values.append(0)
                 hasValue.append(false)
             }
-            if case .custom(_, let fields) = event.kind {
+            if case .custom(_, let fields) = event.kind, !fields.isEmpty {
                 properties.append(AppEvent.compactJSON(fields))
             } else {
                 properties.append("")

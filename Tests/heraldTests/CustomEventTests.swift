@@ -53,6 +53,15 @@ struct CustomEventTests {
                     .post, evaluate, key: api.marketingKey,
                     body: #"{"segment": {"not": {"event": {"name": "cart_abandoned"}}}}"#)
                 #expect(never.json["count"] as? Int == 1, "\(never.body)")
+                // A user's export shows the properties; erasing the user clears them.
+                let export = try await api.request(
+                    .get, "/v1/apps/\(EngineHarness.bundleID)/users/user-0/export", key: api.adminKey)
+                #expect(export.status == .ok && export.body.contains("\"cartValue\":82.5"), "\(export.body)")
+                let erased = try await api.request(.delete, "/v1/apps/\(EngineHarness.bundleID)/users/user-0", key: api.adminKey)
+                #expect(erased.status == .ok, "\(erased.body)")
+                let left = try await h.store.client.query(
+                    "SELECT count(*) FROM events WHERE properties IS NOT NULL").collect().first?.decode(Int64.self)
+                #expect(left == 0)
             }
         }
     }
