@@ -7,6 +7,10 @@ import PostgresNIO
 extension PostgresCampaignWork {
     public func runDueSeries(limit: Int, actor: String, now: Date) async throws -> [SeriesRun] {
         try await DatabaseMetrics.measure("work.runDueSeries") {
+            // Each poll of every instance asks: one indexed read, no transaction, when nothing is due.
+            let due = try await client.query(
+                "SELECT 1 FROM campaign_series WHERE state = 'active' AND next_run_at <= \(now) LIMIT 1", logger: logger)
+            guard try await !due.collect().isEmpty else { return [] }
             var recorded = [SeriesRun]()
             // One transaction per run: a series is locked while its run is decided and recorded.
             while recorded.count < limit {

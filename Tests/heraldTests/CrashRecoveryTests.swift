@@ -52,7 +52,7 @@ import Testing
 
             let first = try Self.serve(h)
             defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-            try await h.waitFor("the first instance to record some outcomes") {
+            try await h.waitFor("the first instance to record some outcomes", timeout: .seconds(420)) {
                 try await recorded(h, campaign) >= 1_000
             }
             kill(first.processIdentifier, SIGKILL)
@@ -64,7 +64,8 @@ import Testing
 
             let second = try Self.serve(h)
             defer { if second.isRunning { kill(second.processIdentifier, SIGTERM); second.waitUntilExit() } }
-            try await h.waitFor("the campaign to complete after the restart") {
+            // A bound against a hang, not a timing: a loaded machine took over two minutes once.
+            try await h.waitFor("the campaign to complete after the restart", timeout: .seconds(420)) {
                 try await h.campaign(campaign.id).state == .completed
             }
             let finished = try await h.campaign(campaign.id)
@@ -112,7 +113,7 @@ import Testing
 
             let first = try Self.serve(h)
             defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-            try await h.waitFor("the first instance to record some outcomes") { try await recorded(h, campaign) >= 800 }
+            try await h.waitFor("the first instance to record some outcomes", timeout: .seconds(420)) { try await recorded(h, campaign) >= 800 }
             kill(first.processIdentifier, SIGKILL)
             first.waitUntilExit()
             #expect(try await recorded(h, campaign) < devices, "the campaign finished before the kill; the test proves nothing")
@@ -125,7 +126,8 @@ import Testing
                     process.waitUntilExit()
                 }
             }
-            try await h.waitFor("the campaign to complete after the restart") {
+            // A bound against a hang, not a timing: a loaded machine took over two minutes once.
+            try await h.waitFor("the campaign to complete after the restart", timeout: .seconds(420)) {
                 try await h.campaign(campaign.id).state == .completed
             }
             let finished = try await h.campaign(campaign.id)
