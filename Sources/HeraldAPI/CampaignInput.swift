@@ -237,7 +237,7 @@ enum CampaignInput {
 public enum CampaignFile {
     /// The draft the file describes, or the first problem as `field: reason`.
     public static func draft(json bytes: [UInt8], resolveApp: @escaping (String) async throws -> App?) async throws -> CampaignDraft {
-        do {
+        try await CampaignFileError.reading {
             guard case .object(let object) = try JSONFields.parse(bytes) else {
                 throw Problem.invalidRequest("the file must hold a JSON object: a campaign")
             }
@@ -247,17 +247,38 @@ public enum CampaignFile {
                 }
                 return app
             }
-        } catch let problem as Problem {
-            throw CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
-        } catch let error as ValidationError {
-            throw CampaignFileError(description: "\(error.field): \(error.reason)")
         }
     }
 }
 
-/// Why a campaign file cannot be used, in one line.
+/// Why a campaign, series or segment file cannot be used, in one line.
 public struct CampaignFileError: Error, CustomStringConvertible {
     public let description: String
+
+    /// `body`'s result, its problem (a `Problem` or a `ValidationError`) as one line naming the field.
+    static func reading<Value>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch let error {
+            throw line(error)
+        }
+    }
+
+    static func reading<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error {
+            throw line(error)
+        }
+    }
+
+    private static func line(_ error: any Error) -> any Error {
+        if let problem = error as? Problem {
+            return CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
+        }
+        if let error = error as? ValidationError { return CampaignFileError(description: "\(error.field): \(error.reason)") }
+        return error
+    }
 }
 
 /// A series file (`herald series create --file`): the body `POST /v1/series` takes, read by the
@@ -267,7 +288,7 @@ public enum SeriesFile {
     public static func series(
         json bytes: [UInt8], now: Date, resolveApp: @escaping (String) async throws -> App?
     ) async throws -> (name: String, blueprint: CampaignDraft, recurrence: Recurrence) {
-        do {
+        try await CampaignFileError.reading {
             guard case .object(let object) = try JSONFields.parse(bytes) else {
                 throw Problem.invalidRequest("the file must hold a JSON object: a series")
             }
@@ -282,21 +303,14 @@ public enum SeriesFile {
                 name, try await SeriesInput.blueprint(object["campaign"], app: app, name: name),
                 try SeriesInput.schedule(object["schedule"], now: now)
             )
-        } catch let problem as Problem {
-            throw CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
-        } catch let error as ValidationError {
-            throw CampaignFileError(description: "\(error.field): \(error.reason)")
         }
     }
+}
 
-    /// A segment's JSON form (docs/segments.md), or the first problem with its JSON path.
+/// A segment file (`herald segments create --file`): the JSON form docs/segments.md describes.
+public enum SegmentFile {
+    /// The segment, or the first problem with its JSON path.
     public static func segment(json bytes: [UInt8]) throws -> Segment {
-        do {
-            return try Segment(json: try JSONFields.parse(bytes))
-        } catch let problem as Problem {
-            throw CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
-        } catch let error as ValidationError {
-            throw CampaignFileError(description: "\(error.field): \(error.reason)")
-        }
+        try CampaignFileError.reading { try Segment(json: try JSONFields.parse(bytes)) }
     }
 }

@@ -15,7 +15,7 @@ extension Console {
             <tr><td><a href="/console/series/\(series.publicID.canonicalString)">\(series.name)</a></td>
             <td>\(apps.first { $0.id == series.appID }?.bundleID ?? "–")</td>
             <td><span class="badge \(Self.badge(series.state))">\(series.state.rawValue)</span></td>
-            <td>\(Self.scheduleText(series.recurrence))</td><td class="num">\(String(series.runsStarted))</td>
+            <td>\(series.recurrence.summary)</td><td class="num">\(String(series.runsStarted))</td>
             <td>\(series.next.map { "\($0.date) (\(ConsoleFormat.time($0.due)))" } ?? "–")</td></tr>
             """
         }
@@ -68,7 +68,7 @@ extension Console {
             <h1>\(series.name) <span class="badge \(Self.badge(series.state))" id="series-state">\(series.state.rawValue)</span></h1>
             \(notice ?? .empty)
             <dl class="facts">
-            <dt>Schedule</dt><dd id="series-schedule">\(Self.scheduleText(series.recurrence))</dd>
+            <dt>Schedule</dt><dd id="series-schedule">\(series.recurrence.summary)</dd>
             <dt>Next run</dt><dd id="series-next">\(series.next.map { "\($0.date), due \(ConsoleFormat.time($0.due))" } ?? "none")</dd>
             <dt>Runs started</dt><dd>\(String(series.runsStarted))</dd>
             <dt>Template</dt><dd>\(series.blueprint.templateName)</dd>
@@ -95,17 +95,6 @@ extension Console {
             return try await seriesPage(request, id: id, notice: "<p class=\"error\">\(error.description)</p>")
         }
         return Response.redirect(to: "/console/series/\(publicID.canonicalString)", type: .found)
-    }
-
-    static func scheduleText(_ recurrence: Recurrence) -> String {
-        var text = recurrence.frequency.rawValue
-        if let days = recurrence.days { text += " on " + days.map(\.rawValue).joined(separator: ", ") }
-        if let day = recurrence.dayOfMonth { text += " on day \(day)" }
-        text += " at \(recurrence.time) " + (recurrence.deviceLocalTime ? "in each device's zone" : recurrence.timeZone ?? "UTC")
-        text += ", from \(recurrence.startsOn)"
-        if let endsOn = recurrence.endsOn { text += " to \(endsOn)" }
-        if let runs = recurrence.runs { text += ", \(runs) runs" }
-        return text
     }
 
     static func badge(_ state: CampaignSeries.State) -> String {

@@ -187,6 +187,19 @@ public struct Recurrence: Codable, Sendable, Hashable {
         return []
     }
 
+    /// In words, as the CLI and the console show it: "weekly on mon, thu at 10:00 in each
+    /// device's zone, from 2027-01-04, 12 runs".
+    public var summary: String {
+        var text = frequency.rawValue
+        if let days { text += " on " + days.map(\.rawValue).joined(separator: ", ") }
+        if let dayOfMonth { text += " on day \(dayOfMonth)" }
+        text += " at \(time) " + (deviceLocalTime ? "in each device's zone" : timeZone ?? "UTC")
+        text += ", from \(startsOn)"
+        if let endsOn { text += " to \(endsOn)" }
+        if let runs { text += ", \(runs) runs" }
+        return text
+    }
+
     static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(secondsFromGMT: 0)!

@@ -172,7 +172,7 @@ struct SegmentsCommand: AsyncParsableCommand {
         let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
         guard let data else { throw CLIError("--file: cannot read \(file)") }
         do {
-            return try SeriesFile.segment(json: Array(data))
+            return try SegmentFile.segment(json: Array(data))
         } catch let error as CampaignFileError {
             throw CLIError("\(file == "-" ? "standard input" : file): \(error.description)")
         }

@@ -62,7 +62,7 @@ struct SeriesCommand: AsyncParsableCommand {
                     let app = try await store.apps.find(id: series.appID)
                     rows.append([
                         series.publicID.canonicalString, app?.bundleID ?? "?", series.name, series.state.rawValue,
-                        SeriesCommand.schedule(series.recurrence), String(series.runsStarted), SeriesCommand.next(series),
+                        series.recurrence.summary, String(series.runsStarted), SeriesCommand.next(series),
                     ])
                 }
                 return rows
@@ -84,7 +84,7 @@ struct SeriesCommand: AsyncParsableCommand {
                 guard let series = try await store.series.get(publicID: publicID) else { throw CLIError("ID: no series \(publicID)") }
                 return (series, try await store.series.runs(seriesID: series.id, limit: 200))
             }
-            print("\(series.name): \(series.state.rawValue), \(SeriesCommand.schedule(series.recurrence))")
+            print("\(series.name): \(series.state.rawValue), \(series.recurrence.summary)")
             print("template \(series.blueprint.templateName); \(series.runsStarted) runs started; \(SeriesCommand.next(series))")
             print(
                 Table.render(
@@ -139,17 +139,5 @@ struct SeriesCommand: AsyncParsableCommand {
 
     static func next(_ series: CampaignSeries) -> String {
         series.next.map { "next run \($0.date), due \(KeysCommand.List.format($0.due))" } ?? "no run left"
-    }
-
-    /// "weekly on mon,thu at 10:00 device-local, 2027-01-04 to 2027-03-01, 12 runs".
-    static func schedule(_ recurrence: Recurrence) -> String {
-        var text = recurrence.frequency.rawValue
-        if let days = recurrence.days { text += " on \(days.map(\.rawValue).joined(separator: ","))" }
-        if let day = recurrence.dayOfMonth { text += " on day \(day)" }
-        text += " at \(recurrence.time) \(recurrence.deviceLocalTime ? "device-local" : recurrence.timeZone ?? "UTC")"
-        text += ", from \(recurrence.startsOn)"
-        if let endsOn = recurrence.endsOn { text += " to \(endsOn)" }
-        if let runs = recurrence.runs { text += ", \(runs) runs" }
-        return text
     }
 }
