@@ -30,6 +30,8 @@ public struct DirectSendRequest: Sendable {
         case transactional(requestID: UUID)
         /// The campaign's test sends, kept apart from its counters and ledger.
         case campaignTest(campaignID: Int64)
+        /// A journey's send step, one visit of it by one entry (docs/journeys.md).
+        case journey(JourneySendKey)
     }
 
     public var app: App
@@ -40,6 +42,9 @@ public struct DirectSendRequest: Sendable {
     public var environment: APNSEnvironment?
     public var ledger: Ledger
     public var actor: String
+    /// When set, each device's apns-id is a pure function of it and the token (instead of a
+    /// random one): a send done again after a crash carries the same apns-id.
+    public var apnsIDSeed: String?
     /// Opt-in: a registered device inside the app's quiet hours is skipped (reason `quietHours`).
     public var respectQuietHours = false
     /// Opt-in: the app's frequency caps apply (a device over one is skipped, reason
@@ -106,4 +111,21 @@ public protocol DirectSendLedger: Sendable {
         -> (key: Int64, granted: Set<Int64>)
     /// Gives back places taken under `key`.
     func releasePlaces(appID: Int64, key: Int64, deviceIDs: [Int64]) async throws
+}
+
+/// Which send of a journey a direct send is: the entry, and the visit of its send step.
+public struct JourneySendKey: Sendable, Hashable {
+    public var journeyID: Int64
+    public var version: Int
+    public var entryID: Int64
+    public var visit: Int
+    public var step: String
+
+    public init(journeyID: Int64, version: Int, entryID: Int64, visit: Int, step: String) {
+        self.journeyID = journeyID
+        self.version = version
+        self.entryID = entryID
+        self.visit = visit
+        self.step = step
+    }
 }

@@ -24,11 +24,18 @@ extension JourneyDefinition {
             steps[id] = try Self.step(stepJSON, path: "steps.\(id)")
         }
         var goal: EventMatch?
+        var goalWindow = Self.defaultGoalWindowSeconds
         if let goalJSON = object["goal"], goalJSON != .null {
             let goalObject = try Self.object(goalJSON, path: "goal")
-            try Self.only(goalObject, ["event"], path: "goal")
+            try Self.only(goalObject, ["event", "withinDays"], path: "goal")
             guard let event = goalObject["event"] else { throw ValidationError(field: "goal.event", reason: "is required") }
             goal = try Self.eventMatch(event, path: "goal.event")
+            if let days = goalObject["withinDays"], days != .null {
+                guard case .int(let number) = days, (1...Self.maximumWaitSeconds / 86_400).contains(number) else {
+                    throw ValidationError(field: "goal.withinDays", reason: "must be a whole number of days from 1 to 90")
+                }
+                goalWindow = number * 86_400
+            }
         }
         var holdout = 0
         if let percent = object["holdoutPercent"], percent != .null {
@@ -38,6 +45,7 @@ extension JourneyDefinition {
             holdout = Int((number * 100).rounded())
         }
         self.init(entry: entry, start: start, steps: steps, goal: goal, holdoutBasisPoints: holdout)
+        goalWindowSeconds = goalWindow
         try checkGraph()
     }
 

@@ -10,6 +10,10 @@ public struct JourneyDefinition: Sendable, Hashable {
     public static let maximumWaitSeconds = 90 * 86_400
     /// A user may enter again no sooner than this after entering.
     public static let minimumReentrySeconds = 600
+    public static let defaultGoalWindowSeconds = 7 * 86_400
+    /// An entry event older than this (by its `occurredAt`) enters no one: history sent late
+    /// must not message users about what they did long ago.
+    public static let entryEventMaximumAge: TimeInterval = 86_400
 
     public var entry: Entry
     /// The first step.
@@ -17,6 +21,8 @@ public struct JourneyDefinition: Sendable, Hashable {
     public var steps: [String: Step]
     /// An event that ends the journey for the user wherever they are, and counts as its conversion.
     public var goal: EventMatch?
+    /// How long after entering the goal counts (for entrants and held-out users alike).
+    public var goalWindowSeconds = defaultGoalWindowSeconds
     /// Entrants that go through no step, to measure the lift; basis points.
     public var holdoutBasisPoints: Int
 

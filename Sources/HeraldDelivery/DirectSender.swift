@@ -1,4 +1,5 @@
 import APNSCore
+import Crypto
 import Foundation
 import HeraldCore
 import HeraldTemplates
@@ -54,7 +55,8 @@ public struct DirectSender: DirectSending {
                 let notification = APNSNotification(
                     token: recipient.token, topic: pushType.topic(forBundleID: request.app.bundleID),
                     pushType: pushType, priority: options.priority, expiration: options.apnsExpiration(sentAt: sentAt),
-                    collapseID: options.collapseID, apnsID: UUID(), body: .encoded(encoded))
+                    collapseID: options.collapseID, apnsID: Self.apnsID(seed: request.apnsIDSeed, token: recipient.token),
+                    body: .encoded(encoded))
                 let environment = recipient.device?.environment ?? request.environment ?? request.app.defaultEnvironment
                 sends.append((index, environment, language, notification))
             }
@@ -101,6 +103,20 @@ public struct DirectSender: DirectSending {
             if let id = final[index].deviceID, invalidated.contains(id) { final[index].invalidated = true }
         }
         return final
+    }
+
+    /// A random apns-id, or with a seed one that is a pure function of the seed and the token
+    /// (SHA-256, shaped as an RFC 9562 version 8 UUID).
+    static func apnsID(seed: String?, token: DeviceToken) -> UUID {
+        guard let seed else { return UUID() }
+        var bytes = Array(SHA256.hash(data: Array(seed.utf8) + [0] + token.bytes).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// The recipients (by position) whose registered device's clock is inside the app's quiet hours.

@@ -57,9 +57,24 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
                 let reasons = results.map { $0.outcome.reason ?? "" }
                 let apnsIDs = results.map { $0.apnsID ?? PostgresCampaignWork.noUUID }
                 let languages = results.map { $0.language?.value ?? "" }
+                if case .journey(let key) = ledger {
+                    try await connection.query(
+                        """
+                        INSERT INTO journey_deliveries (app_id, entry_id, journey_id, version, visit, step, token, device_id,
+                                                        outcome, status, reason, apns_id, language)
+                        SELECT \(appID), \(key.entryID), \(key.journeyID), \(key.version), \(key.visit), \(key.step), token,
+                               NULLIF(device_id, 0), outcome, NULLIF(status, 0), NULLIF(reason, ''),
+                               NULLIF(apns_id, \(PostgresCampaignWork.noUUID)), NULLIF(language, '')
+                        FROM unnest(\(tokens)::bytea[], \(deviceIDs)::bigint[], \(outcomes)::text[], \(statuses)::integer[],
+                                    \(reasons)::text[], \(apnsIDs)::uuid[], \(languages)::text[])
+                            AS t(token, device_id, outcome, status, reason, apns_id, language)
+                        """, logger: logger)
+                    return invalidated
+                }
                 // The ledger's table and the column that groups its rows (request or campaign).
                 let (table, group, cast, groupValue): (String, String, String, String)
                 switch ledger {
+                case .journey: return invalidated
                 case .transactional(let requestID):
                     (table, group, cast, groupValue) = ("notifications", "request_id", "uuid", requestID.uuidString)
                 case .campaignTest(let campaignID):

@@ -11,15 +11,18 @@ import PostgresNIO
 public struct PostgresEventRepository: EventRepository {
     let client: PostgresClient
     let logger: Logger
+    let journeyDefinitions: JourneyDefinitions
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, journeyDefinitions: JourneyDefinitions = JourneyDefinitions(), logger: Logger) {
         self.client = client
+        self.journeyDefinitions = journeyDefinitions
         self.logger = logger.forDatabase
     }
 
     /// Where an event was attributed.
     struct Attribution {
-        var campaignID: Int64
+        /// Nil: an open of a journey's notification.
+        var campaignID: Int64?
         /// Nil: held out.
         var variant: Int?
         var deviceID: Int64
@@ -27,14 +30,49 @@ public struct PostgresEventRepository: EventRepository {
     }
 
     public func record(appID: Int64, events: [AppEvent]) async throws -> EventReceipt {
+        try await record(appID: appID, events: events, now: Date())
+    }
+
+    /// Stores the events and, in the same transaction, applies them to the app's journeys
+    /// (`now`: the server's time, injected by tests).
+    public func record(appID: Int64, events: [AppEvent], now: Date) async throws -> EventReceipt {
         try await DatabaseMetrics.measure("events.record") {
             guard !events.isEmpty else { return EventReceipt(stored: 0, duplicates: 0, attributed: 0) }
             var attributions = try await attributeOpens(appID: appID, events: events)
-            let devices = try await deviceIDs(appID: appID, tokens: events.compactMap(\.token))
+            let (devices, deviceUsers) = try await deviceIDs(appID: appID, tokens: events.compactMap(\.token))
             let conversions = try await attributeConversions(appID: appID, events: events, devices: devices)
             attributions.merge(conversions) { first, _ in first }
-            return try await insert(appID: appID, events: events, devices: devices, attributions: attributions)
+            return try await client.withDomainTransaction(logger: logger) { connection in
+                let (receipt, stored) = try await insert(
+                    appID: appID, events: events, devices: devices, attributions: attributions, on: connection)
+                let intake = stored.map { index in
+                    Self.intakeEvent(events[index], attribution: attributions[index], devices: devices, deviceUsers: deviceUsers)
+                }
+                _ = try await JourneyIntake.apply(
+                    intake, appID: appID, now: now, definitions: journeyDefinitions, on: connection, logger: logger)
+                return receipt
+            }
         }
+    }
+
+    /// An event as the journeys see it: named (a custom event, a conversion) or an open, and
+    /// whose: its user ID, else its device's user, else its device.
+    static func intakeEvent(
+        _ event: AppEvent, attribution: Attribution?, devices: [DeviceToken: Int64], deviceUsers: [Int64: String]
+    ) -> JourneyIntake.Event {
+        let deviceID = event.token.flatMap { devices[$0] } ?? attribution?.deviceID
+        let userID = event.userID ?? deviceID.flatMap { deviceUsers[$0] }
+        var intake = JourneyIntake.Event(
+            name: nil, properties: [:], apnsID: nil, userKey: JourneyIntake.userKey(userID: userID, deviceID: deviceID),
+            userID: userID, deviceID: deviceID, occurredAt: event.occurredAt)
+        switch event.kind {
+        case .opened(let apnsID): intake.apnsID = apnsID
+        case .converted(let name, _): intake.name = name
+        case .custom(let name, let properties):
+            intake.name = name
+            intake.properties = properties
+        }
+        return intake
     }
 
     /// Each open's campaign, message, device and language, from the ledger row that sent its
@@ -59,25 +97,41 @@ public struct PostgresEventRepository: EventRepository {
                     campaignID: campaignID, variant: variant.map(Int.init), deviceID: deviceID, language: language)
             }
         }
+        let unknown = positions.filter { $0.value.contains { found[$0] == nil } }.map(\.key)
+        if !unknown.isEmpty {
+            // Not a campaign's: a journey's send, or no one's.
+            let journeyRows = try await client.query(
+                """
+                SELECT apns_id, device_id, language FROM journey_deliveries
+                WHERE app_id = \(appID) AND apns_id = ANY(\(unknown)::uuid[]) AND device_id IS NOT NULL
+                """, logger: logger)
+            for try await (apnsID, deviceID, language) in journeyRows.decode((UUID, Int64, String?).self) {
+                for index in positions[apnsID] ?? [] {
+                    found[index] = Attribution(campaignID: nil, variant: nil, deviceID: deviceID, language: language)
+                }
+            }
+        }
         for (index, event) in events.enumerated() where found[index] == nil {
             if case .opened = event.kind {
-                throw ValidationError(field: "events[\(index)].apnsID", reason: "no campaign of this app sent this apns-id")
+                throw ValidationError(field: "events[\(index)].apnsID", reason: "no campaign or journey of this app sent this apns-id")
             }
         }
         return found
     }
 
-    /// The registered devices of the tokens given.
-    private func deviceIDs(appID: Int64, tokens: [DeviceToken]) async throws -> [DeviceToken: Int64] {
-        guard !tokens.isEmpty else { return [:] }
+    /// The registered devices of the tokens given, and the user IDs of those that have one.
+    private func deviceIDs(appID: Int64, tokens: [DeviceToken]) async throws -> ([DeviceToken: Int64], [Int64: String]) {
+        guard !tokens.isEmpty else { return ([:], [:]) }
         let bytes = tokens.map { ByteBuffer(bytes: $0.bytes) }
         let rows = try await client.query(
-            "SELECT token, id FROM devices WHERE app_id = \(appID) AND token = ANY(\(bytes)::bytea[])", logger: logger)
-        var ids = [DeviceToken: Int64]()
-        for try await (token, id) in rows.decode((ByteBuffer, Int64).self) {
+            "SELECT token, id, user_id FROM devices WHERE app_id = \(appID) AND token = ANY(\(bytes)::bytea[])",
+            logger: logger)
+        var ids = [DeviceToken: Int64](), users = [Int64: String]()
+        for try await (token, id, userID) in rows.decode((ByteBuffer, Int64, String?).self) {
             ids[try DeviceToken(bytes: Array(buffer: token))] = id
+            if let userID { users[id] = userID }
         }
-        return ids
+        return (ids, users)
     }
 
     /// Each conversion's campaign: the latest that reached its device (or, by user ID, one of
@@ -150,9 +204,11 @@ public struct PostgresEventRepository: EventRepository {
         return found
     }
 
+    /// Stores the events not stored before; the receipt, and the positions of those stored now.
     private func insert(
-        appID: Int64, events: [AppEvent], devices: [DeviceToken: Int64], attributions: [Int: Attribution]
-    ) async throws -> EventReceipt {
+        appID: Int64, events: [AppEvent], devices: [DeviceToken: Int64], attributions: [Int: Attribution],
+        on connection: PostgresConnection
+    ) async throws -> (EventReceipt, [Int]) {
         // Arrays cannot hold NULL here: 0, -1, "" and the nil UUID stand for "none".
         let noUUID = PostgresCampaignWork.noUUID
         var kinds = [String](), identities = [ByteBuffer](), times = [Date](), apnsIDs = [UUID]()
@@ -191,7 +247,7 @@ public struct PostgresEventRepository: EventRepository {
             variants.append(attribution?.variant.map { Int16(clamping: $0) } ?? -1)
             languages.append(attribution?.language ?? "")
         }
-        let rows = try await client.query(
+        let rows = try await connection.query(
             """
             INSERT INTO events (app_id, kind, identity, occurred_at, apns_id, device_id, user_id, name, value,
                                 campaign_id, variant, language, properties)
@@ -206,15 +262,20 @@ public struct PostgresEventRepository: EventRepository {
                 AS t(kind, identity, occurred_at, apns_id, device_id, user_id, name, value, has_value, campaign_id,
                      variant, language, properties)
             ON CONFLICT (app_id, identity) DO NOTHING
-            RETURNING campaign_id IS NOT NULL
+            RETURNING identity, campaign_id IS NOT NULL
             """, logger: logger)
-        var stored = 0
+        var firstPosition = [ByteBuffer: Int]()
+        for (index, identity) in identities.enumerated() where firstPosition[identity] == nil { firstPosition[identity] = index }
+        var stored = [Int]()
         var attributed = 0
-        for try await isAttributed in rows.decode(Bool.self) {
-            stored += 1
+        for try await (identity, isAttributed) in rows.decode((ByteBuffer, Bool).self) {
+            if let index = firstPosition[identity] { stored.append(index) }
             if isAttributed { attributed += 1 }
         }
-        return EventReceipt(stored: stored, duplicates: events.count - stored, attributed: attributed)
+        return (
+            EventReceipt(stored: stored.count, duplicates: events.count - stored.count, attributed: attributed),
+            stored.sorted()
+        )
     }
 
     public func totals(campaignID: Int64) async throws -> CampaignEventTotals {

@@ -123,11 +123,12 @@ struct SendersService: Service {
     }
 }
 
-/// The campaign engine and the Live Activity fan-out. Given no senders, it makes its own and
+/// The campaign engine, the Live Activity fan-out and the journey engine. Given no senders, it makes its own and
 /// closes them after both drain.
 struct EngineService: Service {
     let engine: DeliveryEngine
     let liveActivities: LiveActivityEngine
+    let journeys: JourneyEngine
     let senders: APNSSenderDirectory
     let ownsSenders: Bool
     let migrated: MigrationGate
@@ -162,6 +163,12 @@ struct EngineService: Service {
             configuration: delivery, workers: configuration.liveActivityWorkers, batchSize: configuration.liveActivityBatchSize,
             work: store.liveActivityWork,
             templates: store.templates, senders: senders, channels: store.channels, logger: logger)
+        journeys = JourneyEngine(
+            configuration: delivery, work: store.journeyWork, apps: store.apps, devices: store.devices,
+            sender: DirectSender(
+                devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger),
+            batchSize: configuration.journeyBatchSize, concurrency: configuration.journeyConcurrency,
+            segmentInterval: .seconds(configuration.journeySegmentSeconds), logger: logger)
     }
 
     func run() async throws {
@@ -169,16 +176,18 @@ struct EngineService: Service {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.run() }
                 group.addTask { try await liveActivities.run() }
+                group.addTask { try await journeys.run() }
                 try await group.waitForAll()
             }
         }
         if ownsSenders { await senders.shutdown() }
     }
 
-    /// Asks both engines to stop as on SIGTERM.
+    /// Asks the engines to stop as on SIGTERM.
     func drain() {
         engine.drain()
         liveActivities.drain()
+        journeys.drain()
     }
 
     /// Host, process and a random suffix: unique among running instances.

@@ -64,6 +64,12 @@ struct HeraldConfiguration: Sendable {
     var liveActivityWorkers = 2
     /// Update tokens read, sent and recorded together (`HERALD_LIVE_ACTIVITY_BATCH_SIZE`).
     var liveActivityBatchSize = 2000
+    /// Journey entries one instance claims together (`HERALD_JOURNEY_BATCH_SIZE`).
+    var journeyBatchSize = 200
+    /// Journey entries one instance walks at once (`HERALD_JOURNEY_CONCURRENCY`).
+    var journeyConcurrency = 16
+    /// How often users matching a journey's entry segment are entered (`HERALD_JOURNEY_SEGMENT_SECONDS`).
+    var journeySegmentSeconds = 60
     /// `HERALD_ENGINE_BATCH_SIZE`: devices read, rendered, sent and recorded together.
     var engineBatchSize = 500
     /// `HERALD_ENGINE_LEASE_SECONDS`: how long a crashed instance's chunks wait before another takes them.
@@ -203,6 +209,10 @@ struct HeraldConfiguration: Sendable {
         configuration.liveActivityBatchSize = try positive(
             reader, "herald.live_activity.batch_size", configuration.liveActivityBatchSize)
         configuration.engineBatchSize = try positive(reader, "herald.engine.batch_size", configuration.engineBatchSize)
+        configuration.journeyBatchSize = try positive(reader, "herald.journey.batch_size", configuration.journeyBatchSize)
+        configuration.journeyConcurrency = try positive(reader, "herald.journey.concurrency", configuration.journeyConcurrency)
+        configuration.journeySegmentSeconds = try positive(
+            reader, "herald.journey.segment_seconds", configuration.journeySegmentSeconds)
         configuration.engineLeaseSeconds = try positive(reader, "herald.engine.lease_seconds", configuration.engineLeaseSeconds)
         configuration.enginePollMilliseconds = try positive(
             reader, "herald.engine.poll_ms", configuration.enginePollMilliseconds)

@@ -23,6 +23,8 @@ struct Store: Sendable {
     let channels: PostgresBroadcastChannelRepository
     let segments: PostgresSegments
     let series: PostgresCampaignSeries
+    let journeys: PostgresJourneys
+    let journeyWork: PostgresJourneyWork
     /// The provider tokens shared between instances; nil without `HERALD_SECRET_KEY`.
     let providerTokens: PostgresProviderTokens?
     let users: PostgresConsoleUserRepository
@@ -56,7 +58,10 @@ struct Store: Sendable {
         templates = PostgresTemplateRepository(client: client, logger: logger)
         campaigns = PostgresCampaignRepository(client: client, logger: logger)
         campaignWork = PostgresCampaignWork(client: client, logger: logger)
-        events = PostgresEventRepository(client: client, logger: logger)
+        let journeyDefinitions = JourneyDefinitions()
+        events = PostgresEventRepository(client: client, journeyDefinitions: journeyDefinitions, logger: logger)
+        journeys = PostgresJourneys(client: client, logger: logger)
+        journeyWork = PostgresJourneyWork(client: client, definitions: journeyDefinitions, logger: logger)
         directSends = PostgresDirectSendLedger(client: client, logger: logger)
         liveActivities = PostgresLiveActivityRepository(client: client, logger: logger)
         liveActivityWork = PostgresLiveActivityWork(client: client, logger: logger)
