@@ -35,6 +35,8 @@ public struct APIDependencies: Sendable {
     public var segments: (any SegmentRepository)?
     /// Recurring campaigns; without it, no series routes.
     public var series: (any CampaignSeriesRepository)?
+    /// Journeys; without it, no journey routes.
+    public var journeys: (any JourneyRepository)?
     public var readiness: any ReadinessCheck
     /// Webhook endpoints and their outbox.
     public var webhooks: any WebhookStore
@@ -55,10 +57,12 @@ public struct APIDependencies: Sendable {
         metricsToken: String? = nil, limits: APILimits = APILimits(),
         channels: (any BroadcastChannelRepository)? = nil, channelManager: (any ChannelManaging)? = nil,
         segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
+        journeys: (any JourneyRepository)? = nil,
         classifyError: @escaping @Sendable (any Error) -> Problem? = { _ in nil }
     ) {
         self.segments = segments
         self.series = series
+        self.journeys = journeys
         self.channels = channels
         self.channelManager = channelManager
         self.limits = limits
@@ -127,6 +131,9 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<HeraldRequest
         channels: dependencies.channels)
     if let segments = dependencies.segments {
         SegmentController(directory: directory, segments: segments).addRoutes(to: v1.group("apps/:bundleID"))
+    }
+    if let journeys = dependencies.journeys {
+        JourneyController(directory: directory, journeys: journeys).addRoutes(to: v1.group("apps/:bundleID"))
     }
     if let series = dependencies.series {
         SeriesController(directory: directory, series: series).addRoutes(to: v1.group("series"))

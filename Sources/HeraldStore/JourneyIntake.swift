@@ -39,15 +39,16 @@ enum JourneyIntake {
         if !named.isEmpty {
             let journeys = try await connection.query(
                 """
-                SELECT id, live_version, entry_event FROM journeys
+                SELECT id, live_version, entry_event, state = 'active' FROM journeys
                 WHERE app_id = \(appID) AND state IN ('active', 'paused')
                 """, logger: logger
-            ).collect().map { try $0.decode((Int64, Int32?, String?).self) }
+            ).collect().map { try $0.decode((Int64, Int32?, String?, Bool).self) }
             guard !journeys.isEmpty else { return woke }
             let keys = Array(Set(named.compactMap(\.userKey)))
             try await reachGoals(named, keys: keys, appID: appID, now: now, definitions: definitions, on: connection, logger: logger)
             woke = try await wakeWaiting(named, keys: keys, appID: appID, now: now, definitions: definitions, on: connection, logger: logger) || woke
-            let entering = journeys.filter { $0.1 != nil && $0.2 != nil }
+            // A paused journey takes no one; its entrants' waits and goals go on.
+            let entering = journeys.filter { $0.1 != nil && $0.2 != nil && $0.3 }
             if !entering.isEmpty {
                 woke = try await enter(
                     named, journeys: entering.map { ($0.0, Int($0.1!), $0.2!) }, appID: appID, now: now,

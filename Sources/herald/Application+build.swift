@@ -31,7 +31,7 @@ func buildHTTPRouter(
             metricsToken: configuration.metricsToken,
             limits: configuration.apiLimits, channels: store.channels,
             channelManager: senders.map { ChannelManager(channels: store.channels, senders: $0) },
-            segments: store.segments, series: store.series,
+            segments: store.segments, series: store.series, journeys: store.journeys,
             classifyError: DatabaseProblems.classify))
     if configuration.consoleEnabled {
         addConsoleRoutes(

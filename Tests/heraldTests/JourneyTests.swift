@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import HeraldTestSupport
 import Testing
@@ -120,6 +121,172 @@ struct JourneyTests {
                     n % 5 != 0 && n % 7 == 0 && n % 3 == 0
                         && !JourneyWalk.heldOut(journeyID: journey.id, user: "u:user-\(n)", basisPoints: 1000)
                 }.count)
+            }
+        }
+    }
+
+    /// A loop: a welcome, then each week a nudge until the user comes back (a waitFor with a
+    /// property condition), split in two for the nudge's wording.
+    static let loop = """
+        {"entry": {"event": {"name": "signed_up"}, "reentryAfterMinutes": 60, "limitPerUser": 2},
+         "start": "split",
+         "steps": {
+           "split": {"split": [{"weight": 1, "next": "a"}, {"weight": 1, "next": "b"}]},
+           "a": {"send": {"template": "welcome"}, "next": "back"},
+           "b": {"send": {"template": "flash-sale", "variables": {"percentOff": 5, "endTime": "soon"}}, "next": "back"},
+           "back": {"waitFor": {"event": {"name": "visit", "where": [{"attribute": "pages", "gte": 3}]}},
+                    "timeoutMinutes": 10080, "next": "done", "timeoutNext": "done"},
+           "done": {"exit": {}}
+         },
+         "goal": {"event": {"name": "purchase"}}}
+        """
+
+    @Test func splitsAreStickyAcrossReentryWhichFollowsItsIntervalAndLimit() async throws {
+        try await EngineHarness.with { h in
+            try await Self.registerUsers(h, 40)
+            try await JourneyHarness.with(h) { j in
+                let journey = try await j.activeJourney("Loop", Self.loop)
+                let t0 = Date().addingTimeInterval(60).rounded()
+                let users = (0..<40).map { "user-\($0)" }
+                // Each user signs up, comes back (3 pages: the waitFor ends) and signs up again
+                // 30 minutes later (too soon), then 61 minutes after the first entry (allowed),
+                // then once more (over the limit of two).
+                var moment = t0
+                for round in 0..<4 {
+                    moment = t0.addingTimeInterval([0, 1_800, 3_660, 7_400][round])
+                    try await j.record(users.map { JourneyHarness.custom("signed_up", user: $0, at: moment) }, at: moment)
+                    try await j.runAll(at: moment)
+                    let visit = moment.addingTimeInterval(60)
+                    try await j.record(
+                        users.map { JourneyHarness.custom("visit", user: $0, at: visit, ["pages": .int(round == 0 ? 2 : 3)]) },
+                        at: visit)
+                    try await j.runAll(at: visit)
+                    if round == 0 {
+                        // Two pages do not match: still waiting; a third visit with three does.
+                        #expect(try await j.entries(journey).values.allSatisfy { $0.count == 1 && $0[0].step == "back" })
+                        try await j.record(
+                            users.map { JourneyHarness.custom("visit", user: $0, at: visit, ["pages": .int(4)]) }, at: visit)
+                        try await j.runAll(at: visit)
+                    }
+                }
+                let entries = try await j.entries(journey)
+                let sends = try await j.sends(journey)
+                var paths = Set<String>()
+                for user in users {
+                    let key = "u:\(user)"
+                    #expect(entries[key]?.count == 2, "entered at 0 and 61 minutes only: \(entries[key] ?? [])")
+                    #expect(entries[key]?.allSatisfy { $0.outcome == "exited" } == true)
+                    let sent = sends[key] ?? []
+                    #expect(sent.count == 2 && sent[0] == sent[1], "the same path both times: \(sent)")
+                    paths.insert(sent.first ?? "")
+                }
+                #expect(paths == ["a", "b"], "both paths are taken by someone")
+                let report = try await h.store.journeys.report(journeyID: journey.id, version: nil)
+                let back = try #require(report.steps.first { $0.id == "back" })
+                #expect(back.paths["matched"] == 80 && back.paths["timedOut"] == nil)
+            }
+        }
+    }
+
+    @Test func theGoalEndsAnEntryMidWaitPauseHoldsEveryoneAndAUserWithoutDevicesMovesOn() async throws {
+        try await EngineHarness.with { h in
+            try await Self.registerUsers(h, 10)
+            try await JourneyHarness.with(h) { j in
+                let journey = try await j.activeJourney("Cart", Self.cart.replacingOccurrences(of: "\"holdoutPercent\": 10", with: "\"holdoutPercent\": 0"))
+                let t0 = Date().addingTimeInterval(60).rounded()
+                // Ten users with devices and one (ghost) without any.
+                let users = (0..<10).map { "user-\($0)" } + ["ghost"]
+                try await j.record(
+                    users.map { JourneyHarness.custom("cart_abandoned", user: $0, at: t0, ["cartValue": 30, "cartItemCount": 1]) }, at: t0)
+                try await j.runAll(at: t0)
+                // Users 0 and 1 buy during the first wait: they leave with the goal, nothing sent.
+                let buy = t0.addingTimeInterval(600)
+                try await j.record(["user-0", "user-1"].map { JourneyHarness.custom("purchase", user: $0, at: buy) }, at: buy)
+                // Paused: nothing moves, though the hour has come.
+                guard case .saved(let paused) = try await h.store.journeys.transition(
+                    appID: h.app.id, name: "Cart", event: .pause, actor: "test", now: buy)
+                else { throw JourneyTestFailure("not paused") }
+                #expect(paused.state == .paused)
+                try await j.runAll(at: t0.addingTimeInterval(7_200))
+                #expect(try await j.sends(journey).isEmpty)
+                // A new event enters no one while paused.
+                try await j.record([JourneyHarness.custom("cart_abandoned", user: "user-9", at: buy, ["cartValue": 99])], at: buy)
+                #expect(try await j.entries(journey)["u:user-9"]?.count == 1)
+                guard case .saved = try await h.store.journeys.transition(
+                    appID: h.app.id, name: "Cart", event: .resume, actor: "test", now: buy)
+                else { throw JourneyTestFailure("not resumed") }
+                try await j.runAll(at: t0.addingTimeInterval(7_200))
+                let entries = try await j.entries(journey)
+                let sends = try await j.sends(journey)
+                #expect(entries["u:user-0"]?.first?.outcome == "goal" && entries["u:user-0"]?.first?.goal == true)
+                #expect(sends["u:user-0"] == nil && sends["u:user-1"] == nil)
+                #expect((2..<10).allSatisfy { sends["u:user-\($0)"] == ["remind"] })
+                // The ghost moved on to wait for an open that cannot come, and the move says why.
+                #expect(entries["u:ghost"]?.first?.step == "opened")
+                let report = try await h.store.journeys.report(journeyID: journey.id, version: nil)
+                let remind = try #require(report.steps.first { $0.id == "remind" })
+                #expect(remind.notSent == ["noDevices": 1] && remind.deliveries["accepted"] == 8)
+                let wait = try #require(report.steps.first { $0.id == "wait" })
+                #expect(wait.paths["goal"] == 2 && wait.paths["next"] == 9)
+                #expect(report.goals == 2 && report.inside == 9)
+                // Archiving ends everyone's entry.
+                guard case .saved = try await h.store.journeys.transition(
+                    appID: h.app.id, name: "Cart", event: .archive, actor: "test", now: buy)
+                else { throw JourneyTestFailure("not archived") }
+                #expect(try await j.entries(journey).values.allSatisfy { $0.allSatisfy { $0.step == nil } })
+            }
+        }
+    }
+
+    @Test func anEntryClaimedByAnEngineThatDiedIsTakenOverWithoutASecondSend() async throws {
+        try await EngineHarness.with { h in
+            try await Self.registerUsers(h, 3)
+            try await JourneyHarness.with(h) { j in
+                let journey = try await j.activeJourney(
+                    "Now",
+                    """
+                    {"entry": {"event": {"name": "cart_abandoned"}}, "start": "remind",
+                     "steps": {"remind": {"send": {"template": "cart-reminder"}, "next": "done"}, "done": {"exit": {}}}}
+                    """)
+                let t0 = Date().addingTimeInterval(60).rounded()
+                try await j.record(
+                    (0..<3).map { JourneyHarness.custom("cart_abandoned", user: "user-\($0)", at: t0, ["cartItemCount": 2]) }, at: t0)
+                // An engine claims all three, sends to user-0 (its ledger row written) and to
+                // user-1 (cut short before its row), then dies before saving either.
+                let dead = try await h.store.journeyWork.claim(owner: "dead", limit: 10, leaseSeconds: 30, now: t0)
+                #expect(dead.count == 3)
+                let senders = APNSSenderDirectory(configuration: h.configuration, apps: h.store.apps, logger: h.logs.logger())
+                let sender = DirectSender(
+                    devices: h.store.devices, templates: h.store.templates, senders: senders, ledger: h.store.directSends,
+                    logger: h.logs.logger())
+                for lease in dead where lease.userID != "user-2" {
+                    var request = DirectSendRequest(
+                        app: h.app, audience: .userID(lease.userID!),
+                        content: .template(name: "cart-reminder", version: nil, localization: .server, variables: ["cartItemCount": 2]),
+                        ledger: .journey(JourneySendKey(journeyID: journey.id, version: 1, entryID: lease.entryID, visit: 0, step: "remind")),
+                        actor: "journey")
+                    request.apnsIDSeed = "journey:\(lease.entryID):0"
+                    _ = try await sender.send(request)
+                    if lease.userID == "user-1" {
+                        try await h.store.client.query("DELETE FROM journey_deliveries WHERE entry_id = \(lease.entryID)")
+                    }
+                }
+                await senders.shutdown()
+                // While the lease holds, no one else takes them.
+                try await j.runAll(at: t0.addingTimeInterval(29))
+                #expect(try await j.entries(journey).values.allSatisfy { $0[0].step == "remind" })
+                try await j.runAll(at: t0.addingTimeInterval(31))
+                let entries = try await j.entries(journey)
+                #expect(entries.values.allSatisfy { $0.count == 1 && $0[0].outcome == "exited" })
+                let received = try h.received()
+                // user-0 once; user-1 twice with the same apns-id (the send cut short is done
+                // again, as APNs would see a retry); user-2 once.
+                #expect(received.count == 4, "\(received.map(\.token))")
+                let byToken = Dictionary(grouping: received, by: \.token)
+                #expect(byToken[EngineHarness.token(0).hex]?.count == 1 && byToken[EngineHarness.token(2).hex]?.count == 1)
+                let twice = try #require(byToken[EngineHarness.token(1).hex])
+                #expect(twice.count == 2 && twice[0].apnsID == twice[1].apnsID)
+                #expect(try await j.sends(journey).values.map(\.count).sorted() == [1, 1, 1], "one ledger row each")
             }
         }
     }
