@@ -314,3 +314,16 @@ public enum SegmentFile {
         try CampaignFileError.reading { try Segment(json: try JSONFields.parse(bytes)) }
     }
 }
+
+/// A journey's graph read from a file for `herald journeys` (docs/journeys.md), checked as the
+/// API checks it.
+public enum JourneyFile {
+    /// The graph as written, or the first problem with its JSON path.
+    public static func journey(json bytes: [UInt8]) throws -> PayloadValue {
+        try CampaignFileError.reading {
+            let value = try JSONFields.parse(bytes)
+            _ = try JourneyDefinition(json: value)
+            return value
+        }
+    }
+}

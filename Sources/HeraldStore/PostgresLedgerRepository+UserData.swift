@@ -211,6 +211,22 @@ extension PostgresLedgerRepository {
                 ).collect().first?.decode(Int64.self) ?? 0
                 try await connection.query(
                     "DELETE FROM frequency_sends WHERE app_id = \(appID) AND device_id = ANY (\(ids)::bigint[])", logger: logger)
+                // Journeys keep their counts but no longer know whose entries they were: each
+                // leaves the journey (outcome `removed` if still inside), and its sends' rows
+                // hold their tokens' SHA-256.
+                let keys = ["u:\(userID)"] + ids.map { "d:\($0)" }
+                try await connection.query(
+                    """
+                    WITH erased AS (
+                        UPDATE journey_entries SET user_key = 'erased:' || id, user_id = NULL, device_id = NULL,
+                            properties = NULL, outcome = CASE WHEN step IS NULL THEN outcome ELSE 'removed' END,
+                            finished_at = coalesce(finished_at, now()), step = NULL, due_at = NULL,
+                            lease_owner = NULL, lease_until = NULL
+                        WHERE app_id = \(appID) AND user_key = ANY (\(keys)::text[])
+                        RETURNING id)
+                    UPDATE journey_deliveries SET token = sha256(token), device_id = NULL
+                    WHERE app_id = \(appID) AND entry_id IN (SELECT id FROM erased)
+                    """, logger: logger)
                 // The user leaves every audience that named them; a list left empty matches
                 // nobody (it never means "everyone").
                 let audiences = try await Self.count(

@@ -32,6 +32,10 @@ import Testing
         ("0021_index_user_devices_by_id.sql", "e47ff993c7316ae87af90c0d4f595e2f0a99656d32579f6e2e7abeeb49bd35a3"),
         ("0022_create_live_activities.sql", "60a7b60a24688205bde55d4106e248ded87c7abfcc06435eb055c57cf2ecb5e5"),
         ("0023_add_segment_support.sql", "d131654e7c2de1d1b19179d85919d61e46e78e88f24c1912ab45e03479377b06"),
+        ("0024_create_campaign_series.sql", "4f5c353ae9d5a48eea8ab86b77160d9f21145d351cda7101923255ea2d369a9a"),
+        ("0025_add_best_time_delivery.sql", "be01a7ec942a44e25a2d1db9e09b726cd1d2630bf41b6c2879f846518b67a897"),
+        ("0026_index_segment_reads.sql", "b05115d024cbeb5b36593e65c7931ece3e781f373ecc2502c1bd3e74f9495047"),
+        ("0027_add_custom_events.sql", "3101d6b10478670afd37a1d379409845bd87769d0203c8b88f8f932045f1e240"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
