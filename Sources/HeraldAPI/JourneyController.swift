@@ -21,6 +21,7 @@ struct JourneyController {
         group.get("journeys/:name", use: show)
         group.patch("journeys/:name", use: edit)
         group.get("journeys/:name/report", use: report)
+        group.get("journeys/:name/deliveries", use: deliveries)
         for event in Journey.Event.allCases {
             group.post("journeys/:name/\(event.rawValue)") { _, context in try await transition(event, context: context) }
         }
@@ -89,6 +90,30 @@ struct JourneyController {
             throw Self.unknownJourney()
         }
         return JourneyReportResponse(name: journey.name, report: try await journeys.report(journeyID: journey.id, version: version))
+    }
+
+    /// The journey's send ledger, one row per device, by row ID (`cursor`, `limit` ≤ 1000).
+    @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> JourneyDeliveriesResponse {
+        let app = try await self.app(context)
+        let name = try Self.name(context)
+        var cursor: Int64?
+        var limit = 100
+        for (key, value) in request.uri.queryParameters {
+            let text = String(value)
+            switch String(key) {
+            case "cursor":
+                guard let number = Int64(text), number >= 0 else { throw Problem.invalidField("cursor", "must be a nextCursor") }
+                cursor = number
+            case "limit":
+                guard let number = Int(text), (1...1000).contains(number) else { throw Problem.invalidField("limit", "must be 1 to 1000") }
+                limit = number
+            default: throw Problem.invalidField(String(key), "unknown query parameter")
+            }
+        }
+        guard let journey = try await journeys.journey(appID: app.id, name: name, version: nil) else { throw Self.unknownJourney() }
+        let rows = try await journeys.deliveries(journeyID: journey.id, after: cursor, limit: limit)
+        return JourneyDeliveriesResponse(
+            deliveries: rows.map(JourneyDeliveriesResponse.Row.init), nextCursor: rows.count == limit ? rows.last.map { String($0.id) } : nil)
     }
 
     private func transition(_ event: Journey.Event, context: HeraldRequestContext) async throws -> JourneyResponse {

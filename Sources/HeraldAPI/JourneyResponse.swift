@@ -97,3 +97,37 @@ struct JourneyReportResponse: ResponseEncodable {
         }
     }
 }
+
+struct JourneyDeliveriesResponse: ResponseEncodable {
+    /// A device's row: never its whole token.
+    struct Row: Codable, Sendable {
+        var step: String
+        var version: Int
+        var userID: String?
+        var tokenSuffix: String
+        var outcome: String
+        var status: Int?
+        var reason: String?
+        var apnsID: UUID?
+        var language: String?
+        var sentAt: Date
+        var openedAt: Date?
+
+        init(_ row: JourneyDelivery) {
+            step = row.step
+            version = row.version
+            userID = row.userID
+            tokenSuffix = String(row.token.hex.suffix(8))
+            outcome = row.outcome.kind.rawValue
+            status = row.outcome.status
+            reason = row.outcome.reason
+            apnsID = row.apnsID
+            language = row.language
+            sentAt = row.sentAt
+            openedAt = row.openedAt
+        }
+    }
+
+    var deliveries: [Row]
+    var nextCursor: String?
+}

@@ -53,6 +53,8 @@ public struct ConsoleDependencies: Sendable {
     /// Saved segments and recurring campaigns; without them, no such pages.
     public var segments: (any SegmentRepository)?
     public var series: (any CampaignSeriesRepository)?
+    /// Journeys; without it, no journey pages.
+    public var journeys: (any JourneyRepository)?
     public var users: any ConsoleUserRepository
     public var sessions: any ConsoleSessionRepository
     public var settings: ConsoleSettings
@@ -66,11 +68,13 @@ public struct ConsoleDependencies: Sendable {
         users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
         settings: ConsoleSettings = ConsoleSettings(), channels: (any BroadcastChannelRepository)? = nil,
         segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
+        journeys: (any JourneyRepository)? = nil,
         classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
         self.channels = channels
         self.segments = segments
         self.series = series
+        self.journeys = journeys
         self.classifyError = classifyError
         self.liveActivities = liveActivities
         self.liveActivityUpdater = liveActivityUpdater

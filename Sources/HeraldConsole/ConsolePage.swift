@@ -36,7 +36,7 @@ enum ConsolePage {
     }
 
     enum Section: String, CaseIterable {
-        case campaigns, series, segments, templates, devices, liveActivities = "live-activities", users
+        case campaigns, series, journeys, segments, templates, devices, liveActivities = "live-activities", users
     }
 
     static func document(title: String, session: ConsoleSession?, section: Section?, body: HTML) -> HTML {
@@ -57,7 +57,7 @@ enum ConsolePage {
 
     static func navigation(_ session: ConsoleSession, section: Section?) -> HTML {
         var links: [(Section, String)] = [
-            (.campaigns, "Campaigns"), (.series, "Recurring"), (.segments, "Segments"), (.templates, "Templates"), (.devices, "Devices"), (.liveActivities, "Live Activities"),
+            (.campaigns, "Campaigns"), (.series, "Recurring"), (.journeys, "Journeys"), (.segments, "Segments"), (.templates, "Templates"), (.devices, "Devices"), (.liveActivities, "Live Activities"),
         ]
         if session.user.role == .admin { links.append((.users, "Users")) }
         let items = links.html { link in

@@ -55,6 +55,21 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
     group.post("campaigns/:id/test") { request, context in
         try await console.testSend(request, id: try context.parameters.require("id"))
     }
+    group.get("journeys") { request, _ in try await console.journeysPage(request) }
+    group.post("journeys") { request, _ in try await console.journeyCreate(request) }
+    group.post("journeys/validate") { request, _ in try await console.journeyValidate(request) }
+    group.get("journeys/:app/:name") { request, context in
+        let (app, name) = try Console.segmentPath(context.parameters)
+        return try await console.journeyPage(request, bundleID: app, name: name)
+    }
+    group.post("journeys/:app/:name") { request, context in
+        let (app, name) = try Console.segmentPath(context.parameters)
+        return try await console.journeyUpdate(request, bundleID: app, name: name)
+    }
+    group.post("journeys/:app/:name/:event") { request, context in
+        let (app, name) = try Console.segmentPath(context.parameters)
+        return try await console.journeySteer(request, bundleID: app, name: name, event: try context.parameters.require("event"))
+    }
     group.get("segments") { request, _ in try await console.segmentsPage(request) }
     group.post("segments") { request, _ in try await console.segmentCreate(request) }
     group.post("segments/evaluate") { request, _ in try await console.segmentEvaluate(request) }

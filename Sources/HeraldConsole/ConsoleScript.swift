@@ -2,7 +2,7 @@
 /// live estimate and its schedule choices, the segment builder (ConsoleScript+Segments). Plain JavaScript, no framework; every page works
 /// without it, only less live.
 enum ConsoleScript {
-    static let text = base + segmentBuilder
+    static let text = base + segmentBuilder + journeyEditor
 
     static let base = #"""
 "use strict";

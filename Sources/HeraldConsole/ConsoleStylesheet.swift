@@ -78,6 +78,23 @@ details summary { cursor: pointer; font-weight: 600; margin: .4rem 0; }
 .segment-kind { font-weight: 600; min-width: 8rem; }
 .segment-label { color: var(--muted); font-size: .9em; }
 .notice.error { border-color: var(--bad); background: #fbe3e1; }
+.badge.state-active { background: #dff3e7; color: var(--good); }
+.badge.state-paused, .badge.state-draft { background: #fdf0d5; color: var(--warn); }
+.badge.state-archived { background: #eceef1; color: var(--muted); }
+textarea.code { max-width: 60rem; }
+.journey-drawing, .journey-preview { overflow-x: auto; margin: .6rem 0; }
+svg.journey-graph { display: block; max-width: none; }
+svg.journey-graph .step rect { fill: #fff; stroke: var(--accent); stroke-width: 1.5; }
+svg.journey-graph .step-send rect { fill: #eef4ff; }
+svg.journey-graph .step-wait rect, svg.journey-graph .step-waitFor rect { fill: #fdf6e6; stroke: var(--warn); }
+svg.journey-graph .step-branch rect, svg.journey-graph .step-split rect { fill: #f3eefc; stroke: #7a5cc2; }
+svg.journey-graph .step-exit rect { fill: #eceef1; stroke: var(--muted); }
+svg.journey-graph .step.marked rect { stroke: var(--bad); stroke-width: 3; }
+svg.journey-graph text { font: 12px system-ui, sans-serif; fill: #222; }
+svg.journey-graph .step-id { font-weight: 700; }
+svg.journey-graph .step-kind, svg.journey-graph .edge-label { fill: var(--muted); font-size: 11px; }
+svg.journey-graph .edge { fill: none; stroke: #8a94a3; stroke-width: 1.4; }
+svg.journey-graph marker path { fill: #8a94a3; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
 @media (max-width: 640px) {

@@ -149,6 +149,36 @@ public struct JourneyReport: Sendable, Equatable {
     }
 }
 
+/// One device's row of a journey send's ledger.
+public struct JourneyDelivery: Sendable, Equatable {
+    public var id: Int64
+    public var step: String
+    public var version: Int
+    public var userID: String?
+    public var token: DeviceToken
+    public var outcome: DeliveryOutcome
+    public var apnsID: UUID?
+    public var language: String?
+    public var sentAt: Date
+    public var openedAt: Date?
+
+    public init(
+        id: Int64, step: String, version: Int, userID: String?, token: DeviceToken, outcome: DeliveryOutcome, apnsID: UUID?,
+        language: String?, sentAt: Date, openedAt: Date?
+    ) {
+        self.id = id
+        self.step = step
+        self.version = version
+        self.userID = userID
+        self.token = token
+        self.outcome = outcome
+        self.apnsID = apnsID
+        self.language = language
+        self.sentAt = sentAt
+        self.openedAt = openedAt
+    }
+}
+
 public protocol JourneyRepository: Sendable {
     /// Saves a new journey as a draft at version 1; the definition is checked already.
     func create(
@@ -163,4 +193,6 @@ public protocol JourneyRepository: Sendable {
     func journeys(appID: Int64) async throws -> [Journey]
     func transition(appID: Int64, name: String, event: Journey.Event, actor: String, now: Date) async throws -> JourneySave
     func report(journeyID: Int64, version: Int?) async throws -> JourneyReport
+    /// The journey's send ledger by row ID, after `cursor`, at most `limit` rows.
+    func deliveries(journeyID: Int64, after cursor: Int64?, limit: Int) async throws -> [JourneyDelivery]
 }

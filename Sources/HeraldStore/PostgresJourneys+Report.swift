@@ -135,3 +135,25 @@ extension PostgresJourneys {
         }
     }
 }
+
+extension PostgresJourneys {
+    public func deliveries(journeyID: Int64, after cursor: Int64?, limit: Int) async throws -> [JourneyDelivery] {
+        let rows = try await client.query(
+            """
+            SELECT d.id, d.step, d.version, e.user_id, d.token, d.outcome, d.status, d.reason, d.apns_id, d.language,
+                   d.created_at, d.opened_at
+            FROM journey_deliveries d JOIN journey_entries e ON e.id = d.entry_id
+            WHERE d.journey_id = \(journeyID) AND d.id > \(cursor ?? 0)
+            ORDER BY d.id LIMIT \(limit)
+            """, logger: logger
+        ).collect()
+        return try rows.map { row in
+            let (id, step, version, userID, token, outcome, status, reason, apnsID, language, sentAt, openedAt) = try row.decode(
+                (Int64, String, Int32, String?, ByteBuffer, String, Int32?, String?, UUID?, String?, Date, Date?).self)
+            return JourneyDelivery(
+                id: id, step: step, version: Int(version), userID: userID, token: try DeviceToken(bytes: Array(buffer: token)),
+                outcome: DeliveryOutcome(kind: DeliveryOutcome.Kind(rawValue: outcome) ?? .failed, status: status.map(Int.init), reason: reason),
+                apnsID: apnsID, language: language, sentAt: sentAt, openedAt: openedAt)
+        }
+    }
+}

@@ -5,6 +5,6 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench", abstract: "Measure Herald's hot paths (figures go to BENCHMARKS.md).",
         subcommands: [
             BenchCampaignCommand.self, BenchSenderCommand.self, BenchEncodeCommand.self, BenchRenderCommand.self,
-            BenchRetentionCommand.self, BenchWebhooksCommand.self, BenchLiveActivityCommand.self, BenchSegmentsCommand.self,
+            BenchRetentionCommand.self, BenchWebhooksCommand.self, BenchLiveActivityCommand.self, BenchSegmentsCommand.self, BenchJourneysCommand.self,
         ])
 }
