@@ -76,11 +76,18 @@ struct JourneyDrawing {
         let boxes = self.boxes
         let columns = max(boxes.values.map { $0.column + 1 }.max() ?? 1, 1)
         let rows = (boxes.values.map(\.row).max() ?? 0) + 1
-        let width = Self.margin * 2 + columns * Self.boxWidth + (columns - 1) * Self.columnGap + 60
+        // Edges that skip a row run down the left side, each in a lane of its own.
+        let skips = boxes.values.reduce(0) { total, box in
+            total + (graph.steps[box.id]?.successors ?? []).filter { (boxes[$0]?.row ?? 0) > box.row + 1 }.count
+        }
+        let offset = skips * 16 + (skips > 0 ? 70 : 0)
+        func left(_ box: Box) -> Int { offset + Self.margin + box.column * (Self.boxWidth + Self.columnGap) }
+        let width = offset + Self.margin * 2 + columns * Self.boxWidth + (columns - 1) * Self.columnGap + 60
         let height = Self.margin * 2 + rows * Self.boxHeight + (rows - 1) * Self.rowGap
         var edges: HTML = .empty
         var nodes: HTML = .empty
         var loop = 0
+        var skip = 0
         for id in boxes.keys.sorted(by: { order(boxes[$0]!, boxes[$1]!) }) {
             guard let box = boxes[id], let step = graph.steps[id] else { continue }
             for (index, next) in step.successors.enumerated() {
@@ -90,7 +97,17 @@ struct JourneyDrawing {
                 let label = taken.map { "\(path) \($0)" } ?? path
                 let (x1, y1) = (left(box) + Self.boxWidth / 2 + (index - (step.successors.count - 1) / 2) * 24, top(box) + Self.boxHeight)
                 let (x2, y2) = (left(target) + Self.boxWidth / 2, top(target))
-                if target.row > box.row {
+                if target.row > box.row + 1 {
+                    // Down past other rows: out of the box's left side, along a lane, into the target's.
+                    skip += 1
+                    let lane = Self.margin + skip * 16
+                    let (fromX, fromY) = (left(box), top(box) + Self.boxHeight / 2 + (index - (step.successors.count - 1) / 2) * 8)
+                    let (toX, toY) = (left(target), top(target) + Self.boxHeight / 2 - 6 + skip % 3 * 6)
+                    edges += """
+                        <path class="edge skip" d="M\(fromX),\(fromY) H\(lane) V\(toY) H\(toX - 2)" marker-end="url(#arrow)"/>
+                        <text class="edge-label" x="\(lane + 4)" y="\(fromY + 16 + skip % 2 * 12)">\(label)</text>
+                        """
+                } else if target.row > box.row {
                     edges += """
                         <path class="edge" d="M\(x1),\(y1) C\(x1),\(y1 + 35) \(x2),\(y2 - 35) \(x2),\(y2)" marker-end="url(#arrow)"/>
                         <text class="edge-label" x="\((x1 + x2) / 2 + 4)" y="\((y1 + y2) / 2)">\(label)</text>
@@ -130,8 +147,6 @@ struct JourneyDrawing {
     }
 
     private func order(_ a: Box, _ b: Box) -> Bool { (a.row, a.column) < (b.row, b.column) }
-
-    private func left(_ box: Box) -> Int { Self.margin + box.column * (Self.boxWidth + Self.columnGap) }
 
     private func top(_ box: Box) -> Int { Self.margin + box.row * (Self.boxHeight + Self.rowGap) }
 
