@@ -20,12 +20,16 @@ public struct JourneyLease: Sendable {
     /// The entry event's properties.
     public var properties: [String: PayloadValue]
     public var definition: JourneyDefinition
+    /// Visits (from where it stands on) whose send is in the ledger already: a replay after a
+    /// crash does not send them again.
+    public var sentVisits: Set<Int>
 
     public init(
         entryID: Int64, journeyID: Int64, version: Int, appID: Int64, userKey: String, userID: String?, deviceID: Int64?,
         deviceToken: DeviceToken?, step: String, arrivedAt: Date, cause: JourneyWalk.Cause, visits: Int, lastSend: Int?,
-        properties: [String: PayloadValue], definition: JourneyDefinition
+        properties: [String: PayloadValue], definition: JourneyDefinition, sentVisits: Set<Int> = []
     ) {
+        self.sentVisits = sentVisits
         self.entryID = entryID
         self.journeyID = journeyID
         self.version = version
@@ -103,8 +107,6 @@ public protocol JourneyWork: Sendable {
     func save(_ lease: JourneyLease, progress: JourneyProgress, owner: String) async throws -> Bool
     /// Gives the lease up, leaving the entry as it was (due again at once).
     func release(_ lease: JourneyLease, owner: String) async throws
-    /// Whether this visit's send is in the ledger already (a replay after a crash).
-    func sent(entryID: Int64, visit: Int) async throws -> Bool
     /// Whether a notification of this visit's send was opened.
     func opened(entryID: Int64, visit: Int) async throws -> Bool
     /// Whether one of the user's valid devices (or the device) matches the segment now.

@@ -147,7 +147,7 @@ public final class JourneyEngine: Service {
                     return progress
                 }
                 var detail: String?
-                if try await !work.sent(entryID: lease.entryID, visit: progress.visits) {
+                if !lease.sentVisits.contains(progress.visits) {
                     detail = try await send(
                         lease, app: app, template: template, variables: variables, visit: progress.visits, step: step)
                 }

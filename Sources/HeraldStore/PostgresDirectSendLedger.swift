@@ -45,7 +45,9 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
         ledger: DirectSendRequest.Ledger, actor: String
     ) async throws -> Set<Int64> {
         let invalidated = try await DatabaseMetrics.measure("directSends.record") {
-            try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
+            // Without invalidations the rows go in one statement, atomic on its own: no
+            // transaction's extra round trips (a journey makes one such record per user).
+            let record: @Sendable (PostgresConnection) async throws -> Set<Int64> = { connection in
                 let invalidated = try await DeviceInvalidator.apply(
                     invalidations, appID: appID, on: connection, logger: logger)
                 guard !results.isEmpty else { return invalidated }
@@ -93,6 +95,8 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
                     """, logger: logger)
                 return invalidated
             }
+            if invalidations.isEmpty { return try await client.withConnection(record) }
+            return try await client.withDomainTransaction(logger: logger, record)
         }
         DatabaseMetrics.invalidated(invalidated.count, source: "direct")
         return invalidated

@@ -35,12 +35,14 @@ public struct PostgresJourneyWork: JourneyWork {
                     FROM picked WHERE e.id = picked.id
                     RETURNING e.id, e.journey_id, e.version, e.app_id, e.user_key, e.user_id, e.device_id,
                               (SELECT d.token FROM devices d WHERE d.id = e.device_id AND d.app_id = e.app_id),
-                              e.step, e.arrived_at, e.cause, e.visits, e.last_send, e.properties::text
+                              e.step, e.arrived_at, e.cause, e.visits, e.last_send, e.properties::text,
+                              ARRAY(SELECT DISTINCT d.visit FROM journey_deliveries d
+                                    WHERE d.entry_id = e.id AND d.visit >= e.visits)
                     """, logger: logger
                 ).collect()
                 typealias Row = (
                     Int64, Int64, Int32, Int64, String, String?, Int64?, ByteBuffer?, String, Date, String, Int32, Int32?,
-                    String?
+                    String?, [Int32]
                 )
                 let decoded = try rows.map { try $0.decode(Row.self) }
                 let graphs = try await definitions.definitions(
@@ -60,7 +62,8 @@ public struct PostgresJourneyWork: JourneyWork {
                             entryID: row.0, journeyID: row.1, version: Int(row.2), appID: row.3, userKey: row.4, userID: row.5,
                             deviceID: row.6, deviceToken: try row.7.map { try DeviceToken(bytes: Array(buffer: $0)) },
                             step: row.8, arrivedAt: row.9, cause: JourneyWalk.Cause(rawValue: row.10) ?? .due,
-                            visits: Int(row.11), lastSend: row.12.map(Int.init), properties: properties, definition: graph))
+                            visits: Int(row.11), lastSend: row.12.map(Int.init), properties: properties, definition: graph,
+                            sentVisits: Set(row.14.map(Int.init))))
                 }
                 return leases
             }
@@ -69,44 +72,38 @@ public struct PostgresJourneyWork: JourneyWork {
 
     public func save(_ lease: JourneyLease, progress: JourneyProgress, owner: String) async throws -> Bool {
         try await DatabaseMetrics.measure("journeys.save") {
-            do {
-                return try await client.withDomainTransaction(logger: logger) { connection in
-                    let moved = try await connection.query(
-                        """
-                        UPDATE journey_entries SET step = \(progress.step), outcome = \(progress.outcome),
-                            finished_at = CASE WHEN \(progress.step)::text IS NULL THEN \(progress.arrivedAt) END,
-                            arrived_at = \(progress.arrivedAt), cause = \(progress.cause.rawValue), due_at = \(progress.dueAt),
-                            waiting_for = \(progress.waitingFor), waiting_opened = \(progress.waitingOpened),
-                            visits = \(progress.visits), last_send = \(progress.lastSend),
-                            lease_owner = NULL, lease_until = NULL
-                        WHERE id = \(lease.entryID) AND lease_owner = \(owner) AND visits = \(lease.visits)
-                          AND cause = \(lease.cause.rawValue) AND step IS NOT NULL
-                        RETURNING id
-                        """, logger: logger
-                    ).collect()
-                    guard !moved.isEmpty else { throw LostEntry() }
-                    guard !progress.moves.isEmpty else { return true }
-                    let moves = progress.moves
-                    try await connection.query(
-                        """
-                        INSERT INTO journey_moves (entry_id, visit, journey_id, version, step, path, next, detail, moved_at)
-                        SELECT \(lease.entryID), visit, \(lease.journeyID), \(lease.version), step, path, NULLIF(next, ''),
-                               NULLIF(detail, ''), moved_at
-                        FROM unnest(\(moves.map { Int32($0.visit) })::integer[], \(moves.map(\.step))::text[],
-                                    \(moves.map(\.path))::text[], \(moves.map { $0.next ?? "" })::text[],
-                                    \(moves.map { $0.detail ?? "" })::text[], \(moves.map(\.at))::timestamptz[])
-                            AS t(visit, step, path, next, detail, moved_at)
-                        ON CONFLICT (entry_id, visit) DO NOTHING
-                        """, logger: logger)
-                    return true
-                }
-            } catch is LostEntry {
-                return false
-            }
+            // One statement, so one round trip and atomic: the moves are written only if the
+            // entry was still this engine's and unchanged.
+            let moves = progress.moves
+            let rows = try await client.query(
+                """
+                WITH moved AS (
+                    UPDATE journey_entries SET step = \(progress.step), outcome = \(progress.outcome),
+                        finished_at = CASE WHEN \(progress.step)::text IS NULL THEN \(progress.arrivedAt) END,
+                        arrived_at = \(progress.arrivedAt), cause = \(progress.cause.rawValue), due_at = \(progress.dueAt),
+                        waiting_for = \(progress.waitingFor), waiting_opened = \(progress.waitingOpened),
+                        visits = \(progress.visits), last_send = \(progress.lastSend),
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = \(lease.entryID) AND lease_owner = \(owner) AND visits = \(lease.visits)
+                      AND cause = \(lease.cause.rawValue) AND step IS NOT NULL
+                    RETURNING id
+                ), recorded AS (
+                    INSERT INTO journey_moves (entry_id, visit, journey_id, version, step, path, next, detail, moved_at)
+                    SELECT \(lease.entryID), visit, \(lease.journeyID), \(lease.version), step, path, NULLIF(next, ''),
+                           NULLIF(detail, ''), moved_at
+                    FROM unnest(\(moves.map { Int32($0.visit) })::integer[], \(moves.map(\.step))::text[],
+                                \(moves.map(\.path))::text[], \(moves.map { $0.next ?? "" })::text[],
+                                \(moves.map { $0.detail ?? "" })::text[], \(moves.map(\.at))::timestamptz[])
+                        AS t(visit, step, path, next, detail, moved_at)
+                    WHERE EXISTS (SELECT 1 FROM moved)
+                    ON CONFLICT (entry_id, visit) DO NOTHING
+                )
+                SELECT count(*) FROM moved
+                """, logger: logger
+            ).collect()
+            return try rows.first?.decode(Int64.self) == 1
         }
     }
-
-    private struct LostEntry: Error {}
 
     public func release(_ lease: JourneyLease, owner: String) async throws {
         try await client.query(
@@ -114,12 +111,6 @@ public struct PostgresJourneyWork: JourneyWork {
             UPDATE journey_entries SET lease_owner = NULL, lease_until = NULL
             WHERE id = \(lease.entryID) AND lease_owner = \(owner)
             """, logger: logger)
-    }
-
-    public func sent(entryID: Int64, visit: Int) async throws -> Bool {
-        try await client.query(
-            "SELECT 1 FROM journey_deliveries WHERE entry_id = \(entryID) AND visit = \(visit) LIMIT 1", logger: logger
-        ).collect().isEmpty == false
     }
 
     public func opened(entryID: Int64, visit: Int) async throws -> Bool {
