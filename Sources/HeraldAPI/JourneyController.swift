@@ -36,7 +36,7 @@ struct JourneyController {
         let description = try Self.description(object["description"])
         let definition = try Self.definition(object["journey"])
         let actor = try context.requirePrincipal().keyPrefix
-        let saved = try await Self.saved(
+        let saved = try Self.saved(
             try await journeys.create(appID: app.id, name: name, description: description, definition: definition, actor: actor),
             name: name)
         return EditedResponse(status: .created, response: JourneyResponse(saved, bundleID: app.bundleID))
@@ -51,7 +51,7 @@ struct JourneyController {
         let description: String?? = object.keys.contains("description") ? .some(try Self.description(object["description"])) : nil
         guard definition != nil || description != nil else { throw Problem.invalidRequest("give journey or description") }
         let actor = try context.requirePrincipal().keyPrefix
-        let saved = try await Self.saved(
+        let saved = try Self.saved(
             try await journeys.update(appID: app.id, name: name, definition: definition, description: description, actor: actor),
             name: name)
         return JourneyResponse(saved, bundleID: app.bundleID)
@@ -120,7 +120,7 @@ struct JourneyController {
         let app = try await self.app(context)
         let name = try Self.name(context)
         let actor = try context.requirePrincipal().keyPrefix
-        let saved = try await Self.saved(
+        let saved = try Self.saved(
             try await journeys.transition(appID: app.id, name: name, event: event, actor: actor, now: Date()), name: name)
         return JourneyResponse(saved, bundleID: app.bundleID)
     }

@@ -163,7 +163,7 @@ struct JourneyDrawing {
     func kind(_ step: JourneyDefinition.Step) -> String {
         switch step {
         case .send: "send"
-        case .wait: "wait"
+        case .wait, .waitWindow: "wait"
         case .waitFor: "waitFor"
         case .branch: "branch"
         case .split: "split"
@@ -176,6 +176,7 @@ struct JourneyDrawing {
         switch step {
         case .send(let template, _, _): "send \(template)"
         case .wait(let seconds, _): "wait \(Self.duration(seconds))"
+        case .waitWindow(let window, _): "wait for \(window.description)"
         case .waitFor(.opened, let timeout, _, _): "opened? ≤ \(Self.duration(timeout))"
         case .waitFor(.event(let match), let timeout, _, _): "\(match.name)? ≤ \(Self.duration(timeout))"
         case .branch(.opened, _, _): "if opened"

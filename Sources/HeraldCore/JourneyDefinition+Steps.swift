@@ -94,8 +94,19 @@ extension JourneyDefinition {
         case "wait":
             try only(object, ["wait", "next"], path: path)
             let wait = try Self.object(inner, path: "\(path).wait")
-            try only(wait, ["minutes"], path: "\(path).wait")
-            guard let minutes = wait["minutes"] else { throw ValidationError(field: "\(path).wait.minutes", reason: "is required") }
+            try only(wait, ["minutes", "window"], path: "\(path).wait")
+            if let window = wait["window"] {
+                guard wait["minutes"] == nil else {
+                    throw ValidationError(field: "\(path).wait", reason: "gives minutes or a window, not both")
+                }
+                guard case .string(let text) = window, case .success(let hours) = QuietHours.parse(text) else {
+                    throw ValidationError(field: "\(path).wait.window", reason: "must be HH:MM-HH:MM of the user's local time, e.g. 18:00-20:00")
+                }
+                return .waitWindow(hours, next: try target("next"))
+            }
+            guard let minutes = wait["minutes"] else {
+                throw ValidationError(field: "\(path).wait.minutes", reason: "is required (or a window)")
+            }
             return .wait(seconds: try Self.minutes(minutes, path: "\(path).wait.minutes", minimum: 1), next: try target("next"))
         case "waitFor":
             try only(object, ["waitFor", "timeoutMinutes", "next", "timeoutNext"], path: path)

@@ -75,6 +75,8 @@ public struct JourneyDefinition: Sendable, Hashable {
         case send(template: String, variables: [String: PayloadValue], next: String)
         /// Waits a number of seconds.
         case wait(seconds: Int, next: String)
+        /// Waits until the user's local clock is inside the window next, released at a moment in it.
+        case waitWindow(QuietHours, next: String)
         /// Waits for an event (or for the previous send to be opened), no longer than the timeout.
         case waitFor(WaitTarget, timeoutSeconds: Int, next: String, timeoutNext: String)
         /// Goes one way or the other: a segment the user's device matches now, or the previous send opened.
@@ -86,7 +88,7 @@ public struct JourneyDefinition: Sendable, Hashable {
         /// The steps it may go to next.
         public var successors: [String] {
             switch self {
-            case .send(_, _, let next), .wait(_, let next): [next]
+            case .send(_, _, let next), .wait(_, let next), .waitWindow(_, let next): [next]
             case .waitFor(_, _, let next, let timeoutNext): [next, timeoutNext]
             case .branch(_, let yes, let no): [yes, no]
             case .split(let paths): paths.map(\.next)
@@ -97,7 +99,7 @@ public struct JourneyDefinition: Sendable, Hashable {
         /// Whether time passes in it: a cycle must hold one, or a user would loop forever at once.
         public var waits: Bool {
             switch self {
-            case .wait, .waitFor: true
+            case .wait, .waitFor, .waitWindow: true
             default: false
             }
         }
@@ -106,6 +108,7 @@ public struct JourneyDefinition: Sendable, Hashable {
             switch (lhs, rhs) {
             case (.send(let a, let b, let c), .send(let d, let e, let f)): a == d && b == e && c == f
             case (.wait(let a, let b), .wait(let c, let d)): a == c && b == d
+            case (.waitWindow(let a, let b), .waitWindow(let c, let d)): a == c && b == d
             case (.waitFor(let a, let b, let c, let d), .waitFor(let e, let f, let g, let h)): a == e && b == f && c == g && d == h
             case (.branch(let a, let b, let c), .branch(let d, let e, let f)): a == d && b == e && c == f
             case (.split(let a), .split(let b)): a.map(\.weight) == b.map(\.weight) && a.map(\.next) == b.map(\.next)

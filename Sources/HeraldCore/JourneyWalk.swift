@@ -30,8 +30,11 @@ public enum JourneyWalk {
     }
 
     /// What to do at `step` (`arrivedAt`: when the entrant came to it, for a wait's end).
+    /// `roll` is the entrant's draw for the step (``roll(journeyID:user:salt:)``): a split's
+    /// path, a window's moment; `zone` the user's local time.
     public static func act(
-        _ journey: JourneyDefinition, step id: String, cause: Cause, arrivedAt: Date, now: Date, split roll: Double
+        _ journey: JourneyDefinition, step id: String, cause: Cause, arrivedAt: Date, now: Date, split roll: Double,
+        zone: TimeZone = TimeZone(identifier: "UTC")!
     ) -> Action {
         guard let step = journey.steps[id] else { return .exit }
         switch step {
@@ -40,6 +43,9 @@ public enum JourneyWalk {
         case .wait(let seconds, let next):
             let end = arrivedAt.addingTimeInterval(TimeInterval(seconds))
             return cause == .arrived && end > now ? .wait(until: end, target: nil) : .go(next: next, path: "next")
+        case .waitWindow(let window, let next):
+            let release = release(in: window, after: arrivedAt, zone: zone, roll: roll)
+            return release > now ? .wait(until: release, target: nil) : .go(next: next, path: "next")
         case .waitFor(let target, let timeout, let next, let timeoutNext):
             switch cause {
             case .matched: return .go(next: next, path: "matched")
@@ -55,6 +61,26 @@ public enum JourneyWalk {
         case .exit:
             return .exit
         }
+    }
+
+    /// The moment inside the first window (of local time in `zone`) that ends after `arrival`,
+    /// at `roll` of the way through what is left of it: a user already inside it goes between
+    /// now and its end.
+    public static func release(in window: QuietHours, after arrival: Date, zone: TimeZone, roll: Double) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let length = TimeInterval(((window.end - window.start + 1440) % 1440) * 60)
+        let today = calendar.startOfDay(for: arrival)
+        for offset in -1...2 {
+            guard let day = calendar.date(byAdding: .day, value: offset, to: today),
+                let start = calendar.date(bySettingHour: window.start / 60, minute: window.start % 60, second: 0, of: day)
+            else { continue }
+            let end = start.addingTimeInterval(length)
+            guard end > arrival else { continue }
+            let from = max(start, arrival)
+            return from.addingTimeInterval(end.timeIntervalSince(from) * min(max(roll, 0), 1))
+        }
+        return arrival.addingTimeInterval(86_400)
     }
 
     /// The way a branch goes once its test is answered.

@@ -23,12 +23,16 @@ public struct JourneyLease: Sendable {
     /// Visits (from where it stands on) whose send is in the ledger already: a replay after a
     /// crash does not send them again.
     public var sentVisits: Set<Int>
+    /// The time zone of the user's newest valid device that has one, for a window's local time.
+    public var timeZone: String?
 
     public init(
         entryID: Int64, journeyID: Int64, version: Int, appID: Int64, userKey: String, userID: String?, deviceID: Int64?,
         deviceToken: DeviceToken?, step: String, arrivedAt: Date, cause: JourneyWalk.Cause, visits: Int, lastSend: Int?,
-        properties: [String: PayloadValue], definition: JourneyDefinition, sentVisits: Set<Int> = []
+        properties: [String: PayloadValue], definition: JourneyDefinition, sentVisits: Set<Int> = [],
+        timeZone: String? = nil
     ) {
+        self.timeZone = timeZone
         self.sentVisits = sentVisits
         self.entryID = entryID
         self.journeyID = journeyID

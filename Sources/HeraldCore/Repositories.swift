@@ -207,6 +207,9 @@ public protocol TemplateRepository: Sendable {
     func versions(name: String) async throws -> [TemplateVersionMetadata]
     func version(name: String, version: Int) async throws -> TemplateVersionRecord?
     func latest(name: String) async throws -> TemplateVersionRecord?
+    /// The latest version's number, owner and content hash, without its document: what a send
+    /// needs to find the version it compiled already.
+    func latestVersion(name: String) async throws -> TemplateVersionStamp?
 }
 
 /// Whether this instance can serve: the database answers and its schema is current.

@@ -87,3 +87,17 @@ public struct TemplateSummary: Sendable, Equatable {
         self.updatedAt = updatedAt
     }
 }
+
+/// Which version of a template is the latest, without its document.
+public struct TemplateVersionStamp: Sendable, Hashable {
+    public var version: Int
+    public var contentHash: String
+    /// The owning app; nil for a shared template.
+    public var appID: Int64?
+
+    public init(version: Int, contentHash: String, appID: Int64?) {
+        self.version = version
+        self.contentHash = contentHash
+        self.appID = appID
+    }
+}

@@ -43,11 +43,26 @@ struct DirectContent {
     static func template(
         name: String, version: Int?, appID: Int64, templates: any TemplateRepository, field: String = "template"
     ) async throws -> CompiledTemplate {
+        // The latest version by its stamp: a version never changes, so one compiled already
+        // (content-addressed) is used again without reading its document.
+        if version == nil, let stamp = try await templates.latestVersion(name: name) {
+            if let owner = stamp.appID, owner != appID {
+                throw ValidationError(field: "\(field).name", reason: "no template has this name")
+            }
+            if let compiled = CompiledTemplates.shared.find(name: name, stamp: stamp) { return compiled }
+            guard let record = try await templates.version(name: name, version: stamp.version) else {
+                throw ValidationError(field: "\(field).name", reason: "no template has this name")
+            }
+            let compiled = try compile(record, field: field)
+            CompiledTemplates.shared.keep(compiled, name: name, stamp: TemplateVersionStamp(
+                version: record.version, contentHash: record.contentHash, appID: record.appID))
+            return compiled
+        }
         let record: TemplateVersionRecord?
         if let version {
             record = try await templates.version(name: name, version: version)
         } else {
-            record = try await templates.latest(name: name)
+            record = nil
         }
         guard let record else {
             // A missing version of another app's template is a missing template too.
@@ -61,6 +76,10 @@ struct DirectContent {
             // Another app's template is not this app's to send (nor to know of).
             throw ValidationError(field: "\(field).name", reason: "no template has this name")
         }
+        return try compile(record, field: field)
+    }
+
+    private static func compile(_ record: TemplateVersionRecord, field: String) throws -> CompiledTemplate {
         do {
             return try CompiledTemplate(try record.templateDocument())
         } catch {

@@ -120,6 +120,9 @@ public final class JourneyEngine: Service {
     /// Walks the entry from where it stands until it waits or leaves.
     func walk(_ lease: JourneyLease, app: App, now: Date) async throws -> JourneyProgress {
         let graph = lease.definition
+        let zone =
+            TimeZone(identifier: CampaignZones.effectiveZone(lease.timeZone ?? "", defaultTimeZone: app.defaultTimeZone))
+            ?? TimeZone(identifier: "UTC")!
         var progress = JourneyProgress(
             moves: [], step: lease.step, outcome: nil, arrivedAt: lease.arrivedAt, cause: lease.cause, dueAt: nil,
             waitingFor: nil, waitingOpened: false, visits: lease.visits, lastSend: lease.lastSend)
@@ -128,7 +131,7 @@ public final class JourneyEngine: Service {
             guard let step = progress.step else { break }
             let roll = JourneyWalk.roll(journeyID: lease.journeyID, user: lease.userKey, salt: step)
             var action = JourneyWalk.act(
-                graph, step: step, cause: progress.cause, arrivedAt: progress.arrivedAt, now: now, split: roll)
+                graph, step: step, cause: progress.cause, arrivedAt: progress.arrivedAt, now: now, split: roll, zone: zone)
             if case .test(let test) = action {
                 let yes: Bool
                 switch test {

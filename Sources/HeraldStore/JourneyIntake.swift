@@ -225,6 +225,10 @@ enum JourneyIntake {
     struct EntryRows {
         var journeyIDs = [Int64](), versions = [Int32](), keys = [String](), userIDs = [String](), deviceIDs = [Int64]()
         var numbers = [Int32](), properties = [String](), heldOut = [Bool](), starts = [String]()
+        /// Seconds from entering to the first look: a journey that starts with a wait is left
+        /// waiting at once (what the engine's first walk would do), so its entrants cost no walk
+        /// until their wait ends.
+        var firstLooks = [Int32]()
 
         mutating func append(
             journeyID: Int64, version: Int, graph: JourneyDefinition, key: String, userID: String?, deviceID: Int64?,
@@ -239,9 +243,10 @@ enum JourneyIntake {
             properties.append(given.isEmpty ? "" : AppEvent.compactJSON(given))
             heldOut.append(JourneyWalk.heldOut(journeyID: journeyID, user: key, basisPoints: graph.holdoutBasisPoints))
             starts.append(graph.start)
+            if case .wait(let seconds, _)? = graph.steps[graph.start] { firstLooks.append(Int32(seconds)) } else { firstLooks.append(0) }
         }
 
-        /// How many entries went through steps (held-out ones do not count).
+        /// How many entries are due now (held-out ones and those waiting do not count).
         func insert(appID: Int64, now: Date, on connection: PostgresConnection, logger: Logger) async throws -> Int {
             guard !keys.isEmpty else { return 0 }
             let made = try await connection.query(
@@ -251,14 +256,16 @@ enum JourneyIntake {
                                              finished_at)
                 SELECT journey_id, version, \(appID), user_key, NULLIF(user_id, ''), NULLIF(device_id, 0), entry_number,
                        \(now), NULLIF(properties, '')::jsonb, held_out, CASE WHEN held_out THEN NULL ELSE start END,
-                       \(now), 'arrived', CASE WHEN held_out THEN NULL ELSE \(now)::timestamptz END,
+                       \(now), 'arrived',
+                       CASE WHEN held_out THEN NULL ELSE \(now)::timestamptz + make_interval(secs => first_look) END,
                        CASE WHEN held_out THEN 'heldOut' END, CASE WHEN held_out THEN \(now)::timestamptz END
                 FROM unnest(\(journeyIDs)::bigint[], \(versions)::integer[], \(keys)::text[], \(userIDs)::text[],
                             \(deviceIDs)::bigint[], \(numbers)::integer[], \(properties)::text[], \(heldOut)::boolean[],
-                            \(starts)::text[])
-                    AS t(journey_id, version, user_key, user_id, device_id, entry_number, properties, held_out, start)
+                            \(starts)::text[], \(firstLooks)::integer[])
+                    AS t(journey_id, version, user_key, user_id, device_id, entry_number, properties, held_out, start,
+                         first_look)
                 ON CONFLICT (journey_id, user_key, entry_number) DO NOTHING
-                RETURNING held_out
+                RETURNING held_out OR due_at > \(now)
                 """, logger: logger
             ).collect().map { try $0.decode(Bool.self) }
             return made.filter { !$0 }.count

@@ -37,12 +37,16 @@ public struct PostgresJourneyWork: JourneyWork {
                               (SELECT d.token FROM devices d WHERE d.id = e.device_id AND d.app_id = e.app_id),
                               e.step, e.arrived_at, e.cause, e.visits, e.last_send, e.properties::text,
                               ARRAY(SELECT DISTINCT d.visit FROM journey_deliveries d
-                                    WHERE d.entry_id = e.id AND d.visit >= e.visits)
+                                    WHERE d.entry_id = e.id AND d.visit >= e.visits),
+                              (SELECT d.time_zone FROM devices d
+                               WHERE d.app_id = e.app_id AND d.invalidated_at IS NULL AND d.time_zone IS NOT NULL
+                                 AND (d.user_id = e.user_id OR (e.user_id IS NULL AND d.id = e.device_id))
+                               ORDER BY d.id DESC LIMIT 1)
                     """, logger: logger
                 ).collect()
                 typealias Row = (
                     Int64, Int64, Int32, Int64, String, String?, Int64?, ByteBuffer?, String, Date, String, Int32, Int32?,
-                    String?, [Int32]
+                    String?, [Int32], String?
                 )
                 let decoded = try rows.map { try $0.decode(Row.self) }
                 let graphs = try await definitions.definitions(
@@ -63,7 +67,7 @@ public struct PostgresJourneyWork: JourneyWork {
                             deviceID: row.6, deviceToken: try row.7.map { try DeviceToken(bytes: Array(buffer: $0)) },
                             step: row.8, arrivedAt: row.9, cause: JourneyWalk.Cause(rawValue: row.10) ?? .due,
                             visits: Int(row.11), lastSend: row.12.map(Int.init), properties: properties, definition: graph,
-                            sentVisits: Set(row.14.map(Int.init))))
+                            sentVisits: Set(row.14.map(Int.init)), timeZone: row.15))
                 }
                 return leases
             }

@@ -127,7 +127,7 @@ extension PostgresJourneys {
     static func kind(_ step: JourneyDefinition.Step) -> String {
         switch step {
         case .send: "send"
-        case .wait: "wait"
+        case .wait, .waitWindow: "wait"
         case .waitFor: "waitFor"
         case .branch: "branch"
         case .split: "split"

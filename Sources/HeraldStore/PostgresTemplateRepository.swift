@@ -154,6 +154,19 @@ public struct PostgresTemplateRepository: TemplateRepository {
         }
     }
 
+    public func latestVersion(name: String) async throws -> TemplateVersionStamp? {
+        try await DatabaseMetrics.measure("templates.latestVersion") {
+            let rows = try await client.query(
+                """
+                SELECT v.version, v.content_hash, t.app_id FROM template_versions v JOIN templates t ON t.id = v.template_id
+                WHERE t.name = \(name) ORDER BY v.version DESC LIMIT 1
+                """, logger: logger)
+            guard let row = try await rows.collect().first else { return nil }
+            let (version, hash, appID) = try row.decode((Int32, ByteBuffer, Int64?).self)
+            return TemplateVersionStamp(version: Int(version), contentHash: Self.hex(Array(buffer: hash)), appID: appID)
+        }
+    }
+
     public func setOwner(name: String, appID: Int64?, actor: String) async throws -> Bool {
         try await DatabaseMetrics.measure("templates.setOwner") {
             try await client.withDomainTransaction(logger: logger) { connection in

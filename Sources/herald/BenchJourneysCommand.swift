@@ -76,6 +76,43 @@ struct BenchJourneysCommand: AsyncParsableCommand {
         let journey = try await Self.journey(store: store, app: app, name: "bench", wait: wait, activate: true)
         let ceilingJourney = try await Self.journey(store: store, app: app, name: "ceiling", wait: wait, activate: false)
 
+        // The intake alone first, with no engine running: 10,000 users entering a journey that
+        // starts with a long wait, against a plain INSERT of the same rows (the ceiling).
+        let probe = try await Self.journey(store: store, app: app, name: "probe", wait: 600, activate: true, event: "bench_probe")
+        let probeUsers = min(users, 10_000)
+        let probeStart = ContinuousClock.now
+        for start in stride(from: 0, to: probeUsers, by: 1000) {
+            let now = Date()
+            _ = try await store.events.record(
+                appID: app.id,
+                events: (start..<min(probeUsers, start + 1000)).map { n in
+                    AppEvent(
+                        kind: .custom(name: "bench_probe", properties: ["cartItemCount": .int(1 + n % 5)]), occurredAt: now,
+                        token: BenchDevices.token(n), eventID: "probe-\(n)")
+                })
+        }
+        let probeTime = ContinuousClock.now - probeStart
+        let ceilingStart = ContinuousClock.now
+        for start in stride(from: 0, to: probeUsers, by: 1000) {
+            let keys = (start..<min(probeUsers, start + 1000)).map { "d:ceiling-\($0)" }
+            try await store.client.query(
+                """
+                INSERT INTO journey_entries (journey_id, version, app_id, user_key, entry_number, entered_at, properties,
+                                             held_out, step, arrived_at, cause, due_at)
+                SELECT \(ceilingJourney.id), 1, \(app.id), key, 1, now(), '{"cartItemCount": 2}'::jsonb, false, 'wait', now(),
+                       'arrived', now() + interval '10 hours'
+                FROM unnest(\(keys)::text[]) AS t(key)
+                """)
+        }
+        let ceiling = ContinuousClock.now - ceilingStart
+        let probeRate = Double(probeUsers) / BenchCampaignCommand.seconds(probeTime)
+        let ceilingRate = Double(probeUsers) / BenchCampaignCommand.seconds(ceiling)
+        print(String(
+            format: "intake alone: %d users entered at %.0f entries/s (the event's own INSERT and the intake, one transaction "
+                + "a batch of 1,000), ceiling %.0f rows/s (plain INSERT of the same rows): %.2f of it",
+            probeUsers, probeRate, ceilingRate, probeRate / ceilingRate))
+        try await store.client.query("DELETE FROM journey_entries WHERE journey_id IN (\(probe.id), \(ceilingJourney.id))")
+
         let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
         var delivery = DeliveryConfiguration(owner: "bench")
         delivery.leaseDuration = .seconds(configuration.engineLeaseSeconds)
@@ -127,31 +164,14 @@ struct BenchJourneysCommand: AsyncParsableCommand {
         let heraldCPU = ProcessStats.cpuSeconds(pid: "self") - herald
         let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
 
-        // The ceiling: the same rows inserted plainly, 1,000 a statement, into the same table.
-        let ceilingStart = ContinuousClock.now
-        for start in stride(from: 0, to: users, by: 1000) {
-            let keys = (start..<min(users, start + 1000)).map { "d:ceiling-\($0)" }
-            try await store.client.query(
-                """
-                INSERT INTO journey_entries (journey_id, version, app_id, user_key, entry_number, entered_at, properties,
-                                             held_out, step, arrived_at, cause, due_at)
-                SELECT \(ceilingJourney.id), 1, \(app.id), key, 1, now(), '{"cartItemCount": 2}'::jsonb, false, 'wait', now(),
-                       'arrived', now()
-                FROM unnest(\(keys)::text[]) AS t(key)
-                """)
-        }
-        let ceiling = ContinuousClock.now - ceilingStart
-        let intakeRate = Double(users) / BenchCampaignCommand.seconds(intake)
-        let ceilingRate = Double(users) / BenchCampaignCommand.seconds(ceiling)
         print(String(
-            format: "intake: %.0f entries/s in the event transaction (%.2f s in it), ceiling %.0f rows/s plain INSERT (%.2f s): %.2f of it",
-            intakeRate, BenchCampaignCommand.seconds(intake), ceilingRate, BenchCampaignCommand.seconds(ceiling),
-            intakeRate / ceilingRate))
+            format: "intake under load (the engine sending meanwhile): %.0f entries/s, %.2f s in the event transactions",
+            Double(users) / BenchCampaignCommand.seconds(intake), BenchCampaignCommand.seconds(intake)))
 
         let row = try await store.client.query(
             """
             WITH sent AS (
-                SELECT extract(epoch FROM min(d.created_at) - (e.entered_at + make_interval(mins => \(wait)))) AS delay
+                SELECT extract(epoch FROM min(d.created_at) - (e.entered_at + make_interval(mins => \(wait)::integer)))::float8 AS delay
                 FROM journey_entries e JOIN journey_deliveries d ON d.entry_id = e.id
                 WHERE e.journey_id = \(journey.id) GROUP BY e.id)
             SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY delay), percentile_cont(0.95) WITHIN GROUP (ORDER BY delay),
@@ -175,11 +195,13 @@ struct BenchJourneysCommand: AsyncParsableCommand {
             heraldCPU, postgresCPU, heraldCPU / Double(users) * 1e6))
     }
 
-    static func journey(store: Store, app: App, name: String, wait: Int, activate: Bool) async throws -> Journey {
+    static func journey(
+        store: Store, app: App, name: String, wait: Int, activate: Bool, event: String = "bench_cart"
+    ) async throws -> Journey {
         let definition = try JSONDecoder().decode(
             PayloadValue.self,
             from: Data("""
-                {"entry": {"event": {"name": "bench_\(activate ? "cart" : "none")"}}, "start": "wait",
+                {"entry": {"event": {"name": "\(activate ? event : "bench_none")"}}, "start": "wait",
                  "steps": {"wait": {"wait": {"minutes": \(wait)}, "next": "remind"},
                            "remind": {"send": {"template": "cart-reminder", "variables": {"storeName": "Herald Shop"}}, "next": "done"},
                            "done": {"exit": {}}}}

@@ -84,3 +84,41 @@ struct JourneyWalkTests {
         #expect(!entry.matches(name: "carts", properties: [:]))
     }
 }
+
+/// A wait for a window of the user's local time.
+struct JourneyWindowTests {
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+    static func at(_ text: String) -> Date { RFC3339.parse(text)! }
+
+    @Test func aWindowReleasesInsideItsNextOccurrenceInTheUsersZone() throws {
+        let evening = try #require(try? QuietHours.parse("18:00-20:00").get())
+        // 10:00 in Berlin (UTC+1 in January): today's window, 17:00-19:00 UTC.
+        let morning = Self.at("2027-01-10T09:00:00Z")
+        #expect(JourneyWalk.release(in: evening, after: morning, zone: Self.berlin, roll: 0) == Self.at("2027-01-10T17:00:00Z"))
+        #expect(JourneyWalk.release(in: evening, after: morning, zone: Self.berlin, roll: 0.5) == Self.at("2027-01-10T18:00:00Z"))
+        // Inside it (18:30 local): between now and its end.
+        let inside = Self.at("2027-01-10T17:30:00Z")
+        #expect(JourneyWalk.release(in: evening, after: inside, zone: Self.berlin, roll: 0.5) == Self.at("2027-01-10T18:15:00Z"))
+        // After it (21:00 local): tomorrow's.
+        #expect(JourneyWalk.release(in: evening, after: Self.at("2027-01-10T20:00:00Z"), zone: Self.berlin, roll: 0) == Self.at("2027-01-11T17:00:00Z"))
+        // A window across midnight, entered just after midnight: the one still open.
+        let night = try #require(try? QuietHours.parse("22:00-01:00").get())
+        #expect(JourneyWalk.release(in: night, after: Self.at("2027-01-10T23:30:00Z"), zone: Self.berlin, roll: 1) == Self.at("2027-01-11T00:00:00Z"))
+    }
+
+    @Test func theWalkWaitsForTheWindowThenGoesOn() throws {
+        let graph = try JourneyDefinitionTests.parse(
+            #"{"entry": {"segment": "S"}, "start": "w", "steps": {"w": {"wait": {"window": "18:00-20:00"}, "next": "z"}, "z": {"exit": {}}}}"#)
+        let arrived = Self.at("2027-01-10T09:00:00Z")
+        let action = JourneyWalk.act(graph, step: "w", cause: .arrived, arrivedAt: arrived, now: arrived, split: 0.25, zone: Self.berlin)
+        #expect(action == .wait(until: Self.at("2027-01-10T17:30:00Z"), target: nil))
+        let later = JourneyWalk.act(
+            graph, step: "w", cause: .arrived, arrivedAt: arrived, now: Self.at("2027-01-10T17:30:00Z"), split: 0.25, zone: Self.berlin)
+        #expect(later == .go(next: "z", path: "next"))
+        #expect(throws: ValidationError.self) {
+            try JourneyDefinitionTests.parse(
+                #"{"entry": {"segment": "S"}, "start": "w", "steps": {"w": {"wait": {"window": "18:00-18:00"}, "next": "z"}, "z": {"exit": {}}}}"#)
+        }
+    }
+}
