@@ -66,7 +66,9 @@ public final class JourneyEngine: Service {
             let seen = wakeUps.current
             let walked: Int
             do {
-                walked = try await runDue(now: configuration.clock())
+                // Under the draining signal, as a campaign claim: a database that went away must
+                // not hold up a shutdown (the leases lapse; another instance walks them again).
+                walked = try await draining.unlessSet { [self] in try await runDue(now: configuration.clock()) } ?? 0
             } catch {
                 logger.warning("claiming journey entries: \(error)")
                 walked = 0
@@ -265,8 +267,10 @@ public final class JourneyEngine: Service {
     private func enterSegments() async {
         while !stopping {
             do {
-                let entered = try await work.enterSegments(now: configuration.clock())
-                if entered > 0 { wakeUps.wake() }
+                let entered = try await draining.unlessSet { [work, configuration] in
+                    try await work.enterSegments(now: configuration.clock())
+                }
+                if let entered, entered > 0 { wakeUps.wake() }
             } catch {
                 logger.warning("entering journeys' segments: \(error)")
             }
