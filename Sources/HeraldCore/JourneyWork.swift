@@ -109,6 +109,9 @@ public protocol JourneyWork: Sendable {
     /// Records the moves and where the entry stands, and gives up the lease; false when the
     /// lease was lost or the entry was changed meanwhile (the goal ended it): nothing is recorded.
     func save(_ lease: JourneyLease, progress: JourneyProgress, owner: String) async throws -> Bool
+    /// Renews the entry's lease until `until`, as its walk starts: false when another engine has
+    /// claimed it since (a batch's later entries wait their turn, and their leases may lapse).
+    func renew(_ lease: JourneyLease, owner: String, until: Date) async throws -> Bool
     /// Gives the lease up, leaving the entry as it was (due again at once).
     func release(_ lease: JourneyLease, owner: String) async throws
     /// Whether a notification of this visit's send was opened.

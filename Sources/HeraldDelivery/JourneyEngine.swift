@@ -109,6 +109,14 @@ public final class JourneyEngine: Service {
                 try await work.release(lease, owner: configuration.owner)
                 return
             }
+            // The batch was claimed at once but is walked a few at a time: the lease is renewed
+            // as this entry's walk starts, and an entry another engine took meanwhile is its.
+            let leaseSeconds = TimeInterval(configuration.leaseDuration.components.seconds)
+            let until = max(now, configuration.clock()).addingTimeInterval(leaseSeconds)
+            guard try await work.renew(lease, owner: configuration.owner, until: until) else {
+                logger.info("journey entry \(lease.entryID): taken by another engine before its turn; left to it")
+                return
+            }
             let progress = try await walk(lease, app: app, now: now)
             if try await !work.save(lease, progress: progress, owner: configuration.owner) {
                 logger.info("journey entry \(lease.entryID): changed meanwhile (its goal, or another engine); left as it is")

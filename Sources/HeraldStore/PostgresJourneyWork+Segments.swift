@@ -41,7 +41,7 @@ extension PostgresJourneyWork {
                             SELECT DISTINCT ON (user_key) user_key, user_id, device_id FROM (
                                 SELECT CASE WHEN coalesce(user_id, '') <> '' THEN 'u:' || user_id ELSE 'd:' || id END AS user_key,
                                        NULLIF(user_id, '') AS user_id, id AS device_id
-                                FROM devices WHERE
+                                FROM devices WHERE \u{20}
                         """)
                     try PostgresSegments.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
                     sql.append(

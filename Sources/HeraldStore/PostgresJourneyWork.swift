@@ -109,6 +109,16 @@ public struct PostgresJourneyWork: JourneyWork {
         }
     }
 
+    public func renew(_ lease: JourneyLease, owner: String, until: Date) async throws -> Bool {
+        try await !client.query(
+            """
+            UPDATE journey_entries SET lease_until = \(until)
+            WHERE id = \(lease.entryID) AND lease_owner = \(owner) AND visits = \(lease.visits) AND step IS NOT NULL
+            RETURNING id
+            """, logger: logger
+        ).collect().isEmpty
+    }
+
     public func release(_ lease: JourneyLease, owner: String) async throws {
         try await client.query(
             """

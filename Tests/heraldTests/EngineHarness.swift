@@ -174,8 +174,9 @@ struct EngineHarness {
         try #require(try await store.campaigns.get(id: id))
     }
 
-    /// Runs engines until the campaign completes (or is otherwise finished).
-    func runToEnd(_ campaign: Campaign, owners: [String] = ["engine-1"], timeout: Duration = .seconds(120)) async throws
+    /// Runs engines until the campaign completes (or is otherwise finished). The timeout is a
+    /// bound against a hang, not a timing: a full suite on two cores has taken over two minutes.
+    func runToEnd(_ campaign: Campaign, owners: [String] = ["engine-1"], timeout: Duration = .seconds(420)) async throws
         -> Campaign
     {
         try await withEngines(owners: owners) {

@@ -295,3 +295,40 @@ struct JourneyTests {
 extension Date {
     fileprivate func rounded() -> Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded()) }
 }
+
+/// Entry on a saved segment (docs/journeys.md "Entry"): each pass enters the users whose devices
+/// match, once, or again after the re-entry interval.
+@Suite(.serialized)
+struct JourneySegmentEntryTests {
+    @Test func usersMatchingTheSegmentEnterOnceThenAgainAfterTheInterval() async throws {
+        try await EngineHarness.with { h in
+            // Users 0-9, German for the even ones.
+            try await h.register(0..<10) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: [n % 2 == 0 ? "de" : "fr"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true), timeZone: "UTC",
+                    userID: "user-\(n)", attributes: ["firstName": "Ana"])
+            }
+            guard case .saved = try await h.store.segments.create(
+                appID: h.app.id, name: "German", description: nil, segment: .language(LanguageTag("de")!, firstOnly: false),
+                actor: "test")
+            else { throw JourneyTestFailure("segment not saved") }
+            try await JourneyHarness.with(h) { j in
+                let journey = try await j.activeJourney(
+                    "Welcome",
+                    #"{"entry": {"segment": "German", "reentryAfterMinutes": 60}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#)
+                let t0 = Date().addingTimeInterval(60)
+                #expect(try await h.store.journeyWork.enterSegments(now: t0) == 5)
+                #expect(try await h.store.journeyWork.enterSegments(now: t0) == 0, "those inside do not enter twice")
+                try await j.runAll(at: t0)
+                #expect(try await j.sends(journey).count == 5)
+                // Out now, but the interval has not passed; after it, they enter again.
+                #expect(try await h.store.journeyWork.enterSegments(now: t0.addingTimeInterval(1_800)) == 0)
+                #expect(try await h.store.journeyWork.enterSegments(now: t0.addingTimeInterval(3_601)) == 5)
+                let entries = try await j.entries(journey)
+                #expect(entries.keys.sorted() == (0..<10).filter { $0 % 2 == 0 }.map { "u:user-\($0)" })
+                #expect(entries.values.allSatisfy { $0.count == 2 })
+            }
+        }
+    }
+}
