@@ -130,7 +130,17 @@ struct EngineHarness {
             do {
                 result = try await body()
             } catch {
+                // A failed body (a wait that timed out) must not hang the suite: the engines get
+                // a minute to drain, then are cancelled, whatever a test's hung batch does.
                 for service in services { service.drain() }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(60))
+                    throw CancellationError()
+                }
+                do {
+                    for _ in services.indices { _ = try await group.next() }
+                } catch {}
+                group.cancelAll()
                 throw error
             }
             for service in services { service.drain() }
