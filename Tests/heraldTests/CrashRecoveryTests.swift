@@ -14,8 +14,9 @@ import Testing
     static let batchSize = 200
     static let workers = 4
 
-    /// Starts `herald serve` on the harness's database with a short lease.
-    static func serve(_ h: EngineHarness) throws -> Process {
+    /// Starts `herald serve` on the harness's database with a short lease; `settings` adds or
+    /// overrides environment keys (a journey test's engine sizes).
+    static func serve(_ h: EngineHarness, settings: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLITests.binary)
         process.arguments = ["serve", "--port", String(Int.random(in: 20_000..<60_000))]
@@ -28,6 +29,7 @@ import Testing
         environment["HERALD_ENGINE_WORKERS"] = String(workers)
         environment["HERALD_ENGINE_BATCH_SIZE"] = String(batchSize)
         environment["HERALD_LOG_LEVEL"] = "error"
+        environment.merge(settings) { $1 }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -16,23 +16,8 @@ import Testing
     static let concurrency = 8
 
     static func serve(_ h: EngineHarness) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLITests.binary)
-        process.arguments = ["serve", "--port", String(Int.random(in: 20_000..<60_000))]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
-        environment["HERALD_DATABASE_URL"] = h.configuration.databaseURL
-        environment["HERALD_SECRET_KEY"] = h.configuration.secretKey
-        environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
-        environment["HERALD_ENGINE_LEASE_SECONDS"] = "2"
-        environment["HERALD_ENGINE_POLL_MS"] = "50"
-        environment["HERALD_JOURNEY_BATCH_SIZE"] = "100"
-        environment["HERALD_JOURNEY_CONCURRENCY"] = String(concurrency)
-        environment["HERALD_LOG_LEVEL"] = "error"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try CrashRecoveryTests.serve(
+            h, settings: ["HERALD_JOURNEY_BATCH_SIZE": "100", "HERALD_JOURNEY_CONCURRENCY": String(concurrency)])
     }
 
     func count(_ h: EngineHarness, _ sql: String) async throws -> Int {
