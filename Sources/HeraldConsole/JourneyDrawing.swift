@@ -174,7 +174,7 @@ struct JourneyDrawing {
     /// What the step does, in a few words.
     func detail(_ step: JourneyDefinition.Step) -> String {
         switch step {
-        case .send(let template, _, _): "send \(template)"
+        case .send(let template, _, _, _): "send \(template)"
         case .wait(let seconds, _): "wait \(Self.duration(seconds))"
         case .waitWindow(let window, _): "wait for \(window.description)"
         case .waitFor(.opened, let timeout, _, _): "opened? ≤ \(Self.duration(timeout))"

@@ -50,6 +50,10 @@ public struct DirectSendRequest: Sendable {
     /// Opt-in: the app's frequency caps apply (a device over one is skipped, reason
     /// `frequencyCap`) and the send counts towards them.
     public var respectFrequencyCaps = false
+    /// Opt-in (a journey's send): when every valid registered device of the audience is inside
+    /// the app's quiet hours, nothing is sent or recorded, and the answer is
+    /// ``DirectSendAnswer/held(until:)`` the moment the last of them leaves them.
+    public var holdInsideQuietHours = false
 
     public init(
         app: App, audience: Audience, content: Content, pushOptions: PushOptions = PushOptions(),
@@ -90,20 +94,44 @@ public struct DirectSendResult: Sendable, Equatable {
     }
 }
 
+/// What became of one request of a batch.
+public enum DirectSendAnswer: Sendable {
+    /// Each recipient's outcome, in request order.
+    case sent([DirectSendResult])
+    /// Every device is inside quiet hours until then (``DirectSendRequest/holdInsideQuietHours``).
+    case held(until: Date)
+    /// The request cannot be sent at all (unknown template, a payload APNs would refuse).
+    case refused(ValidationError)
+}
+
 /// Sends now and answers each recipient's outcome. Throws a `ValidationError` naming the
 /// field when the request cannot be sent at all (unknown template, a payload APNs would refuse).
 public protocol DirectSending: Sendable {
     func send(_ request: DirectSendRequest) async throws -> [DirectSendResult]
+    /// Many requests at once (a journey engine's batch): one read of the devices, one fan-out
+    /// and one ledger write for all of them; answers in request order. Throws only when the
+    /// batch as a whole failed (the database went away).
+    func send(batch requests: [DirectSendRequest]) async throws -> [DirectSendAnswer]
+}
+
+/// One request's outcomes for the ledger.
+public struct DirectSendRecord: Sendable {
+    public var results: [DirectSendResult]
+    public var ledger: DirectSendRequest.Ledger
+    public var actor: String
+
+    public init(results: [DirectSendResult], ledger: DirectSendRequest.Ledger, actor: String) {
+        self.results = results
+        self.ledger = ledger
+        self.actor = actor
+    }
 }
 
 /// Stores a direct send's outcomes and applies its invalidations, in one transaction.
 public protocol DirectSendLedger: Sendable {
-    /// Records `results` (all of one app) and applies `invalidations` by the rule of
-    /// docs/rules.md rule 1; returns the IDs of the devices this invalidated.
-    func record(
-        _ results: [DirectSendResult], invalidations: [DeviceInvalidation], appID: Int64,
-        ledger: DirectSendRequest.Ledger, actor: String
-    ) async throws -> Set<Int64>
+    /// Records the requests' outcomes (all of one app) and applies `invalidations` by the
+    /// rule of docs/rules.md rule 1, atomically; returns the IDs of the devices this invalidated.
+    func record(_ records: [DirectSendRecord], invalidations: [DeviceInvalidation], appID: Int64) async throws -> Set<Int64>
     /// Takes a place under `caps` at `now` for each device (ID and bucket) still under them, as
     /// campaigns do (the devices' buckets locked); returns the places' key (to give back unused
     /// ones) and the devices that got one.

@@ -78,7 +78,7 @@ extension JourneyDefinition {
         case "send":
             try only(object, ["send", "next"], path: path)
             let send = try Self.object(inner, path: "\(path).send")
-            try only(send, ["template", "variables"], path: "\(path).send")
+            try only(send, ["template", "variables", "pushOptions"], path: "\(path).send")
             guard case .string(let template)? = send["template"], CampaignRules.check(templateName: template).isEmpty else {
                 throw ValidationError(field: "\(path).send.template", reason: "must name a template (lowercase letters, digits, - and _)")
             }
@@ -90,7 +90,8 @@ extension JourneyDefinition {
                 if let problem = StoredValueRules.problem(in: given, field: "\(path).send.variables") { throw problem }
                 variables = members
             }
-            return .send(template: template, variables: variables, next: try target("next"))
+            let options = try pushOptions(send["pushOptions"], path: "\(path).send.pushOptions")
+            return .send(template: template, variables: variables, options: options, next: try target("next"))
         case "wait":
             try only(object, ["wait", "next"], path: path)
             let wait = try Self.object(inner, path: "\(path).wait")

@@ -71,8 +71,8 @@ public struct JourneyDefinition: Sendable, Hashable {
     }
 
     public enum Step: Sendable, Hashable {
-        /// Sends a template to the user's devices, then goes on.
-        case send(template: String, variables: [String: PayloadValue], next: String)
+        /// Sends a template to the user's devices with the step's push options, then goes on.
+        case send(template: String, variables: [String: PayloadValue], options: PushOptions, next: String)
         /// Waits a number of seconds.
         case wait(seconds: Int, next: String)
         /// Waits until the user's local clock is inside the window next, released at a moment in it.
@@ -88,7 +88,7 @@ public struct JourneyDefinition: Sendable, Hashable {
         /// The steps it may go to next.
         public var successors: [String] {
             switch self {
-            case .send(_, _, let next), .wait(_, let next), .waitWindow(_, let next): [next]
+            case .send(_, _, _, let next), .wait(_, let next), .waitWindow(_, let next): [next]
             case .waitFor(_, _, let next, let timeoutNext): [next, timeoutNext]
             case .branch(_, let yes, let no): [yes, no]
             case .split(let paths): paths.map(\.next)
@@ -106,7 +106,7 @@ public struct JourneyDefinition: Sendable, Hashable {
 
         public static func == (lhs: Step, rhs: Step) -> Bool {
             switch (lhs, rhs) {
-            case (.send(let a, let b, let c), .send(let d, let e, let f)): a == d && b == e && c == f
+            case (.send(let a, let b, let c, let d), .send(let e, let f, let g, let h)): a == e && b == f && c == g && d == h
             case (.wait(let a, let b), .wait(let c, let d)): a == c && b == d
             case (.waitWindow(let a, let b), .waitWindow(let c, let d)): a == c && b == d
             case (.waitFor(let a, let b, let c, let d), .waitFor(let e, let f, let g, let h)): a == e && b == f && c == g && d == h

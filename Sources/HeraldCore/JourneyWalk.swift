@@ -18,7 +18,7 @@ public enum JourneyWalk {
 
     public enum Action: Sendable, Hashable {
         /// Send the template to the user's devices (once for this visit of the step), then go on.
-        case send(template: String, variables: [String: PayloadValue], next: String)
+        case send(template: String, variables: [String: PayloadValue], options: PushOptions, next: String)
         /// Stay at the step until `until`; a waitFor also wakes on what it waits for.
         case wait(until: Date, target: JourneyDefinition.WaitTarget?)
         /// Go to `next` along the step's `path` (`next`, `matched`, `timedOut`, `yes`, `no`, `path2`…).
@@ -38,8 +38,9 @@ public enum JourneyWalk {
     ) -> Action {
         guard let step = journey.steps[id] else { return .exit }
         switch step {
-        case .send(let template, let variables, let next):
-            return cause == .arrived ? .send(template: template, variables: variables, next: next) : .go(next: next, path: "next")
+        case .send(let template, let variables, let options, let next):
+            return cause == .arrived
+                ? .send(template: template, variables: variables, options: options, next: next) : .go(next: next, path: "next")
         case .wait(let seconds, let next):
             let end = arrivedAt.addingTimeInterval(TimeInterval(seconds))
             return cause == .arrived && end > now ? .wait(until: end, target: nil) : .go(next: next, path: "next")

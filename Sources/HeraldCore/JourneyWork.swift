@@ -102,22 +102,40 @@ public struct JourneyProgress: Sendable, Hashable {
     }
 }
 
-/// The journey engine's side of the store (docs/journeys.md "The engine").
+/// One visit of an entry's step: where a send's opens are looked up.
+public struct JourneyVisit: Sendable, Hashable {
+    public var entryID: Int64
+    public var visit: Int
+
+    public init(entryID: Int64, visit: Int) {
+        self.entryID = entryID
+        self.visit = visit
+    }
+}
+
+/// The journey engine's side of the store (docs/journeys.md "The engine"). Every call takes a
+/// claimed batch whole: one round trip for many entries.
 public protocol JourneyWork: Sendable {
     /// Up to `limit` entries due at `now` of active journeys, leased to `owner`, the most overdue first.
     func claim(owner: String, limit: Int, leaseSeconds: Int, now: Date) async throws -> [JourneyLease]
-    /// Records the moves and where the entry stands, and gives up the lease; false when the
-    /// lease was lost or the entry was changed meanwhile (the goal ended it): nothing is recorded.
-    func save(_ lease: JourneyLease, progress: JourneyProgress, owner: String) async throws -> Bool
-    /// Renews the entry's lease until `until`, as its walk starts: false when another engine has
-    /// claimed it since (a batch's later entries wait their turn, and their leases may lapse).
-    func renew(_ lease: JourneyLease, owner: String, until: Date) async throws -> Bool
-    /// Gives the lease up, leaving the entry as it was (due again at once).
-    func release(_ lease: JourneyLease, owner: String) async throws
-    /// Whether a notification of this visit's send was opened.
-    func opened(entryID: Int64, visit: Int) async throws -> Bool
-    /// Whether one of the user's valid devices (or the device) matches the segment now.
-    func matches(_ segment: Segment, appID: Int64, userID: String?, deviceID: Int64?, now: Date) async throws -> Bool
+    /// When the next entry falls due after `now` (an entry of a paused journey too), for the
+    /// engine's sleep: a timer is released when it falls due, not at the next poll.
+    func nextDue(after now: Date) async throws -> Date?
+    /// Records each entry's moves and where it stands, and gives up its lease; the IDs of the
+    /// entries saved. An entry whose lease was lost or that was changed meanwhile (its goal
+    /// ended it) is left out: nothing of it is recorded.
+    func save(_ walks: [(lease: JourneyLease, progress: JourneyProgress)], owner: String) async throws -> Set<Int64>
+    /// Renews the entries' leases until `until`, before their sends; the IDs still held (an
+    /// entry another engine claimed since, or that changed, is not).
+    func renew(_ leases: [JourneyLease], owner: String, until: Date) async throws -> Set<Int64>
+    /// Gives the leases up, leaving the entries as they were (due again at once).
+    func release(_ leases: [JourneyLease], owner: String) async throws
+    /// Which of these visits' sends had a notification opened.
+    func opened(_ visits: [JourneyVisit]) async throws -> Set<JourneyVisit>
+    /// Which of these users (by user ID) and devices (entrants without one) have a valid device
+    /// that matches the segment now.
+    func matching(_ segment: Segment, appID: Int64, userIDs: [String], deviceIDs: [Int64], now: Date) async throws
+        -> (userIDs: Set<String>, deviceIDs: Set<Int64>)
     /// Enters the users whose devices match the saved segment of each active journey entered
     /// on one; how many entered.
     func enterSegments(now: Date) async throws -> Int

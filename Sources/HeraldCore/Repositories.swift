@@ -164,6 +164,9 @@ public protocol DeviceRepository: Sendable {
     /// Removes a token; `false` when it was not registered.
     func delete(appID: Int64, token: DeviceToken) async throws -> Bool
     func list(appID: Int64, query: DeviceListQuery) async throws -> DevicePage
+    /// The valid devices of each of these user IDs, at most `limitPerUser` each (the oldest
+    /// first), in one query; a user with none is absent.
+    func valid(appID: Int64, userIDs: [String], limitPerUser: Int) async throws -> [String: [Device]]
     /// Devices whose token ends with `suffix` (4 bytes or more), newest first, at most `limit`.
     func find(appID: Int64, tokenSuffix suffix: [UInt8], limit: Int) async throws -> [Device]
     /// Registers many tokens in one statement. Tokens must be distinct within the batch.

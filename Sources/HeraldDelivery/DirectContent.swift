@@ -21,10 +21,20 @@ struct DirectContent {
 
     /// Loads and compiles the template, or checks the payload; a `ValidationError` names the
     /// request's field when it cannot be sent to anyone.
-    init(_ request: DirectSendRequest, templates: any TemplateRepository) async throws {
+    /// `loaded`: templates a batch's earlier requests loaded (by name and version), one read each.
+    init(_ request: DirectSendRequest, templates: any TemplateRepository, loaded: inout [String: CompiledTemplate])
+        async throws
+    {
         switch request.content {
         case .template(let name, let version, let localization, let variables):
-            let template = try await Self.template(name: name, version: version, appID: request.app.id, templates: templates)
+            let key = "\(request.app.id)\u{0}\(name)\u{0}\(version ?? 0)"
+            let template: CompiledTemplate
+            if let known = loaded[key] {
+                template = known
+            } else {
+                template = try await Self.template(name: name, version: version, appID: request.app.id, templates: templates)
+                loaded[key] = template
+            }
             let options = RenderOptions(localization: localization, variables: variables, pushOptions: request.pushOptions)
             source = .template(template, options)
         case .payload(let payload):

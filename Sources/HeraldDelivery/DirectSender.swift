@@ -30,79 +30,132 @@ public struct DirectSender: DirectSending {
     static let unregisteredAuthorization = AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true)
 
     public func send(_ request: DirectSendRequest) async throws -> [DirectSendResult] {
-        let recipients = try await resolve(request)
-        let content = try await DirectContent(request, templates: templates)
+        switch try await send(batch: [request]).first {
+        case .sent(let results)?: return results
+        case .refused(let error)?: throw error
+        case .held?, nil: return []
+        }
+    }
+
+    public func send(batch requests: [DirectSendRequest]) async throws -> [DirectSendAnswer] {
+        var answers = [DirectSendAnswer?](repeating: nil, count: requests.count)
+        let byApp = Dictionary(grouping: requests.indices) { requests[$0].app.id }
+        for indices in byApp.values.sorted(by: { $0[0] < $1[0] }) {
+            let part = try await send(indices.map { requests[$0] })
+            for (index, answer) in zip(indices, part) { answers[index] = answer }
+        }
+        return answers.map { $0! }
+    }
+
+    /// Requests of one app: their recipients read at once, each rendered, then sent and
+    /// recorded in waves whose devices are distinct (a device two requests share takes a
+    /// frequency-cap place for each, one wave after the other).
+    private func send(_ requests: [DirectSendRequest]) async throws -> [DirectSendAnswer] {
+        guard let app = requests.first?.app else { return [] }
+        let recipients = try await resolve(requests, app: app)
         let sentAt = Date()
-        var results = [DirectSendResult?](repeating: nil, count: recipients.count)
-        let held = request.respectQuietHours ? Self.insideQuietHours(recipients, app: request.app, at: sentAt) : []
-        var sends = [(index: Int, environment: APNSEnvironment, language: LanguageTag?, notification: APNSNotification)]()
-        for (index, recipient) in recipients.enumerated() {
-            if let device = recipient.device, !device.isValid {
-                results[index] = DirectSendResult(
-                    token: recipient.token, deviceID: device.id, outcome: .skipped(.invalidated))
+        var answers = [DirectSendAnswer?](repeating: nil, count: requests.count)
+        var prepared = [PreparedDirectSend]()
+        var loaded = [String: CompiledTemplate]()
+        for (index, request) in requests.enumerated() {
+            if request.holdInsideQuietHours, let until = Self.heldUntil(recipients[index], app: app, at: sentAt) {
+                answers[index] = .held(until: until)
                 continue
             }
-            if held.contains(index) {
-                results[index] = DirectSendResult(
-                    token: recipient.token, deviceID: recipient.device?.id, outcome: .skipped(.quietHours))
-                continue
-            }
-            switch content.body(for: recipient.described) {
-            case .notSent(let outcome):
-                results[index] = DirectSendResult(token: recipient.token, deviceID: recipient.device?.id, outcome: outcome)
-            case .send(let pushType, let encoded, let language):
-                let options = request.pushOptions
-                let notification = APNSNotification(
-                    token: recipient.token, topic: pushType.topic(forBundleID: request.app.bundleID),
-                    pushType: pushType, priority: options.priority, expiration: options.apnsExpiration(sentAt: sentAt),
-                    collapseID: options.collapseID, apnsID: Self.apnsID(seed: request.apnsIDSeed, token: recipient.token),
-                    body: .encoded(encoded))
-                let environment = recipient.device?.environment ?? request.environment ?? request.app.defaultEnvironment
-                sends.append((index, environment, language, notification))
+            do {
+                let content = try await DirectContent(request, templates: templates, loaded: &loaded)
+                prepared.append(
+                    PreparedDirectSend(request: request, index: index, recipients: recipients[index], content: content, at: sentAt))
+            } catch let error as ValidationError {
+                answers[index] = .refused(error)
             }
         }
+        for wave in Self.waves(prepared) {
+            let done = try await send(wave, app: app, at: sentAt)
+            for item in done { answers[item.index] = .sent(item.results.map { $0! }) }
+        }
+        return answers.map { $0! }
+    }
+
+    /// Groups the prepared requests so that no device is in two requests of one wave.
+    static func waves(_ prepared: [PreparedDirectSend]) -> [[PreparedDirectSend]] {
+        var waves = [[PreparedDirectSend]]()
+        var taken = [Set<Int64>]()
+        for item in prepared {
+            let ids = Set(item.recipients.compactMap { $0.device?.id })
+            if let wave = taken.firstIndex(where: { $0.isDisjoint(with: ids) }) {
+                waves[wave].append(item)
+                taken[wave].formUnion(ids)
+            } else {
+                waves.append([item])
+                taken.append(ids)
+            }
+        }
+        return waves
+    }
+
+    /// Takes the wave's frequency-cap places, sends every notification of it in one fan-out,
+    /// gives back the places of those not accepted and records the outcomes in one write.
+    private func send(_ wave: [PreparedDirectSend], app: App, at sentAt: Date) async throws -> [PreparedDirectSend] {
+        var wave = wave
         var places: (key: Int64, granted: Set<Int64>)?
-        if request.respectFrequencyCaps, !request.app.frequencyCaps.isEmpty {
+        let capped = wave.filter(\.request.respectFrequencyCaps).flatMap { item in
+            item.sends.compactMap { item.recipients[$0.index].device }.map { (id: $0.id, bucket: $0.bucket) }
+        }
+        if !capped.isEmpty, !app.frequencyCaps.isEmpty {
             // Registered devices take a place as a campaign's would; unregistered tokens have none.
-            let capped = sends.compactMap { recipients[$0.index].device }.map { (id: $0.id, bucket: $0.bucket) }
-            let taken = try await ledger.reservePlaces(
-                appID: request.app.id, devices: capped, caps: request.app.frequencyCaps, now: sentAt)
+            let taken = try await ledger.reservePlaces(appID: app.id, devices: capped, caps: app.frequencyCaps, now: sentAt)
             places = taken
-            sends.removeAll { send in
-                guard let device = recipients[send.index].device, !taken.granted.contains(device.id) else { return false }
-                results[send.index] = DirectSendResult(
-                    token: recipients[send.index].token, deviceID: device.id, outcome: .skipped(.frequencyCap),
-                    language: send.language)
-                return true
+            for position in wave.indices where wave[position].request.respectFrequencyCaps {
+                wave[position].keep { taken.granted.contains($0.id) ? nil : .skipped(.frequencyCap) }
             }
         }
+        let sends = wave.flatMap { item in item.sends.map { ($0.environment, $0.notification) } }
+        var answers = await sendByEnvironment(sends, appID: app.id)[...]
         var invalidations = [DeviceInvalidation]()
-        let answers = await sendByEnvironment(sends.map { ($0.environment, $0.notification) }, appID: request.app.id)
-        for (send, answer) in zip(sends, answers) {
-            let recipient = recipients[send.index]
-            let (record, invalidation) = DeliveryDecision.record(
-                deviceID: recipient.device?.id ?? 0, apnsID: send.notification.apnsID,
-                language: send.language, result: answer, sentAt: sentAt)
-            results[send.index] = DirectSendResult(
-                token: recipient.token, deviceID: recipient.device?.id, outcome: record.outcome,
-                apnsID: record.apnsID, language: send.language)
-            // An unregistered token has no device to invalidate.
-            if let invalidation, recipient.device != nil { invalidations.append(invalidation) }
+        for position in wave.indices {
+            let count = wave[position].sends.count
+            invalidations += wave[position].answer(Array(answers.prefix(count)), at: sentAt)
+            answers = answers.dropFirst(count)
         }
         if let places {
-            let unused = sends.indices.compactMap { position -> Int64? in
-                let result = results[sends[position].index]
-                return result?.outcome.kind == .accepted ? nil : result?.deviceID
+            let unused = wave.flatMap { item in
+                item.sends.compactMap { send -> Int64? in
+                    let result = item.results[send.index]
+                    return result?.outcome.kind == .accepted ? nil : result?.deviceID
+                }
             }
-            try await ledger.releasePlaces(appID: request.app.id, key: places.key, deviceIDs: unused)
+            try await ledger.releasePlaces(appID: app.id, key: places.key, deviceIDs: unused)
         }
-        var final = results.map { $0! }
-        let invalidated = try await ledger.record(
-            final, invalidations: invalidations, appID: request.app.id, ledger: request.ledger, actor: request.actor)
-        for index in final.indices {
-            if let id = final[index].deviceID, invalidated.contains(id) { final[index].invalidated = true }
+        let records = wave.map {
+            DirectSendRecord(results: $0.results.map { $0! }, ledger: $0.request.ledger, actor: $0.request.actor)
         }
-        return final
+        let invalidated = try await ledger.record(records, invalidations: invalidations, appID: app.id)
+        for position in wave.indices {
+            for index in wave[position].results.indices {
+                if let id = wave[position].results[index]?.deviceID, invalidated.contains(id) {
+                    wave[position].results[index]?.invalidated = true
+                }
+            }
+        }
+        return wave
+    }
+
+    /// When every valid registered device among the recipients is inside the app's quiet
+    /// hours: the moment the last of them leaves them. Nil: send now (an unregistered token,
+    /// or no valid device, is not held).
+    static func heldUntil(_ recipients: [DirectRecipient], app: App, at moment: Date) -> Date? {
+        guard let quiet = app.quietHours else { return nil }
+        var latest: Date?
+        for recipient in recipients {
+            guard let device = recipient.device else { return nil }
+            guard device.isValid else { continue }
+            let name = CampaignZones.effectiveZone(device.timeZone ?? "", defaultTimeZone: app.defaultTimeZone)
+            guard let zone = TimeZone(identifier: name), quiet.contains(moment, in: zone) else { return nil }
+            let end = quiet.end(after: moment, in: zone)
+            latest = max(latest ?? end, end)
+        }
+        return latest
     }
 
     /// A random apns-id, or with a seed one that is a pure function of the seed and the token
@@ -119,31 +172,28 @@ public struct DirectSender: DirectSending {
             ))
     }
 
-    /// The recipients (by position) whose registered device's clock is inside the app's quiet hours.
-    static func insideQuietHours(_ recipients: [DirectRecipient], app: App, at moment: Date) -> Set<Int> {
-        guard let quiet = app.quietHours else { return [] }
-        var inside = Set<Int>()
-        for (index, recipient) in recipients.enumerated() {
-            guard let device = recipient.device else { continue }
-            let name = CampaignZones.effectiveZone(device.timeZone ?? "", defaultTimeZone: app.defaultTimeZone)
-            if let zone = TimeZone(identifier: name), quiet.contains(moment, in: zone) { inside.insert(index) }
+    /// Each request's recipients with their devices, in request order, each token once; the
+    /// registered tokens of all requests in one query, the users' devices in another.
+    private func resolve(_ requests: [DirectSendRequest], app: App) async throws -> [[DirectRecipient]] {
+        var tokens = [[DeviceToken]](repeating: [], count: requests.count)
+        var userIDs = [String]()
+        for (index, request) in requests.enumerated() {
+            switch request.audience {
+            case .tokens(let list):
+                var seen = Set<DeviceToken>()
+                tokens[index] = list.filter { seen.insert($0).inserted }
+            case .userID(let userID):
+                userIDs.append(userID)
+            }
         }
-        return inside
-    }
-
-    /// The request's recipients with their devices, in request order, each token once.
-    private func resolve(_ request: DirectSendRequest) async throws -> [DirectRecipient] {
-        switch request.audience {
-        case .tokens(let tokens):
-            var seen = Set<DeviceToken>()
-            let unique = tokens.filter { seen.insert($0).inserted }
-            let registered = try await devices.find(appID: request.app.id, tokens: unique)
-            return unique.map { DirectRecipient(token: $0, device: registered[$0]) }
-        case .userID(let userID):
-            let page = try await devices.list(
-                appID: request.app.id,
-                query: DeviceListQuery(userID: userID, valid: true, limit: DirectSendRequest.maximumRecipients))
-            return page.devices.map { DirectRecipient(token: $0.token, device: $0) }
+        let all = tokens.flatMap { $0 }
+        let registered = all.isEmpty ? [:] : try await devices.find(appID: app.id, tokens: Array(Set(all)))
+        let ofUsers = try await devices.valid(appID: app.id, userIDs: userIDs, limitPerUser: DirectSendRequest.maximumRecipients)
+        return requests.indices.map { index in
+            switch requests[index].audience {
+            case .tokens: return tokens[index].map { DirectRecipient(token: $0, device: registered[$0]) }
+            case .userID(let userID): return (ofUsers[userID] ?? []).map { DirectRecipient(token: $0.token, device: $0) }
+            }
         }
     }
 

@@ -5,8 +5,10 @@ import Logging
 import ServiceLifecycle
 
 /// Moves journeys' entrants (docs/journeys.md "The engine"), a `Service` of every instance.
-/// Entries due are claimed under a lease, a batch at a time, and walked step by step
-/// (``JourneyWalk``) until each waits or leaves; one transaction then records where it stands.
+/// Entries due are claimed under a lease, a batch at a time, and walked together step by step
+/// (``JourneyWalker``) until each waits or leaves, each round's questions answered for the
+/// whole batch at once (one device read, one fan-out, one ledger write for all its sends); one
+/// statement then records where each stands.
 /// An event that wakes an entry notifies the engines, which claim it at once. A send is done at
 /// most once per visit of its step: a replay after a crash finds the visit's ledger rows and
 /// does not send again, and a send cut short before its rows were written goes out again with
@@ -15,7 +17,6 @@ public final class JourneyEngine: Service {
     private let configuration: DeliveryConfiguration
     private let work: any JourneyWork
     private let apps: any AppRepository
-    private let devices: any DeviceRepository
     private let sender: any DirectSending
     private let batchSize: Int
     private let concurrency: Int
@@ -25,14 +26,13 @@ public final class JourneyEngine: Service {
     private let logger: Logger
 
     public init(
-        configuration: DeliveryConfiguration, work: any JourneyWork, apps: any AppRepository, devices: any DeviceRepository,
-        sender: any DirectSending, batchSize: Int = 200, concurrency: Int = 16, segmentInterval: Duration = .seconds(60),
+        configuration: DeliveryConfiguration, work: any JourneyWork, apps: any AppRepository,
+        sender: any DirectSending, batchSize: Int = 200, concurrency: Int = 4, segmentInterval: Duration = .seconds(60),
         logger: Logger
     ) {
         self.configuration = configuration
         self.work = work
         self.apps = apps
-        self.devices = devices
         self.sender = sender
         self.batchSize = max(batchSize, 1)
         self.concurrency = max(concurrency, 1)
@@ -61,7 +61,15 @@ public final class JourneyEngine: Service {
 
     private var stopping: Bool { draining.isSet || Task.isCancelled }
 
+    /// `concurrency` loops, each claiming a batch and walking it: while one waits on APNs or
+    /// the database, another walks.
     private func walkDue() async {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency { group.addTask { await self.walkLoop() } }
+        }
+    }
+
+    private func walkLoop() async {
         while !stopping {
             let seen = wakeUps.current
             let walked: Int
@@ -74,190 +82,174 @@ public final class JourneyEngine: Service {
                 walked = 0
             }
             if walked == 0 {
-                await wakeUps.pause(for: configuration.pollInterval, since: seen) { stopping }
+                await wakeUps.pause(for: await idle(), since: seen) { stopping }
             }
         }
     }
 
-    /// Claims one batch of entries due at `now` and walks them; how many were claimed.
+    /// How long a loop with nothing to walk sleeps: until the next entry falls due, at most
+    /// the poll interval (events wake it sooner).
+    private func idle() async -> Duration {
+        let now = configuration.clock()
+        guard let next = try? await draining.unlessSet({ [work] in try await work.nextDue(after: now) }), let due = next else {
+            return configuration.pollInterval
+        }
+        let seconds = due.timeIntervalSince(now)
+        return min(configuration.pollInterval, .milliseconds(Int64(max(seconds, 0) * 1000) + 1))
+    }
+
+    /// Claims one batch of entries due at `now` and walks them together; how many were claimed.
     @discardableResult
     public func runDue(now: Date) async throws -> Int {
+        let owner = configuration.owner
         let leases = try await work.claim(
-            owner: configuration.owner, limit: batchSize, leaseSeconds: Int(configuration.leaseDuration.components.seconds),
-            now: now)
+            owner: owner, limit: batchSize, leaseSeconds: Int(configuration.leaseDuration.components.seconds), now: now)
         guard !leases.isEmpty else { return 0 }
-        var known = [Int64: App]()
-        for appID in Set(leases.map(\.appID)) { known[appID] = try await apps.find(id: appID) }
-        let found = known
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for lease in leases {
-                if running == concurrency {
-                    await group.next()
-                    running -= 1
-                }
-                running += 1
-                group.addTask { await self.advance(lease, app: found[lease.appID], now: now) }
+        do {
+            var known = [Int64: App]()
+            for appID in Set(leases.map(\.appID)) { known[appID] = try await apps.find(id: appID) }
+            try await work.release(leases.filter { known[$0.appID] == nil }, owner: owner)
+            let walks = try await walk(leases.filter { known[$0.appID] != nil }, apps: known, now: now)
+            let saved = try await work.save(walks.map { ($0.lease, $0.progress) }, owner: owner)
+            if saved.count < walks.count {
+                logger.info("\(walks.count - saved.count) journey entries changed meanwhile (a goal, or another engine); left as they are")
             }
+        } catch {
+            logger.warning("walking \(leases.count) journey entries: \(error); given back")
+            try? await work.release(leases, owner: owner)
         }
         return leases.count
     }
 
-    private func advance(_ lease: JourneyLease, app: App?, now: Date) async {
-        do {
-            guard let app else {
-                try await work.release(lease, owner: configuration.owner)
-                return
-            }
-            // The batch was claimed at once but is walked a few at a time: the lease is renewed
-            // as this entry's walk starts, and an entry another engine took meanwhile is its.
-            let leaseSeconds = TimeInterval(configuration.leaseDuration.components.seconds)
-            let until = max(now, configuration.clock()).addingTimeInterval(leaseSeconds)
-            guard try await work.renew(lease, owner: configuration.owner, until: until) else {
-                logger.info("journey entry \(lease.entryID): taken by another engine before its turn; left to it")
-                return
-            }
-            let progress = try await walk(lease, app: app, now: now)
-            if try await !work.save(lease, progress: progress, owner: configuration.owner) {
-                logger.info("journey entry \(lease.entryID): changed meanwhile (its goal, or another engine); left as it is")
-            }
-        } catch {
-            logger.warning("journey entry \(lease.entryID): \(error); given back")
-            try? await work.release(lease, owner: configuration.owner)
+    /// Walks the entries from where they stand until each waits or leaves (``JourneyWalker``),
+    /// answering each round's questions for all of them at once: one query per segment, one
+    /// for the opens, one batch of sends. An entry whose lease was lost before its send is left
+    /// out (another engine walks it).
+    func walk(_ leases: [JourneyLease], apps: [Int64: App], now: Date) async throws -> [JourneyWalker] {
+        var walkers = leases.map { lease in
+            let app = apps[lease.appID]
+            let name = CampaignZones.effectiveZone(lease.timeZone ?? "", defaultTimeZone: app?.defaultTimeZone ?? "UTC")
+            return JourneyWalker(lease, now: now, zone: TimeZone(identifier: name) ?? TimeZone(identifier: "UTC")!)
         }
-    }
-
-    /// Walks the entry from where it stands until it waits or leaves.
-    func walk(_ lease: JourneyLease, app: App, now: Date) async throws -> JourneyProgress {
-        let graph = lease.definition
-        let zone =
-            TimeZone(identifier: CampaignZones.effectiveZone(lease.timeZone ?? "", defaultTimeZone: app.defaultTimeZone))
-            ?? TimeZone(identifier: "UTC")!
-        var progress = JourneyProgress(
-            moves: [], step: lease.step, outcome: nil, arrivedAt: lease.arrivedAt, cause: lease.cause, dueAt: nil,
-            waitingFor: nil, waitingOpened: false, visits: lease.visits, lastSend: lease.lastSend)
-        // Every cycle holds a wait, so a walk takes at most each step once before it waits.
-        for _ in 0...(graph.steps.count + 1) {
-            guard let step = progress.step else { break }
-            let roll = JourneyWalk.roll(journeyID: lease.journeyID, user: lease.userKey, salt: step)
-            var action = JourneyWalk.act(
-                graph, step: step, cause: progress.cause, arrivedAt: progress.arrivedAt, now: now, split: roll, zone: zone)
-            if case .test(let test) = action {
-                let yes: Bool
-                switch test {
-                case .segment(let segment):
-                    yes = try await work.matches(segment, appID: lease.appID, userID: lease.userID, deviceID: lease.deviceID, now: now)
-                case .opened:
-                    yes = try await progress.lastSend.asyncMap { try await work.opened(entryID: lease.entryID, visit: $0) } ?? false
-                }
-                action = JourneyWalk.answer(graph, step: step, yes: yes)
-            }
-            switch action {
-            case .send(let template, let variables, let next):
-                if let quietUntil = try await quietUntil(lease, app: app, now: now) {
-                    progress.dueAt = quietUntil
-                    progress.cause = .arrived
-                    return progress
-                }
-                var detail: String?
-                if !lease.sentVisits.contains(progress.visits) {
-                    detail = try await send(
-                        lease, app: app, template: template, variables: variables, visit: progress.visits, step: step)
-                }
-                progress.lastSend = progress.visits
-                move(&progress, from: step, path: "next", to: next, detail: detail, now: now)
-            case .go(let next, let path):
-                move(&progress, from: step, path: path, to: next, detail: nil, now: now)
-            case .wait(let until, let target):
-                if target == .opened, let last = progress.lastSend, try await work.opened(entryID: lease.entryID, visit: last) {
-                    progress.cause = .matched
+        var questions = [Int: JourneyWalker.Question]()
+        for index in walkers.indices {
+            if let question = walkers[index].resume() { questions[index] = question }
+        }
+        var lost = Set<Int>()
+        while !questions.isEmpty {
+            let answers = try await answer(questions, walkers: walkers, apps: apps, now: now)
+            var next = [Int: JourneyWalker.Question]()
+            for index in questions.keys {
+                guard let answer = answers[index] else {
+                    lost.insert(index)
                     continue
                 }
-                progress.dueAt = until
-                progress.cause = .arrived
-                if case .event(let match)? = target { progress.waitingFor = match.name }
-                progress.waitingOpened = target == .opened
-                return progress
-            case .exit:
-                progress.step = nil
-                progress.outcome = "exited"
-                progress.arrivedAt = now
-                progress.dueAt = nil
-                return progress
-            case .test:
-                break
+                if let question = walkers[index].resume(answer) { next[index] = question }
+            }
+            questions = next
+        }
+        return walkers.indices.filter { !lost.contains($0) }.map { walkers[$0] }
+    }
+
+    /// The answers to one round's questions, by walker; a walker without one lost its lease.
+    private func answer(
+        _ questions: [Int: JourneyWalker.Question], walkers: [JourneyWalker], apps: [Int64: App], now: Date
+    ) async throws -> [Int: JourneyWalker.Answer] {
+        var answers = [Int: JourneyWalker.Answer]()
+        var segments = [SegmentQuestion: [Int]]()
+        var opens = [Int: JourneyVisit]()
+        var sends = [Int]()
+        for (index, question) in questions {
+            let lease = walkers[index].lease
+            switch question {
+            case .segment(let segment): segments[SegmentQuestion(appID: lease.appID, segment: segment), default: []].append(index)
+            case .opened(let visit): opens[index] = JourneyVisit(entryID: lease.entryID, visit: visit)
+            case .send: sends.append(index)
             }
         }
-        // Unreachable for a checked graph; leave the entry to be looked at again.
-        progress.dueAt = now.addingTimeInterval(60)
-        return progress
+        for (question, indices) in segments {
+            let leases = indices.map { walkers[$0].lease }
+            let found = try await work.matching(
+                question.segment, appID: question.appID, userIDs: leases.compactMap(\.userID),
+                deviceIDs: leases.filter { $0.userID == nil }.map { $0.deviceID ?? 0 }, now: now)
+            for (index, lease) in zip(indices, leases) {
+                let yes = lease.userID.map(found.userIDs.contains) ?? found.deviceIDs.contains(lease.deviceID ?? 0)
+                answers[index] = .yes(yes)
+            }
+        }
+        if !opens.isEmpty {
+            let opened = try await work.opened(Array(opens.values))
+            for (index, visit) in opens { answers[index] = .yes(opened.contains(visit)) }
+        }
+        if !sends.isEmpty {
+            try await send(sends, questions: questions, walkers: walkers, apps: apps, now: now, into: &answers)
+        }
+        return answers
     }
 
-    private func move(_ progress: inout JourneyProgress, from step: String, path: String, to next: String, detail: String?, now: Date) {
-        progress.moves.append(JourneyMove(visit: progress.visits, step: step, path: path, next: next, detail: detail, at: now))
-        progress.step = next
-        progress.visits += 1
-        progress.cause = .arrived
-        progress.arrivedAt = now
-        progress.waitingFor = nil
-        progress.waitingOpened = false
+    private struct SegmentQuestion: Hashable {
+        let appID: Int64
+        let segment: Segment
     }
 
-    /// Sends the step's template to the user's devices; why nothing was sent, when nothing was.
+    /// Sends the walkers' templates in one batch, after renewing their leases: an entry another
+    /// engine claimed meanwhile gets no answer (and is left to it).
     private func send(
-        _ lease: JourneyLease, app: App, template: String, variables: [String: PayloadValue], visit: Int, step: String
-    ) async throws -> String? {
-        let audience: DirectSendRequest.Audience
-        if let userID = lease.userID {
-            audience = .userID(userID)
-        } else if let token = lease.deviceToken {
-            audience = .tokens([token])
-        } else {
-            return "noDevices"
+        _ indices: [Int], questions: [Int: JourneyWalker.Question], walkers: [JourneyWalker], apps: [Int64: App], now: Date,
+        into answers: inout [Int: JourneyWalker.Answer]
+    ) async throws {
+        let leaseSeconds = TimeInterval(configuration.leaseDuration.components.seconds)
+        let until = max(now, configuration.clock()).addingTimeInterval(leaseSeconds)
+        let held = try await work.renew(indices.map { walkers[$0].lease }, owner: configuration.owner, until: until)
+        var requests = [DirectSendRequest]()
+        var asked = [Int]()
+        for index in indices {
+            let lease = walkers[index].lease
+            guard held.contains(lease.entryID) else {
+                logger.info("journey entry \(lease.entryID): taken by another engine before its send; left to it")
+                continue
+            }
+            guard case .send(let template, let variables, let options, let visit, let step)? = questions[index],
+                let app = apps[lease.appID]
+            else { continue }
+            let audience: DirectSendRequest.Audience
+            if let userID = lease.userID {
+                audience = .userID(userID)
+            } else if let token = lease.deviceToken {
+                audience = .tokens([token])
+            } else {
+                answers[index] = .sent(detail: "noDevices")
+                continue
+            }
+            var request = DirectSendRequest(
+                app: app, audience: audience,
+                content: .template(
+                    name: template, version: nil, localization: .server,
+                    variables: lease.properties.merging(variables) { $1 }),
+                pushOptions: options,
+                ledger: .journey(
+                    JourneySendKey(journeyID: lease.journeyID, version: lease.version, entryID: lease.entryID, visit: visit, step: step)),
+                actor: "journey")
+            request.respectQuietHours = true
+            request.holdInsideQuietHours = true
+            request.respectFrequencyCaps = true
+            request.apnsIDSeed = "journey:\(lease.entryID):\(visit)"
+            requests.append(request)
+            asked.append(index)
         }
-        var request = DirectSendRequest(
-            app: app, audience: audience,
-            content: .template(
-                name: template, version: nil, localization: .server,
-                variables: lease.properties.merging(variables) { $1 }),
-            ledger: .journey(
-                JourneySendKey(journeyID: lease.journeyID, version: lease.version, entryID: lease.entryID, visit: visit, step: step)),
-            actor: "journey")
-        request.respectQuietHours = true
-        request.respectFrequencyCaps = true
-        request.apnsIDSeed = "journey:\(lease.entryID):\(visit)"
-        do {
-            let results = try await sender.send(request)
-            return results.isEmpty ? "noDevices" : nil
-        } catch let error as ValidationError {
-            // The template went away after the journey was activated: the user moves on.
-            logger.error("journey \(lease.journeyID) step \(step): \(error)")
-            return "templateUnavailable"
+        guard !requests.isEmpty else { return }
+        for (index, outcome) in zip(asked, try await sender.send(batch: requests)) {
+            switch outcome {
+            case .sent(let results):
+                answers[index] = .sent(detail: results.isEmpty ? "noDevices" : nil)
+            case .held(let until):
+                answers[index] = .held(until: until)
+            case .refused(let error):
+                // The template went away after the journey was activated: the user moves on.
+                logger.error("journey \(walkers[index].lease.journeyID): \(error)")
+                answers[index] = .sent(detail: "templateUnavailable")
+            }
         }
-    }
-
-    /// When every device of the user is inside the app's quiet hours: the moment the last of
-    /// them leaves them (the send waits until then). Nil: send now.
-    private func quietUntil(_ lease: JourneyLease, app: App, now: Date) async throws -> Date? {
-        guard let quiet = app.quietHours else { return nil }
-        let found: [Device]
-        if let userID = lease.userID {
-            found = try await devices.list(
-                appID: app.id, query: DeviceListQuery(userID: userID, valid: true, limit: DirectSendRequest.maximumRecipients)
-            ).devices
-        } else if let token = lease.deviceToken, let device = try await devices.find(appID: app.id, token: token) {
-            found = [device]
-        } else {
-            return nil
-        }
-        var latest: Date?
-        for device in found where device.isValid {
-            let name = CampaignZones.effectiveZone(device.timeZone ?? "", defaultTimeZone: app.defaultTimeZone)
-            guard let zone = TimeZone(identifier: name), quiet.contains(now, in: zone) else { return nil }
-            let end = quiet.end(after: now, in: zone)
-            latest = max(latest ?? end, end)
-        }
-        return latest
     }
 
     private func listen() async {
@@ -284,12 +276,5 @@ public final class JourneyEngine: Service {
             }
             await wakeUps.pause(for: segmentInterval, since: nil) { stopping }
         }
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

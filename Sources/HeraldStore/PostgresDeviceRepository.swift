@@ -92,6 +92,27 @@ public struct PostgresDeviceRepository: DeviceRepository {
         }
     }
 
+    public func valid(appID: Int64, userIDs: [String], limitPerUser: Int) async throws -> [String: [Device]] {
+        guard !userIDs.isEmpty else { return [:] }
+        return try await DatabaseMetrics.measure("devices.validOfUsers") {
+            // One index probe per user ID, each as `list(userID:valid:)` would make it.
+            let rows = try await client.query(
+                """
+                SELECT d.* FROM unnest(\(Array(Set(userIDs)))::text[]) AS u(user_id)
+                CROSS JOIN LATERAL (
+                    SELECT \(unescaped: DeviceRow.columns) FROM devices
+                    WHERE app_id = \(appID) AND user_id = u.user_id AND invalidated_at IS NULL
+                    ORDER BY id LIMIT \(limitPerUser)) d
+                """, logger: logger)
+            var found = [String: [Device]]()
+            for try await row in rows {
+                let device = try DeviceRow.decode(row)
+                if let userID = device.userID { found[userID, default: []].append(device) }
+            }
+            return found
+        }
+    }
+
     public func find(appID: Int64, tokenSuffix suffix: [UInt8], limit: Int) async throws -> [Device] {
         try await DatabaseMetrics.measure("devices.findSuffix") {
             guard suffix.count >= 4 else { return [] }

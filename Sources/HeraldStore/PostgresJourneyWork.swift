@@ -74,79 +74,122 @@ public struct PostgresJourneyWork: JourneyWork {
         }
     }
 
-    public func save(_ lease: JourneyLease, progress: JourneyProgress, owner: String) async throws -> Bool {
-        try await DatabaseMetrics.measure("journeys.save") {
-            // One statement, so one round trip and atomic: the moves are written only if the
-            // entry was still this engine's and unchanged.
-            let moves = progress.moves
+    public func nextDue(after now: Date) async throws -> Date? {
+        try await client.query(
+            """
+            SELECT due_at FROM journey_entries WHERE step IS NOT NULL AND due_at > \(now) ORDER BY due_at LIMIT 1
+            """, logger: logger
+        ).collect().first?.decode(Date.self)
+    }
+
+    public func save(_ walks: [(lease: JourneyLease, progress: JourneyProgress)], owner: String) async throws -> Set<Int64> {
+        guard !walks.isEmpty else { return [] }
+        return try await DatabaseMetrics.measure("journeys.save") {
+            // One statement for the batch, so one round trip and atomic: an entry's moves are
+            // written only if the entry was still this engine's and unchanged. Arrays cannot
+            // hold NULL here: "", -1 and a false `has_due` stand for "none".
+            let leases = walks.map(\.lease)
+            let states = walks.map(\.progress)
+            var moves = [(entryID: Int64, move: JourneyMove)]()
+            for walk in walks { moves += walk.progress.moves.map { (walk.lease.entryID, $0) } }
             let rows = try await client.query(
                 """
-                WITH moved AS (
-                    UPDATE journey_entries SET step = \(progress.step), outcome = \(progress.outcome),
-                        finished_at = CASE WHEN \(progress.step)::text IS NULL THEN \(progress.arrivedAt) END,
-                        arrived_at = \(progress.arrivedAt), cause = \(progress.cause.rawValue), due_at = \(progress.dueAt),
-                        waiting_for = \(progress.waitingFor), waiting_opened = \(progress.waitingOpened),
-                        visits = \(progress.visits), last_send = \(progress.lastSend),
-                        lease_owner = NULL, lease_until = NULL
-                    WHERE id = \(lease.entryID) AND lease_owner = \(owner) AND visits = \(lease.visits)
-                      AND cause = \(lease.cause.rawValue) AND step IS NOT NULL
-                    RETURNING id
+                WITH t AS (
+                    SELECT * FROM unnest(\(leases.map(\.entryID))::bigint[], \(leases.map { Int32($0.visits) })::integer[],
+                                         \(leases.map(\.cause.rawValue))::text[], \(states.map { $0.step ?? "" })::text[],
+                                         \(states.map { $0.outcome ?? "" })::text[], \(states.map(\.arrivedAt))::timestamptz[],
+                                         \(states.map(\.cause.rawValue))::text[], \(states.map { $0.dueAt ?? $0.arrivedAt })::timestamptz[],
+                                         \(states.map { $0.dueAt != nil })::boolean[], \(states.map { $0.waitingFor ?? "" })::text[],
+                                         \(states.map(\.waitingOpened))::boolean[], \(states.map { Int32($0.visits) })::integer[],
+                                         \(states.map { Int32($0.lastSend ?? -1) })::integer[])
+                        AS t(id, old_visits, old_cause, step, outcome, arrived_at, cause, due_at, has_due, waiting_for,
+                             waiting_opened, visits, last_send)
+                ), moved AS (
+                    UPDATE journey_entries e SET step = NULLIF(t.step, ''), outcome = NULLIF(t.outcome, ''),
+                        finished_at = CASE WHEN t.step = '' THEN t.arrived_at END,
+                        arrived_at = t.arrived_at, cause = t.cause, due_at = CASE WHEN t.has_due THEN t.due_at END,
+                        waiting_for = NULLIF(t.waiting_for, ''), waiting_opened = t.waiting_opened, visits = t.visits,
+                        last_send = NULLIF(t.last_send, -1), lease_owner = NULL, lease_until = NULL
+                    FROM t
+                    WHERE e.id = t.id AND e.lease_owner = \(owner) AND e.visits = t.old_visits AND e.cause = t.old_cause
+                      AND e.step IS NOT NULL
+                    RETURNING e.id, e.journey_id, e.version
                 ), recorded AS (
                     INSERT INTO journey_moves (entry_id, visit, journey_id, version, step, path, next, detail, moved_at)
-                    SELECT \(lease.entryID), visit, \(lease.journeyID), \(lease.version), step, path, NULLIF(next, ''),
-                           NULLIF(detail, ''), moved_at
-                    FROM unnest(\(moves.map { Int32($0.visit) })::integer[], \(moves.map(\.step))::text[],
-                                \(moves.map(\.path))::text[], \(moves.map { $0.next ?? "" })::text[],
-                                \(moves.map { $0.detail ?? "" })::text[], \(moves.map(\.at))::timestamptz[])
-                        AS t(visit, step, path, next, detail, moved_at)
-                    WHERE EXISTS (SELECT 1 FROM moved)
+                    SELECT m.entry_id, m.visit, moved.journey_id, moved.version, m.step, m.path, NULLIF(m.next, ''),
+                           NULLIF(m.detail, ''), m.moved_at
+                    FROM unnest(\(moves.map(\.entryID))::bigint[], \(moves.map { Int32($0.move.visit) })::integer[],
+                                \(moves.map(\.move.step))::text[], \(moves.map(\.move.path))::text[],
+                                \(moves.map { $0.move.next ?? "" })::text[], \(moves.map { $0.move.detail ?? "" })::text[],
+                                \(moves.map(\.move.at))::timestamptz[])
+                        AS m(entry_id, visit, step, path, next, detail, moved_at)
+                    JOIN moved ON moved.id = m.entry_id
                     ON CONFLICT (entry_id, visit) DO NOTHING
                 )
-                SELECT count(*) FROM moved
+                SELECT id FROM moved
                 """, logger: logger
             ).collect()
-            return try rows.first?.decode(Int64.self) == 1
+            return Set(try rows.map { try $0.decode(Int64.self) })
         }
     }
 
-    public func renew(_ lease: JourneyLease, owner: String, until: Date) async throws -> Bool {
-        try await !client.query(
+    public func renew(_ leases: [JourneyLease], owner: String, until: Date) async throws -> Set<Int64> {
+        guard !leases.isEmpty else { return [] }
+        let rows = try await client.query(
             """
-            UPDATE journey_entries SET lease_until = \(until)
-            WHERE id = \(lease.entryID) AND lease_owner = \(owner) AND visits = \(lease.visits) AND step IS NOT NULL
-            RETURNING id
+            UPDATE journey_entries e SET lease_until = \(until)
+            FROM unnest(\(leases.map(\.entryID))::bigint[], \(leases.map { Int32($0.visits) })::integer[]) AS t(id, visits)
+            WHERE e.id = t.id AND e.lease_owner = \(owner) AND e.visits = t.visits AND e.step IS NOT NULL
+            RETURNING e.id
             """, logger: logger
-        ).collect().isEmpty
+        ).collect()
+        return Set(try rows.map { try $0.decode(Int64.self) })
     }
 
-    public func release(_ lease: JourneyLease, owner: String) async throws {
+    public func release(_ leases: [JourneyLease], owner: String) async throws {
+        guard !leases.isEmpty else { return }
         try await client.query(
             """
             UPDATE journey_entries SET lease_owner = NULL, lease_until = NULL
-            WHERE id = \(lease.entryID) AND lease_owner = \(owner)
+            WHERE id = ANY(\(leases.map(\.entryID))::bigint[]) AND lease_owner = \(owner)
             """, logger: logger)
     }
 
-    public func opened(entryID: Int64, visit: Int) async throws -> Bool {
-        try await client.query(
+    public func opened(_ visits: [JourneyVisit]) async throws -> Set<JourneyVisit> {
+        guard !visits.isEmpty else { return [] }
+        let rows = try await client.query(
             """
-            SELECT 1 FROM journey_deliveries WHERE entry_id = \(entryID) AND visit = \(visit) AND opened_at IS NOT NULL LIMIT 1
+            SELECT DISTINCT d.entry_id, d.visit
+            FROM unnest(\(visits.map(\.entryID))::bigint[], \(visits.map { Int32($0.visit) })::integer[]) AS t(entry_id, visit)
+            JOIN journey_deliveries d ON d.entry_id = t.entry_id AND d.visit = t.visit
+            WHERE d.opened_at IS NOT NULL
             """, logger: logger
-        ).collect().isEmpty == false
+        ).collect()
+        return Set(try rows.map { row in
+            let (entryID, visit) = try row.decode((Int64, Int32).self)
+            return JourneyVisit(entryID: entryID, visit: Int(visit))
+        })
     }
 
-    public func matches(_ segment: Segment, appID: Int64, userID: String?, deviceID: Int64?, now: Date) async throws -> Bool {
-        var sql = SQLBuilder("SELECT EXISTS (SELECT 1 FROM devices WHERE ")
+    public func matching(_ segment: Segment, appID: Int64, userIDs: [String], deviceIDs: [Int64], now: Date) async throws
+        -> (userIDs: Set<String>, deviceIDs: Set<Int64>)
+    {
+        let users = try await matching(segment, appID: appID, column: "user_id", values: userIDs, type: "text", now: now)
+        let devices = try await matching(segment, appID: appID, column: "id", values: deviceIDs, type: "bigint", now: now)
+        return (Set(users), Set(devices))
+    }
+
+    /// The values of `column` among `values` held by a device that matches the segment.
+    private func matching<Value: PostgresDecodable & PostgresArrayEncodable & PostgresNonThrowingEncodable>(
+        _ segment: Segment, appID: Int64, column: String, values: [Value], type: String, now: Date
+    ) async throws -> [Value] {
+        guard !values.isEmpty else { return [] }
+        var sql = SQLBuilder("SELECT DISTINCT \(column) FROM devices WHERE ")
         try PostgresSegments.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
-        if let userID {
-            sql.append(" AND user_id = ")
-            sql.bind(userID)
-        } else {
-            sql.append(" AND id = ")
-            sql.bind(deviceID ?? 0)
-        }
-        sql.append(")")
-        return try await client.query(sql.query, logger: logger).collect().first?.decode(Bool.self) ?? false
+        sql.append(" AND \(column) = ANY(")
+        sql.bind(values)
+        sql.append("::\(type)[])")
+        return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(Value.self) }
     }
 
     public func listenForJourneys(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws {

@@ -213,7 +213,7 @@ public struct PostgresJourneys: JourneyRepository {
     ) async throws -> ValidationError? {
         var templates = [String: [String]]()
         for (id, step) in graph.steps.sorted(by: { $0.key < $1.key }) {
-            if case .send(let template, _, _) = step { templates[template, default: []].append(id) }
+            if case .send(let template, _, _, _) = step { templates[template, default: []].append(id) }
         }
         if !templates.isEmpty {
             let rows = try await connection.query(

@@ -164,7 +164,7 @@ struct EngineService: Service {
             work: store.liveActivityWork,
             templates: store.templates, senders: senders, channels: store.channels, logger: logger)
         journeys = JourneyEngine(
-            configuration: delivery, work: store.journeyWork, apps: store.apps, devices: store.devices,
+            configuration: delivery, work: store.journeyWork, apps: store.apps,
             sender: DirectSender(
                 devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger),
             batchSize: configuration.journeyBatchSize, concurrency: configuration.journeyConcurrency,

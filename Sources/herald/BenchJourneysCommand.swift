@@ -118,7 +118,7 @@ struct BenchJourneysCommand: AsyncParsableCommand {
         delivery.leaseDuration = .seconds(configuration.engineLeaseSeconds)
         delivery.pollInterval = .milliseconds(configuration.enginePollMilliseconds)
         let engine = JourneyEngine(
-            configuration: delivery, work: store.journeyWork, apps: store.apps, devices: store.devices,
+            configuration: delivery, work: store.journeyWork, apps: store.apps,
             sender: DirectSender(
                 devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger),
             batchSize: configuration.journeyBatchSize, concurrency: configuration.journeyConcurrency, logger: logger)

@@ -64,10 +64,10 @@ struct HeraldConfiguration: Sendable {
     var liveActivityWorkers = 2
     /// Update tokens read, sent and recorded together (`HERALD_LIVE_ACTIVITY_BATCH_SIZE`).
     var liveActivityBatchSize = 2000
-    /// Journey entries one instance claims together (`HERALD_JOURNEY_BATCH_SIZE`).
+    /// Journey entries one instance claims and walks together (`HERALD_JOURNEY_BATCH_SIZE`).
     var journeyBatchSize = 200
-    /// Journey entries one instance walks at once (`HERALD_JOURNEY_CONCURRENCY`).
-    var journeyConcurrency = 16
+    /// Claimed batches of journey entries one instance walks at once (`HERALD_JOURNEY_CONCURRENCY`).
+    var journeyConcurrency = 4
     /// How often users matching a journey's entry segment are entered (`HERALD_JOURNEY_SEGMENT_SECONDS`).
     var journeySegmentSeconds = 60
     /// `HERALD_ENGINE_BATCH_SIZE`: devices read, rendered, sent and recorded together.

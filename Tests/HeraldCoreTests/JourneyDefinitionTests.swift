@@ -51,6 +51,41 @@ struct JourneyDefinitionTests {
             """)
     }
 
+    @Test func aSendsPushOptionsAreCheckedAsACampaignsAndKept() throws {
+        func graph(_ options: String) -> String {
+            #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"send": {"template": "welcome", "pushOptions": "#
+                + options + #"}, "next": "b"}, "b": {"exit": {}}}}"#
+        }
+        let journey = try Self.parse(graph(#"{"priority": 5, "timeToLive": 3600, "collapseID": "cart", "interruptionLevel": "time-sensitive", "relevanceScore": 0.5, "custom": {"deepLink": "/cart"}}"#))
+        guard case .send(_, _, let options, _)? = journey.steps["a"] else {
+            Issue.record("not a send")
+            return
+        }
+        #expect(options.priority == .powerAware && options.timeToLive == 3600 && options.collapseID == "cart")
+        #expect(options.interruptionLevel == .timeSensitive && options.relevanceScore == 0.5 && options.custom?["deepLink"] == "/cart")
+        let refused: [(String, String)] = [
+            (#"{"priority": 7}"#, "steps.a.send.pushOptions.priority"),
+            (#"{"pushType": "voip"}"#, "steps.a.send.pushOptions.pushType"),
+            (#"{"expiration": "2999-01-01T00:00:00Z"}"#, "steps.a.send.pushOptions.expiration"),
+            (#"{"timeToLive": 99999999}"#, "steps.a.send.pushOptions.timeToLive"),
+            (#"{"collapseID": "a\nb"}"#, "steps.a.send.pushOptions.collapseID"),
+            (#"{"interruptionLevel": "loud"}"#, "steps.a.send.pushOptions.interruptionLevel"),
+            (#"{"relevanceScore": 2}"#, "steps.a.send.pushOptions.relevanceScore"),
+            (#"{"custom": {"aps": {}}}"#, "steps.a.send.pushOptions.custom.aps"),
+            (#""fast""#, "steps.a.send.pushOptions"),
+        ]
+        for (options, field) in refused {
+            do {
+                _ = try Self.parse(graph(options))
+                Issue.record("\(options) was accepted")
+            } catch let error as ValidationError {
+                #expect(error.field == field, "\(options): \(error)")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
     @Test func graphsThatCannotRunAreRefusedNamingTheStep() {
         let cases: [(String, String)] = [
             // A cycle with no wait in it.

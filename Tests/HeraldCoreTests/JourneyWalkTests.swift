@@ -18,7 +18,7 @@ struct JourneyWalkTests {
         #expect(Self.act("wait", .arrived, after: 0) == .wait(until: Self.start.addingTimeInterval(3600), target: nil))
         #expect(Self.act("wait", .arrived, after: 3600) == .go(next: "remind", path: "next"))
         // A send always sends (the engine skips a visit already in the ledger).
-        if case .send(let template, _, let next) = Self.act("remind", .arrived, after: 0) {
+        if case .send(let template, _, _, let next) = Self.act("remind", .arrived, after: 0) {
             #expect(template == "cart-reminder" && next == "opened")
         } else {
             Issue.record("not a send")

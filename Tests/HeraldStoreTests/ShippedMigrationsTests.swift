@@ -36,6 +36,7 @@ import Testing
         ("0025_add_best_time_delivery.sql", "be01a7ec942a44e25a2d1db9e09b726cd1d2630bf41b6c2879f846518b67a897"),
         ("0026_index_segment_reads.sql", "b05115d024cbeb5b36593e65c7931ece3e781f373ecc2502c1bd3e74f9495047"),
         ("0027_add_custom_events.sql", "3101d6b10478670afd37a1d379409845bd87769d0203c8b88f8f932045f1e240"),
+        ("0028_create_journeys.sql", "417237a6aaea30bae12e714cf598163b85b2f858e9745b390bc1cb470346f7ae"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

@@ -17,11 +17,10 @@ struct JourneyHarness {
         let senders = APNSSenderDirectory(configuration: h.configuration, apps: h.store.apps, logger: h.logs.logger())
         let engine = JourneyEngine(
             configuration: DeliveryConfiguration(owner: owner), work: h.store.journeyWork, apps: h.store.apps,
-            devices: h.store.devices,
             sender: DirectSender(
                 devices: h.store.devices, templates: h.store.templates, senders: senders, ledger: h.store.directSends,
                 logger: h.logs.logger()),
-            batchSize: 500, concurrency: 16, logger: h.logs.logger())
+            batchSize: 500, concurrency: 2, logger: h.logs.logger())
         do {
             try await body(JourneyHarness(h: h, engine: engine))
         } catch {

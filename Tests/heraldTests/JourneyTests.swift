@@ -36,7 +36,7 @@ struct JourneyTests {
     }
 
     @Test func theCartJourneyTakesEveryUserAlongThePathAReferenceWalkComputes() async throws {
-        let users = 1_000
+        let users = 10_000
         try await EngineHarness.with { h in
             try await Self.registerUsers(h, users)
             try await JourneyHarness.with(h) { j in
@@ -234,6 +234,66 @@ struct JourneyTests {
                     appID: h.app.id, name: "Cart", event: .archive, actor: "test", now: buy)
                 else { throw JourneyTestFailure("not archived") }
                 #expect(try await j.entries(journey).values.allSatisfy { $0.allSatisfy { $0.step == nil } })
+            }
+        }
+    }
+
+    /// A zone where the clock now reads `hour` o'clock (Etc/GMT zones span UTC-12 to UTC+14).
+    static func zone(whereItIs hour: Int, at moment: Date = Date()) -> String {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        var offset = ((hour - utc.component(.hour, from: moment)) % 24 + 24) % 24
+        if offset > 14 { offset -= 24 }
+        return offset == 0 ? "Etc/GMT" : offset > 0 ? "Etc/GMT-\(offset)" : "Etc/GMT+\(-offset)"
+    }
+
+    /// One batch holds two journeys' sends to the same user (each takes its own frequency-cap
+    /// place: one goes, the other is capped) and a user whose only device is inside quiet
+    /// hours (both sends wait, at their step, until the hours end).
+    @Test func aBatchsSendsObeyCapsPerSendAndHoldUsersInsideQuietHours() async throws {
+        try await EngineHarness.with { h in
+            let quiet = QuietHours(start: 22 * 60, end: 8 * 60)
+            let zones = [Self.zone(whereItIs: 14), Self.zone(whereItIs: 3)]
+            try await h.register(0..<2) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: ["en"], authorization: AuthorizationSettings(status: .authorized, alert: true),
+                    timeZone: zones[n], userID: "user-\(n)", attributes: ["firstName": "Ana"])
+            }
+            _ = try await h.store.apps.updateSettings(
+                appID: h.app.id,
+                settings: AppSettings(defaultTimeZone: "UTC", quietHours: quiet, frequencyCaps: [FrequencyCap(limit: 1, window: 86_400)]),
+                actor: "test")
+            try await JourneyHarness.with(h) { j in
+                let graph = #"{"entry": {"event": {"name": "signed_up"}}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#
+                let first = try await j.activeJourney("First", graph)
+                let second = try await j.activeJourney("Second", graph)
+                let t0 = Date()
+                try await j.record(["user-0", "user-1"].map { JourneyHarness.custom("signed_up", user: $0, at: t0) }, at: t0)
+                try await j.runAll(at: t0)
+                // User 0: one journey's send went, the other's was capped; both moved on.
+                var outcomes = [String]()
+                for journey in [first, second] {
+                    let rows = try await h.store.client.query(
+                        "SELECT outcome || coalesce('/' || reason, '') FROM journey_deliveries WHERE journey_id = \(journey.id)"
+                    ).collect()
+                    outcomes += try rows.map { try $0.decode(String.self) }
+                    #expect(try await j.entries(journey)["u:user-0"]?.first?.outcome == "exited")
+                }
+                #expect(outcomes.sorted() == ["accepted", "skipped/frequencyCap"], "\(outcomes)")
+                #expect(try h.received().count == 1)
+                // User 1: nothing sent or recorded; both entries wait at the send until 08:00 there.
+                let end = quiet.end(after: t0, in: TimeZone(identifier: zones[1])!)
+                for journey in [first, second] {
+                    let rows = try await h.store.client.query(
+                        """
+                        SELECT step, due_at FROM journey_entries WHERE journey_id = \(journey.id) AND user_key = 'u:user-1'
+                        """
+                    ).collect()
+                    let (step, due) = try #require(rows.first).decode((String?, Date?).self)
+                    #expect(step == "hello" && due.map { abs($0.timeIntervalSince(end)) < 1 } == true, "\(String(describing: due)) \(end)")
+                }
+                let report = try await h.store.journeys.report(journeyID: first.id, version: nil)
+                #expect(report.inside == 1)
             }
         }
     }
