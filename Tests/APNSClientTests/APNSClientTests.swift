@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    @Test func aHundredThousandSendsThroughASmallBoundKeepMemoryFlat() async throws {
+    @Test func sixtyThousandSendsThroughASmallBoundKeepMemoryFlat() async throws {
         try await SimulatorHarness.with { h in
             let client = try h.client { $0.shards = 2; $0.maximumInFlightPerShard = 32 }
             _ = await sendAll(client, count: 2_000, width: 64) { SimulatorHarness.alert($0) }
@@ -160,12 +160,14 @@ import Testing
             var growth = [Int]()
             for _ in 0..<2 {
                 let before = residentMegabytes()
-                let results = await sendAll(client, count: 100_000, width: 64) { SimulatorHarness.alert($0) }
+                // 60,000 sends: a leak of 1.1 KB a send crosses the bound (the test runs in the
+                // debug build beside the whole suite, and was its longest at 100,000).
+                let results = await sendAll(client, count: 60_000, width: 64) { SimulatorHarness.alert($0) }
                 growth.append(residentMegabytes() - before)
                 #expect(results.allSatisfy { $0.response?.status == 200 })
                 if growth.last! < 64 { break }
             }
-            #expect(growth.last! < 64, "resident memory grew by \(growth) MB in rounds of 100,000 sends")
+            #expect(growth.last! < 64, "resident memory grew by \(growth) MB in rounds of 60,000 sends")
             await client.shutdown()
         }
     }

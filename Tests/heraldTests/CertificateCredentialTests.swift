@@ -72,7 +72,7 @@ import Testing
             try await h.register(0..<200, CampaignEngineTests.registration)
             let scheduled = try await h.scheduledCampaign()
             let campaign = try await h.withEngines {
-                try await h.waitFor("the campaign to stop", timeout: .seconds(30)) {
+                try await h.waitFor("the campaign to stop", timeout: .seconds(180)) {  // a hang bound: the suite loads 2 cores
                     try await h.campaign(scheduled.id).state.isFinished
                 }
                 return try await h.campaign(scheduled.id)

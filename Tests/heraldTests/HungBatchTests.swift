@@ -27,8 +27,8 @@ import Testing
                 templates: harness.store.templates, senders: gate, logger: harness.logs.logger())
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await hung.run() }
-                try await harness.waitFor("the hung instance to send a batch", timeout: .seconds(60)) { gate.calls > 0 }
-                try await harness.waitFor("the hung worker to let its lease lapse", timeout: .seconds(60)) {
+                try await harness.waitFor("the hung instance to send a batch", timeout: .seconds(180)) { gate.calls > 0 }
+                try await harness.waitFor("the hung worker to let its lease lapse", timeout: .seconds(180)) {
                     harness.logs.text.contains("letting the lease lapse")
                 }
                 // A healthy instance takes the chunk over and finishes the campaign.

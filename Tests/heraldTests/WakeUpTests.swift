@@ -24,7 +24,7 @@ import Testing
             try await h.withEngines(owners: ["engine-1", "engine-2"]) {
                 // Both engines have polled once, found nothing, listen, and wait ten minutes for the next poll.
                 // (pg_stat_activity spans the cluster: other tests' engines listen there too.)
-                try await h.waitFor("both engines to listen for work", timeout: .seconds(30)) {
+                try await h.waitFor("both engines to listen for work", timeout: .seconds(180)) {
                     try await h.store.client.query(
                         """
                         SELECT count(*) FROM pg_stat_activity

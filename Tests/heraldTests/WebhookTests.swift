@@ -74,7 +74,7 @@ import Testing
             let n = tokens.count
             try await h.withWebhookDispatcher {
                 // Delivered and recorded: at least once, so a slow answer may bring a message twice.
-                try await h.waitFor("the messages", timeout: .seconds(60)) {
+                try await h.waitFor("the messages", timeout: .seconds(180)) {
                     try await h.store.webhooks.backlog().pending == 0 && receiver.messages.count >= 2 * n + 1
                 }
             }
@@ -169,7 +169,7 @@ import Testing
             #expect(try await h.store.campaigns.get(id: named.id)?.audience.userIDs == ["user-3"])
             // Still delivered, without what was erased.
             try await h.withWebhookDispatcher {
-                try await h.waitFor("the messages", timeout: .seconds(60)) { try await h.store.webhooks.backlog().pending == 0 }
+                try await h.waitFor("the messages", timeout: .seconds(180)) { try await h.store.webhooks.backlog().pending == 0 }
             }
             #expect(receiver.messages.count >= 13)
             #expect(!receiver.messages.contains { message in message.body.contains("erase-me") || erased.contains { message.body.contains($0) } })
@@ -195,14 +195,14 @@ import Testing
                 }
                 let expected = queued
                 try await h.withWebhookDispatcher {
-                    try await h.waitFor("a refused attempt", timeout: .seconds(30)) {
+                    try await h.waitFor("a refused attempt", timeout: .seconds(180)) {
                         try await h.store.webhooks.endpoints(appID: h.app.id).first?.lastFailure != nil
                     }
                     let down = try #require(try await h.store.webhooks.endpoints(appID: h.app.id).first)
                     #expect(down.pending == 3 && down.lastFailure?.error == "connection refused", "\(down)")
                     try await Task.sleep(for: .seconds(1))
                     try await receiver.start()
-                    try await h.waitFor("every message", timeout: .seconds(60)) {
+                    try await h.waitFor("every message", timeout: .seconds(180)) {
                         try await h.store.webhooks.backlog().pending == 0
                             && Set(receiver.messages.map(\.id)).isSuperset(of: expected)
                     }
@@ -276,7 +276,7 @@ import Testing
             let campaign = try await h.runToEnd(try await h.scheduledCampaign())
             #expect(campaign.state == .failed)
             try await h.withWebhookDispatcher {
-                try await h.waitFor("the messages", timeout: .seconds(60)) {
+                try await h.waitFor("the messages", timeout: .seconds(180)) {
                     try await h.store.webhooks.backlog().pending == 0 && receiver.messages.count >= 2
                 }
             }

@@ -105,7 +105,7 @@ import Testing
                 let engine = EngineService(configuration: wrong, store: store, logger: logs.logger(), owner: "wrong-key")
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await engine.run() }
-                    try await h.waitFor("the wrong engine to give a chunk back", timeout: .seconds(30)) {
+                    try await h.waitFor("the wrong engine to give a chunk back", timeout: .seconds(180)) {
                         logs.text.contains("cannot open the app's credential")
                     }
                     // A second at 50 ms polls: one refusal, not twenty.
@@ -114,7 +114,7 @@ import Testing
                     #expect(try await h.campaign(campaign.id).counters.accepted == 0)
                     // Every worker that had claimed a chunk gives it back (on a loaded machine, not
                     // necessarily within that second).
-                    try await h.waitFor("the wrong engine to give every chunk back", timeout: .seconds(60)) {
+                    try await h.waitFor("the wrong engine to give every chunk back", timeout: .seconds(180)) {
                         try await h.store.client.query(
                             "SELECT count(*) FROM campaign_chunks WHERE lease_owner = 'wrong-key' AND lease_expires_at > now()"
                         ).collect().first?.decode(Int64.self) == 0
