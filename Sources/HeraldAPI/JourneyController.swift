@@ -92,28 +92,48 @@ struct JourneyController {
         return JourneyReportResponse(name: journey.name, report: try await journeys.report(journeyID: journey.id, version: version))
     }
 
-    /// The journey's send ledger, one row per device, by row ID (`cursor`, `limit` ≤ 1000).
+    /// The journey's send ledger, one row per device, by row ID (`cursor`, `limit` ≤ 1000),
+    /// filtered by `step`, `version`, `userID` and `outcome`.
     @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> JourneyDeliveriesResponse {
         let app = try await self.app(context)
         let name = try Self.name(context)
-        var cursor: Int64?
-        var limit = 100
+        var query = JourneyDeliveryQuery()
         for (key, value) in request.uri.queryParameters {
             let text = String(value)
             switch String(key) {
             case "cursor":
                 guard let number = Int64(text), number >= 0 else { throw Problem.invalidField("cursor", "must be a nextCursor") }
-                cursor = number
+                query.cursor = number
             case "limit":
                 guard let number = Int(text), (1...1000).contains(number) else { throw Problem.invalidField("limit", "must be 1 to 1000") }
-                limit = number
+                query.limit = number
+            case "step":
+                guard JourneyDefinition.isStepID(text) else {
+                    throw Problem.invalidField("step", "must be a step ID: 1 to 64 letters, digits, _ or -")
+                }
+                query.step = text
+            case "version":
+                guard let number = Int(text), number >= 1, number <= Int(Int32.max) else {
+                    throw Problem.invalidField("version", "must be a version number")
+                }
+                query.version = number
+            case "userID":
+                guard DeviceRegistration.isValidUserID(text) else { throw Problem.invalidField("userID", DeviceRegistration.userIDRule) }
+                query.userID = text
+            case "outcome":
+                guard let kind = DeliveryOutcome.Kind(rawValue: text) else {
+                    let names = DeliveryOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw Problem.invalidField("outcome", "must be one of \(names)")
+                }
+                query.outcome = kind
             default: throw Problem.invalidField(String(key), "unknown query parameter")
             }
         }
         guard let journey = try await journeys.journey(appID: app.id, name: name, version: nil) else { throw Self.unknownJourney() }
-        let rows = try await journeys.deliveries(journeyID: journey.id, after: cursor, limit: limit)
+        let rows = try await journeys.deliveries(journeyID: journey.id, query: query)
         return JourneyDeliveriesResponse(
-            deliveries: rows.map(JourneyDeliveriesResponse.Row.init), nextCursor: rows.count == limit ? rows.last.map { String($0.id) } : nil)
+            deliveries: rows.map(JourneyDeliveriesResponse.Row.init),
+            nextCursor: rows.count == query.limit ? rows.last.map { String($0.id) } : nil)
     }
 
     private func transition(_ event: Journey.Event, context: HeraldRequestContext) async throws -> JourneyResponse {

@@ -1,6 +1,7 @@
 extension ConsoleScript {
     /// The journey editor (docs/journeys.md): as the JSON is typed, `/console/journeys/validate`
-    /// checks it and answers the problem (at its step) or a drawing of the graph, shown under it.
+    /// checks it and answers the problem (at its step, marked in the last drawing) or a drawing of
+    /// the graph, shown under it.
     static let journeyEditor = #"""
 (function () {
   var textarea = document.getElementById("journey-json");
@@ -23,7 +24,20 @@ extension ConsoleScript {
         .then(function (answer) {
           check.className = answer.problem ? "notice error" : "notice";
           check.textContent = answer.problem || answer.summary;
-          preview.innerHTML = answer.drawing || "";
+          if (!answer.problem) {
+            preview.innerHTML = answer.drawing || "";
+            return;
+          }
+          // A graph with a problem cannot be drawn: the last drawing stays, with the step the
+          // problem is at marked, when it has that step.
+          Array.prototype.forEach.call(preview.querySelectorAll(".step.marked"), function (box) {
+            box.classList.remove("marked");
+          });
+          var field = answer.field || "";
+          if (field.indexOf("steps.") === 0) {
+            var box = document.getElementById("step-" + field.split(".")[1]);
+            if (box && preview.contains(box)) { box.classList.add("marked"); }
+          }
         })
         .catch(function () { check.textContent = "The check is unavailable right now."; });
     }, 300);

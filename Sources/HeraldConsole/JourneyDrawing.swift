@@ -181,6 +181,7 @@ struct JourneyDrawing {
         case .waitFor(.event(let match), let timeout, _, _): "\(match.name)? ≤ \(Self.duration(timeout))"
         case .branch(.opened, _, _): "if opened"
         case .branch(.segment, _, _): "if segment"
+        case .branch(.savedSegment(let name), _, _): "if in \(name)"
         case .split(let paths): "split " + paths.map { String($0.weight) }.joined(separator: ":")
         case .exit: "exit"
         }

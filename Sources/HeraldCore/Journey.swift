@@ -193,6 +193,28 @@ public protocol JourneyRepository: Sendable {
     func journeys(appID: Int64) async throws -> [Journey]
     func transition(appID: Int64, name: String, event: Journey.Event, actor: String, now: Date) async throws -> JourneySave
     func report(journeyID: Int64, version: Int?) async throws -> JourneyReport
-    /// The journey's send ledger by row ID, after `cursor`, at most `limit` rows.
-    func deliveries(journeyID: Int64, after cursor: Int64?, limit: Int) async throws -> [JourneyDelivery]
+    /// The journey's send ledger by row ID, after `cursor`, at most `limit` rows, filtered.
+    func deliveries(journeyID: Int64, query: JourneyDeliveryQuery) async throws -> [JourneyDelivery]
+}
+
+/// Which rows of a journey's send ledger to list; nil switches a filter off.
+public struct JourneyDeliveryQuery: Sendable, Equatable {
+    public var step: String?
+    public var version: Int?
+    public var userID: String?
+    public var outcome: DeliveryOutcome.Kind?
+    public var cursor: Int64?
+    public var limit: Int
+
+    public init(
+        step: String? = nil, version: Int? = nil, userID: String? = nil, outcome: DeliveryOutcome.Kind? = nil, cursor: Int64? = nil,
+        limit: Int = 100
+    ) {
+        self.step = step
+        self.version = version
+        self.userID = userID
+        self.outcome = outcome
+        self.cursor = cursor
+        self.limit = limit
+    }
 }

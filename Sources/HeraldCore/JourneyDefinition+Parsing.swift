@@ -128,7 +128,7 @@ extension JourneyDefinition {
         }
     }
 
-    static func isStepID(_ id: String) -> Bool {
+    public static func isStepID(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count)
             && id.utf8.allSatisfy { $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }

@@ -134,6 +134,12 @@ extension JourneyDefinition {
             let branch = try Self.object(inner, path: "\(path).branch")
             let test: BranchTest
             switch (branch["segment"], branch["opened"]) {
+            case (.string(let name)?, nil):
+                try only(branch, ["segment"], path: "\(path).branch")
+                if let problem = SavedSegment.nameProblem(name) {
+                    throw ValidationError(field: "\(path).branch.segment", reason: problem)
+                }
+                test = .savedSegment(name: name)
             case (let segment?, nil):
                 try only(branch, ["segment"], path: "\(path).branch")
                 test = .segment(try Segment(json: segment, path: "\(path).branch.segment"))
@@ -141,7 +147,7 @@ extension JourneyDefinition {
                 try only(branch, ["opened"], path: "\(path).branch")
                 test = .opened
             default:
-                throw ValidationError(field: "\(path).branch", reason: "tests {\"segment\": {…}} or {\"opened\": true}")
+                throw ValidationError(field: "\(path).branch", reason: "tests {\"segment\": {…}}, {\"segment\": \"saved name\"} or {\"opened\": true}")
             }
             return .branch(test, yes: try target("yes"), no: try target("no"))
         case "split":

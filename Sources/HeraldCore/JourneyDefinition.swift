@@ -130,7 +130,11 @@ public struct JourneyDefinition: Sendable, Hashable {
     }
 
     public enum BranchTest: Sendable, Hashable {
+        /// One of the user's valid devices matches these conditions now.
         case segment(Segment)
+        /// One of the user's valid devices matches the app's saved segment (its latest version) now.
+        case savedSegment(name: String)
+        /// The latest send was opened.
         case opened
     }
 }

@@ -10,6 +10,9 @@ public struct JourneyWalker: Sendable {
     public enum Question: Sendable, Hashable {
         /// Whether one of the user's valid devices (or the device) matches the segment now.
         case segment(Segment)
+        /// The same, for the app's saved segment of this name (its latest version); no when it
+        /// was archived since.
+        case savedSegment(name: String)
         /// Whether a notification of this visit's send was opened.
         case opened(visit: Int)
         /// Send the template to the user's devices, unless every one of them is inside quiet hours.
@@ -99,6 +102,9 @@ public struct JourneyWalker: Sendable {
             case .test(.segment(let segment)):
                 asked = .branch
                 return .segment(segment)
+            case .test(.savedSegment(let name)):
+                asked = .branch
+                return .savedSegment(name: name)
             case .test(.opened):
                 guard let last = progress.lastSend else {
                     asked = .branch

@@ -136,6 +136,8 @@ public protocol JourneyWork: Sendable {
     /// that matches the segment now.
     func matching(_ segment: Segment, appID: Int64, userIDs: [String], deviceIDs: [Int64], now: Date) async throws
         -> (userIDs: Set<String>, deviceIDs: Set<Int64>)
+    /// The latest version of each of the app's saved segments named (archived ones are absent).
+    func savedSegments(appID: Int64, names: [String]) async throws -> [String: Segment]
     /// Enters the users whose devices match the saved segment of each active journey entered
     /// on one; how many entered.
     func enterSegments(now: Date) async throws -> Int

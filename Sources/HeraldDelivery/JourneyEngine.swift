@@ -157,14 +157,29 @@ public final class JourneyEngine: Service {
     ) async throws -> [Int: JourneyWalker.Answer] {
         var answers = [Int: JourneyWalker.Answer]()
         var segments = [SegmentQuestion: [Int]]()
+        var saved = [Int64: [String: [Int]]]()
         var opens = [Int: JourneyVisit]()
         var sends = [Int]()
         for (index, question) in questions {
             let lease = walkers[index].lease
             switch question {
             case .segment(let segment): segments[SegmentQuestion(appID: lease.appID, segment: segment), default: []].append(index)
+            case .savedSegment(let name): saved[lease.appID, default: [:]][name, default: []].append(index)
             case .opened(let visit): opens[index] = JourneyVisit(entryID: lease.entryID, visit: visit)
             case .send: sends.append(index)
+            }
+        }
+        // A saved segment is read at its latest version, then asked as the inline ones are; one
+        // archived since the journey was saved matches no one.
+        for (appID, byName) in saved {
+            let found = try await work.savedSegments(appID: appID, names: Array(byName.keys))
+            for (name, indices) in byName {
+                guard let segment = found[name] else {
+                    logger.warning("journey branch on saved segment \(name): it is archived or gone; its entrants go the no way")
+                    for index in indices { answers[index] = .yes(false) }
+                    continue
+                }
+                segments[SegmentQuestion(appID: appID, segment: segment), default: []] += indices
             }
         }
         for (question, indices) in segments {

@@ -179,6 +179,23 @@ public struct PostgresJourneyWork: JourneyWork {
         return (Set(users), Set(devices))
     }
 
+    public func savedSegments(appID: Int64, names: [String]) async throws -> [String: Segment] {
+        guard !names.isEmpty else { return [:] }
+        let rows = try await client.query(
+            """
+            SELECT s.name, v.definition::text FROM segments s
+            JOIN segment_versions v ON v.segment_id = s.id AND v.version = s.latest_version
+            WHERE s.app_id = \(appID) AND s.name = ANY(\(Array(Set(names)))::text[]) AND s.archived_at IS NULL
+            """, logger: logger
+        ).collect()
+        var found = [String: Segment]()
+        for row in rows {
+            let (name, text) = try row.decode((String, String).self)
+            found[name] = try CampaignJSON.decode(Segment.self, from: text)
+        }
+        return found
+    }
+
     /// The values of `column` among `values` held by a device that matches the segment.
     private func matching<Value: PostgresDecodable & PostgresArrayEncodable & PostgresNonThrowingEncodable>(
         _ segment: Segment, appID: Int64, column: String, values: [Value], type: String, now: Date

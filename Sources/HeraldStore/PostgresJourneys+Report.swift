@@ -137,14 +137,22 @@ extension PostgresJourneys {
 }
 
 extension PostgresJourneys {
-    public func deliveries(journeyID: Int64, after cursor: Int64?, limit: Int) async throws -> [JourneyDelivery] {
+    public func deliveries(journeyID: Int64, query q: JourneyDeliveryQuery) async throws -> [JourneyDelivery] {
+        // NULL parameters switch a filter off; a user's rows are found through their entries
+        // (journey_entries_user_idx), not by reading the journey's whole ledger.
         let rows = try await client.query(
             """
             SELECT d.id, d.step, d.version, e.user_id, d.token, d.outcome, d.status, d.reason, d.apns_id, d.language,
                    d.created_at, d.opened_at
             FROM journey_deliveries d JOIN journey_entries e ON e.id = d.entry_id
-            WHERE d.journey_id = \(journeyID) AND d.id > \(cursor ?? 0)
-            ORDER BY d.id LIMIT \(limit)
+            WHERE d.journey_id = \(journeyID) AND d.id > \(q.cursor ?? 0)
+              AND (\(q.step)::text IS NULL OR d.step = \(q.step))
+              AND (\(q.version.map(Int32.init))::integer IS NULL OR d.version = \(q.version.map(Int32.init)))
+              AND (\(q.outcome?.rawValue)::text IS NULL OR d.outcome = \(q.outcome?.rawValue))
+              AND (\(q.userID)::text IS NULL OR d.entry_id IN (
+                    SELECT x.id FROM journey_entries x
+                    WHERE x.app_id = e.app_id AND x.user_key = 'u:' || \(q.userID) AND x.journey_id = \(journeyID)))
+            ORDER BY d.id LIMIT \(q.limit)
             """, logger: logger
         ).collect()
         return try rows.map { row in

@@ -237,11 +237,22 @@ public struct PostgresJourneys: JourneyRepository {
                 }
             }
         }
-        if case .segment(let name) = graph.entry.trigger {
-            let exists = try await connection.query(
-                "SELECT 1 FROM segments WHERE app_id = \(appID) AND name = \(name) AND archived_at IS NULL", logger: logger
+        var segments = [(field: String, name: String)]()
+        if case .segment(let name) = graph.entry.trigger { segments.append(("entry.segment", name)) }
+        for (id, step) in graph.steps.sorted(by: { $0.key < $1.key }) {
+            if case .branch(.savedSegment(let name), _, _) = step { segments.append(("steps.\(id).branch.segment", name)) }
+        }
+        if !segments.isEmpty {
+            let rows = try await connection.query(
+                """
+                SELECT name FROM segments
+                WHERE app_id = \(appID) AND name = ANY(\(segments.map(\.name))::text[]) AND archived_at IS NULL
+                """, logger: logger
             ).collect()
-            if exists.isEmpty { return ValidationError(field: "entry.segment", reason: "names no saved segment of this app: \(name)") }
+            let found = Set(try rows.map { try $0.decode(String.self) })
+            if let missing = segments.first(where: { !found.contains($0.name) }) {
+                return ValidationError(field: missing.field, reason: "names no saved segment of this app: \(missing.name)")
+            }
         }
         return nil
     }

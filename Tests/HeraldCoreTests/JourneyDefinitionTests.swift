@@ -86,6 +86,16 @@ struct JourneyDefinitionTests {
         }
     }
 
+    @Test func aBranchTestsASavedSegmentByName() throws {
+        let journey = try Self.parse(
+            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "Lapsed buyers"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+        #expect(journey.steps["b"] == .branch(.savedSegment(name: "Lapsed buyers"), yes: "y", no: "n"))
+        #expect(throws: ValidationError(field: "steps.b.branch.segment", reason: SavedSegment.nameProblem("bad\u{1}")!)) {
+            try Self.parse(
+                #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "bad\u0001"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+        }
+    }
+
     @Test func graphsThatCannotRunAreRefusedNamingTheStep() {
         let cases: [(String, String)] = [
             // A cycle with no wait in it.

@@ -88,4 +88,13 @@ struct JourneyWalkerTests {
         #expect(walker.resume(.yes(false)) == nil)
         #expect(walker.progress.moves.map(\.next) == ["n"])
     }
+
+    @Test func aSavedSegmentBranchAsksForItByName() throws {
+        let graph = try JourneyDefinitionTests.parse(
+            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "Lapsed"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+        var walker = Self.walker(Self.lease(graph, step: "b"), after: 0)
+        #expect(walker.resume() == .savedSegment(name: "Lapsed"))
+        #expect(walker.resume(.yes(true)) == nil)
+        #expect(walker.progress.moves.map(\.next) == ["y"] && walker.progress.outcome == "exited")
+    }
 }

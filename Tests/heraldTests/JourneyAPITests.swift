@@ -59,6 +59,11 @@ struct JourneyAPITests {
                     (Self.body(Self.graph(steps: exit, start: "z", entry: #"{"event": {"name": "cart"}, "reentryAfterMinutes": 5}"#)),
                      "journey.entry.reentryAfterMinutes"),
                     (Self.body(Self.graph(steps: exit, start: "z", entry: #"{"segment": "Nobody"}"#)), "journey.entry.segment"),
+                    (Self.body(Self.graph(steps: #""a": {"branch": {"segment": "Nobody"}, "yes": "z", "no": "z"}, \#(exit)"#)),
+                     "journey.steps.a.branch.segment"),
+                    // Push options a send cannot have.
+                    (Self.body(Self.graph(steps: #""a": {"send": {"template": "welcome", "pushOptions": {"priority": 7}}, "next": "z"}, \#(exit)"#)),
+                     "journey.steps.a.send.pushOptions.priority"),
                     // An unknown step kind, an unknown field, a wait in year 2999.
                     (Self.body(Self.graph(steps: #""a": {"teleport": {}}, \#(exit)"#)), "journey.steps.a"),
                     (Self.body(#"{"entry": {"event": {"name": "x"}}, "start": "z", "steps": {\#(exit)}, "colour": 1}"#), "journey.colour"),
@@ -138,6 +143,50 @@ struct JourneyAPITests {
                 #expect(frozen.status == .conflict)
                 let unknown = try await api.request(.get, Self.path + "/Nope", key: api.marketingKey)
                 #expect(unknown.status == .notFound && unknown.problemSlug == "unknown-journey")
+            }
+        }
+    }
+
+    /// The ledger route pages a journey's sends and narrows them by step, version, user and
+    /// outcome; a bad filter is a 422 naming it.
+    @Test func theLedgerIsPagedAndFilteredByStepUserAndOutcome() async throws {
+        try await EngineHarness.with { h in
+            try await JourneyTests.registerUsers(h, 3)
+            try await JourneyHarness.with(h) { j in
+                _ = try await j.activeJourney(
+                    "Hello",
+                    #"{"entry": {"event": {"name": "signed_up"}}, "start": "hi", "steps": {"hi": {"send": {"template": "welcome", "pushOptions": {"threadID": "hello"}}, "next": "done"}, "done": {"exit": {}}}}"#)
+                let now = Date()
+                try await j.record((0..<3).map { JourneyHarness.custom("signed_up", user: "user-\($0)", at: now) }, at: now)
+                try await j.runAll(at: now)
+            }
+            try await h.withAPI { api in
+                let path = Self.path + "/Hello/deliveries"
+                func rows(_ query: String) async throws -> (rows: [[String: Any]], next: String?) {
+                    let reply = try await api.request(.get, path + query, key: api.marketingKey)
+                    #expect(reply.status == .ok, "\(query): \(reply.body)")
+                    return (reply.json["deliveries"] as? [[String: Any]] ?? [], reply.json["nextCursor"] as? String)
+                }
+                let all = try await rows("")
+                #expect(all.rows.count == 3 && all.rows.allSatisfy { $0["outcome"] as? String == "accepted" && $0["step"] as? String == "hi" })
+                #expect(all.rows.allSatisfy { ($0["tokenSuffix"] as? String)?.count == 8 })
+                let one = try await rows("?userID=user-1")
+                #expect(one.rows.count == 1 && one.rows.first?["userID"] as? String == "user-1", "\(one.rows)")
+                #expect(try await rows("?step=hi&outcome=accepted&version=1").rows.count == 3)
+                for query in ["?outcome=failed", "?step=done", "?userID=nobody", "?version=2"] {
+                    #expect(try await rows(query).rows.isEmpty, "\(query)")
+                }
+                let first = try await rows("?limit=2")
+                let next = try #require(first.next)
+                let rest = try await rows("?limit=2&cursor=\(next)")
+                #expect(first.rows.count == 2 && rest.rows.count == 1 && rest.next == nil)
+                for (query, field) in [
+                    ("?outcome=lost", "outcome"), ("?step=a.b", "step"), ("?version=0", "version"), ("?userID=a%00b", "userID"),
+                    ("?limit=0", "limit"), ("?colour=red", "colour"),
+                ] {
+                    let reply = try await api.request(.get, path + query, key: api.marketingKey)
+                    #expect(reply.status == .unprocessableContent && reply.json["field"] as? String == field, "\(query): \(reply.body)")
+                }
             }
         }
     }

@@ -391,4 +391,56 @@ struct JourneySegmentEntryTests {
             }
         }
     }
+
+    /// A branch on a saved segment reads its latest version when the user comes to it: a new
+    /// version saved after the journey was activated counts, and an archived one sends
+    /// everyone the `no` way.
+    @Test func aBranchOnASavedSegmentFollowsItsLatestVersion() async throws {
+        try await EngineHarness.with { h in
+            try await h.register(0..<6) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: [n % 2 == 0 ? "de" : "fr"],
+                    authorization: AuthorizationSettings(status: .authorized, alert: true), timeZone: "UTC",
+                    userID: "user-\(n)", attributes: ["firstName": "Ana"])
+            }
+            guard case .saved = try await h.store.segments.create(
+                appID: h.app.id, name: "Speakers", description: nil, segment: .language(LanguageTag("de")!, firstOnly: false),
+                actor: "test")
+            else { throw JourneyTestFailure("segment not saved") }
+            try await JourneyHarness.with(h) { j in
+                let graph = """
+                    {"entry": {"event": {"name": "signed_up"}, "reentryAfterMinutes": 10}, "start": "which",
+                     "steps": {"which": {"branch": {"segment": "Speakers"}, "yes": "in", "no": "out"},
+                               "in": {"exit": {}}, "out": {"exit": {}}}}
+                    """
+                let journey = try await j.activeJourney("Fork", graph)
+                func round(_ at: Date) async throws -> [String: String] {
+                    try await j.record((0..<6).map { JourneyHarness.custom("signed_up", user: "user-\($0)", at: at) }, at: at)
+                    try await j.runAll(at: at)
+                    let rows = try await h.store.client.query(
+                        """
+                        SELECT e.user_key, m.next FROM journey_moves m JOIN journey_entries e ON e.id = m.entry_id
+                        WHERE m.journey_id = \(journey.id) AND m.step = 'which' AND e.entered_at = \(at)
+                        """
+                    ).collect()
+                    return Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, String).self) })
+                }
+                let t0 = Date().rounded()
+                let first = try await round(t0)
+                #expect(first.count == 6)
+                #expect((0..<6).allSatisfy { first["u:user-\($0)"] == ($0 % 2 == 0 ? "in" : "out") }, "\(first)")
+                // A new version: French speakers. The journey's next entrants are asked that.
+                guard case .saved = try await h.store.segments.update(
+                    appID: h.app.id, name: "Speakers", segment: .language(LanguageTag("fr")!, firstOnly: false), description: nil,
+                    actor: "test")
+                else { throw JourneyTestFailure("segment not updated") }
+                let second = try await round(t0.addingTimeInterval(700))
+                #expect((0..<6).allSatisfy { second["u:user-\($0)"] == ($0 % 2 == 1 ? "in" : "out") }, "\(second)")
+                // Archived: no one is in it.
+                #expect(try await h.store.segments.archive(appID: h.app.id, name: "Speakers", actor: "test"))
+                let third = try await round(t0.addingTimeInterval(1_400))
+                #expect(third.count == 6 && third.values.allSatisfy { $0 == "out" }, "\(third)")
+            }
+        }
+    }
 }
