@@ -24,6 +24,7 @@ extension ConsoleScript {
         .then(function (answer) {
           check.className = answer.problem ? "notice error" : "notice";
           check.textContent = answer.problem || answer.summary;
+          preview.classList.toggle("stale", !!answer.problem);
           if (!answer.problem) {
             preview.innerHTML = answer.drawing || "";
             return;

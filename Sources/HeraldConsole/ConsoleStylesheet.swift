@@ -90,6 +90,7 @@ svg.journey-graph .step-wait rect, svg.journey-graph .step-waitFor rect { fill: 
 svg.journey-graph .step-branch rect, svg.journey-graph .step-split rect { fill: #f3eefc; stroke: #7a5cc2; }
 svg.journey-graph .step-exit rect { fill: #eceef1; stroke: var(--muted); }
 svg.journey-graph .step.marked rect { stroke: var(--bad); stroke-width: 3; }
+.journey-preview.stale svg .step:not(.marked), .journey-preview.stale svg .edge { opacity: .45; }
 svg.journey-graph text { font: 12px system-ui, sans-serif; fill: #222; }
 svg.journey-graph .step-id { font-weight: 700; }
 svg.journey-graph .step-kind, svg.journey-graph .edge-label { fill: var(--muted); font-size: 11px; }
