@@ -148,12 +148,17 @@ public struct JourneySendKey: Sendable, Hashable {
     public var entryID: Int64
     public var visit: Int
     public var step: String
+    /// When set, the rows are recorded only while this engine still holds the entry's lease:
+    /// an engine that lost it mid-send (another took the entry and sends it again, with the
+    /// same apns-ids) leaves the ledger to the new owner, so each device has one row.
+    public var leaseOwner: String?
 
-    public init(journeyID: Int64, version: Int, entryID: Int64, visit: Int, step: String) {
+    public init(journeyID: Int64, version: Int, entryID: Int64, visit: Int, step: String, leaseOwner: String? = nil) {
         self.journeyID = journeyID
         self.version = version
         self.entryID = entryID
         self.visit = visit
         self.step = step
+        self.leaseOwner = leaseOwner
     }
 }

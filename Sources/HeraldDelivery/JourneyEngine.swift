@@ -109,7 +109,8 @@ public final class JourneyEngine: Service {
             var known = [Int64: App]()
             for appID in Set(leases.map(\.appID)) { known[appID] = try await apps.find(id: appID) }
             try await work.release(leases.filter { known[$0.appID] == nil }, owner: owner)
-            let walks = try await walk(leases.filter { known[$0.appID] != nil }, apps: known, now: now)
+            let walking = leases.filter { known[$0.appID] != nil }
+            let walks = try await whileRenewing(walking) { try await walk(walking, apps: known, now: now) }
             let saved = try await work.save(walks.map { ($0.lease, $0.progress) }, owner: owner)
             if saved.count < walks.count {
                 logger.info("\(walks.count - saved.count) journey entries changed meanwhile (a goal, or another engine); left as they are")
@@ -119,6 +120,31 @@ public final class JourneyEngine: Service {
             try? await work.release(leases, owner: owner)
         }
         return leases.count
+    }
+
+    /// Runs `body` while renewing the leases every third of their length, as a chunk's lease
+    /// is renewed while it sends: a batch whose sends take longer than a lease keeps it, so
+    /// another engine does not take its entries and send them again meanwhile.
+    private func whileRenewing<T: Sendable>(_ leases: [JourneyLease], _ body: () async throws -> T) async throws -> T {
+        let seconds = configuration.leaseDuration.components.seconds
+        let interval = Duration.milliseconds(max(seconds * 1000 / 3, 100))
+        let heartbeat = Task { [work, configuration, logger] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                if Task.isCancelled { return }
+                let until = configuration.clock().addingTimeInterval(TimeInterval(seconds))
+                do {
+                    _ = try await work.renew(leases, owner: configuration.owner, until: until)
+                } catch {
+                    logger.debug("renewing the leases of \(leases.count) journey entries: \(error)")
+                }
+            }
+        }
+        defer { heartbeat.cancel() }
+        let result = try await body()
+        heartbeat.cancel()
+        _ = await heartbeat.result
+        return result
     }
 
     /// Walks the entries from where they stand until each waits or leaves (``JourneyWalker``),
@@ -243,7 +269,9 @@ public final class JourneyEngine: Service {
                     variables: lease.properties.merging(variables) { $1 }),
                 pushOptions: options,
                 ledger: .journey(
-                    JourneySendKey(journeyID: lease.journeyID, version: lease.version, entryID: lease.entryID, visit: visit, step: step)),
+                    JourneySendKey(
+                        journeyID: lease.journeyID, version: lease.version, entryID: lease.entryID, visit: visit, step: step,
+                        leaseOwner: configuration.owner)),
                 actor: "journey")
             request.respectQuietHours = true
             request.holdInsideQuietHours = true

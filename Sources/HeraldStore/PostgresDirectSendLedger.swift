@@ -88,8 +88,9 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
                         \(keys.map { Int32($0.version) })::integer[], \(keys.map { Int32($0.visit) })::integer[],
                         \(keys.map(\.step))::text[], \(rows.tokens)::bytea[], \(rows.deviceIDs)::bigint[],
                         \(rows.outcomes)::text[], \(rows.statuses)::integer[], \(rows.reasons)::text[],
-                        \(rows.apnsIDs)::uuid[], \(rows.languages)::text[])
-                AS t(entry_id, journey_id, version, visit, step, token, device_id, outcome, status, reason, apns_id, language)
+                        \(rows.apnsIDs)::uuid[], \(rows.languages)::text[], \(keys.map { $0.leaseOwner ?? "" })::text[])
+                AS t(entry_id, journey_id, version, visit, step, token, device_id, outcome, status, reason, apns_id, language, owner)
+            WHERE t.owner = '' OR EXISTS (SELECT 1 FROM journey_entries e WHERE e.id = t.entry_id AND e.lease_owner = t.owner)
             """, logger: logger)
     }
 

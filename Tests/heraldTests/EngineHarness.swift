@@ -149,9 +149,10 @@ struct EngineHarness {
         }
     }
 
-    /// Polls `condition` until it holds; records an issue and throws after `timeout`.
+    /// Polls `condition` until it holds; records an issue and throws after `timeout`, a hang
+    /// bound (the full suite loads both cores: a wait of seconds alone can take minutes there).
     func waitFor(
-        _ what: String, timeout: Duration = .seconds(120), _ condition: @Sendable () async throws -> Bool
+        _ what: String, timeout: Duration = .seconds(420), _ condition: @Sendable () async throws -> Bool
     ) async throws {
         var held = false
         try await waitUntil(what, limit: timeout) {
