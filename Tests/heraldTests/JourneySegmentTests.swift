@@ -12,19 +12,25 @@ import Testing
 /// match, once, or again after the re-entry interval.
 @Suite(.serialized)
 struct JourneySegmentEntryTests {
+    /// Users 0..<count speaking German (the even ones) or French, and a saved segment of the
+    /// German speakers.
+    static func registerSpeakers(_ h: EngineHarness, _ count: Int, segment: String) async throws {
+        try await h.register(0..<count) { n in
+            try DeviceRegistration(
+                environment: .production, languages: [n % 2 == 0 ? "de" : "fr"],
+                authorization: AuthorizationSettings(status: .authorized, alert: true), timeZone: "UTC",
+                userID: "user-\(n)", attributes: ["firstName": "Ana"])
+        }
+        guard case .saved = try await h.store.segments.create(
+            appID: h.app.id, name: segment, description: nil, segment: .language(LanguageTag("de")!, firstOnly: false),
+            actor: "test")
+        else { throw JourneyTestFailure("segment not saved") }
+    }
+
     @Test func usersMatchingTheSegmentEnterOnceThenAgainAfterTheInterval() async throws {
         try await EngineHarness.with { h in
             // Users 0-9, German for the even ones.
-            try await h.register(0..<10) { n in
-                try DeviceRegistration(
-                    environment: .production, languages: [n % 2 == 0 ? "de" : "fr"],
-                    authorization: AuthorizationSettings(status: .authorized, alert: true), timeZone: "UTC",
-                    userID: "user-\(n)", attributes: ["firstName": "Ana"])
-            }
-            guard case .saved = try await h.store.segments.create(
-                appID: h.app.id, name: "German", description: nil, segment: .language(LanguageTag("de")!, firstOnly: false),
-                actor: "test")
-            else { throw JourneyTestFailure("segment not saved") }
+            try await Self.registerSpeakers(h, 10, segment: "German")
             try await JourneyHarness.with(h) { j in
                 let journey = try await j.activeJourney(
                     "Welcome",
@@ -49,16 +55,7 @@ struct JourneySegmentEntryTests {
     /// everyone the `no` way.
     @Test func aBranchOnASavedSegmentFollowsItsLatestVersion() async throws {
         try await EngineHarness.with { h in
-            try await h.register(0..<6) { n in
-                try DeviceRegistration(
-                    environment: .production, languages: [n % 2 == 0 ? "de" : "fr"],
-                    authorization: AuthorizationSettings(status: .authorized, alert: true), timeZone: "UTC",
-                    userID: "user-\(n)", attributes: ["firstName": "Ana"])
-            }
-            guard case .saved = try await h.store.segments.create(
-                appID: h.app.id, name: "Speakers", description: nil, segment: .language(LanguageTag("de")!, firstOnly: false),
-                actor: "test")
-            else { throw JourneyTestFailure("segment not saved") }
+            try await Self.registerSpeakers(h, 6, segment: "Speakers")
             try await JourneyHarness.with(h) { j in
                 let graph = """
                     {"entry": {"event": {"name": "signed_up"}, "reentryAfterMinutes": 10}, "start": "which",
