@@ -223,6 +223,12 @@ extension Console {
         var answer: [String: PayloadValue]
         do {
             let graph = try JourneyDefinition(json: try Self.parseJourney(form.raw("journey")))
+            // What the app lacks is checked as a save would, so the answer never contradicts one.
+            if let app = try await dependencies.apps.find(bundleID: form["app"] ?? ""),
+                let problem = try await journeyRepository().referenceProblem(appID: app.id, graph: graph)
+            {
+                throw problem
+            }
             answer = [
                 "summary": .string("The graph could run: \(graph.steps.count) steps."),
                 "drawing": .string(JourneyDrawing(graph: graph, report: nil).svg().text),

@@ -195,6 +195,9 @@ public protocol JourneyRepository: Sendable {
     func report(journeyID: Int64, version: Int?) async throws -> JourneyReport
     /// The journey's send ledger by row ID, after `cursor`, at most `limit` rows, filtered.
     func deliveries(journeyID: Int64, query: JourneyDeliveryQuery) async throws -> [JourneyDelivery]
+    /// The first thing a checked graph names that the app lacks (a template, a fitting push type,
+    /// a saved segment), the same check a save makes; nil when it has them all.
+    func referenceProblem(appID: Int64, graph: JourneyDefinition) async throws -> ValidationError?
 }
 
 /// Which rows of a journey's send ledger to list; nil switches a filter off.

@@ -205,6 +205,12 @@ public struct PostgresJourneys: JourneyRepository {
         }
     }
 
+    public func referenceProblem(appID: Int64, graph: JourneyDefinition) async throws -> ValidationError? {
+        try await client.withConnection { connection in
+            try await Self.referenceProblem(graph, appID: appID, on: connection, logger: logger)
+        }
+    }
+
     /// The first thing the graph names that the app lacks: a template that is not the app's or
     /// shared (refused as one that does not exist), has no version yet, or sends a push type a
     /// journey cannot send; a saved segment the app has not (or archived).
