@@ -98,8 +98,9 @@ extension CampaignWorkQueue {
 
 /// How campaign work is split: chunks of equal, contiguous bucket ranges.
 public enum CampaignChunking {
-    /// Enough for many workers on several instances; few enough to claim cheaply.
-    public static let chunkCount = 16
+    /// Enough for many workers on several instances; few enough to claim cheaply. One chunk per
+    /// part, so a chunk's devices are one part's (and one shard's on Citus).
+    public static let chunkCount = DeviceBucket.partCount
 
     /// The buckets chunk `chunk` (0 ..< `chunkCount`) covers.
     public static func buckets(ofChunk chunk: Int) -> ClosedRange<Int> {

@@ -52,4 +52,14 @@ public struct Device: Sendable, Equatable {
 /// (first byte of its SHA-256), so it is stable across instances and versions.
 public enum DeviceBucket {
     public static let count = 256
+    /// Parts: sixteen equal slices of the bucket range, the ones a campaign's chunks cover; a
+    /// device's part is stored as a label (migration 0029, docs/scaling.md).
+    public static let partCount = 16
+    public static let partWidth = count / partCount
+
+    /// The part (0 ..< 16) every bucket of `buckets` is in; nil when they span more than one.
+    public static func part(of buckets: ClosedRange<Int>) -> Int? {
+        let part = buckets.lowerBound / partWidth
+        return buckets.upperBound / partWidth == part ? part : nil
+    }
 }

@@ -140,8 +140,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             try AudienceQuery.appendSegmentTest(filter, to: &sql)
             sql.append(") IS TRUE)")
         }
-        // Keyset in ID order up to the frozen bound; (app_id, id, bucket) is indexed, so the scan
-        // follows the order and checks the bucket inside the index (migration 0005).
+        // Keyset in ID order up to the frozen bound; (app_id, part, id, bucket) is indexed, so the
+        // scan follows the order and checks the bucket inside the index (migrations 0005, 0029).
         if let zone = lease.deviceZone {
             // A zone's chunk: its own index leads with the zone (migration 0007).
             sql.append(" AND coalesce(time_zone, '') = ")
@@ -153,6 +153,14 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             BestTimeQuery.appendOffset(campaignID: lease.campaignID, slot: slot, to: &sql)
             sql.append(" = ")
             sql.bind(Int32(slot.offset))
+        }
+        if let part = DeviceBucket.part(of: lease.buckets) {
+            // A chunk inside one part (every chunk of a campaign sent at once, and of a large
+            // zone): its devices are one range of (app_id, part, id, bucket), and on Citus one
+            // shard (migration 0029, docs/scaling.md).
+            sql.append(" AND part = herald_part(")
+            sql.bind(Int32(part * DeviceBucket.partWidth))
+            sql.append(")")
         }
         sql.append(" AND bucket BETWEEN ")
         sql.bind(Int32(lease.buckets.lowerBound))

@@ -155,13 +155,14 @@ public struct PostgresDeviceRepository: DeviceRepository {
                 ), upserted AS (
                     INSERT INTO devices (app_id, token, environment, languages, authorization_status, alert_enabled,
                                          badge_enabled, sound_enabled, critical_alert_enabled, time_sensitive_enabled,
-                                         time_zone, user_id, attributes)
+                                         time_zone, user_id, attributes, part)
                     SELECT \(appID), token, environment,
                            CASE WHEN languages = '' THEN '{}'::text[] ELSE string_to_array(languages, ',') END,
                            status, alert, badge, sound, critical, sensitive,
-                           NULLIF(time_zone, ''), NULLIF(user_id, ''), attributes::jsonb
+                           NULLIF(time_zone, ''), NULLIF(user_id, ''), attributes::jsonb,
+                           herald_part(get_byte(sha256(token), 0))
                     FROM input
-                    ON CONFLICT (app_id, token) DO UPDATE SET \(unescaped: Self.upsertAssignments)
+                    ON CONFLICT (app_id, token, part) DO UPDATE SET \(unescaped: Self.upsertAssignments)
                     RETURNING (xmax = 0) AS created
                 )
                 SELECT count(*) FILTER (WHERE created), count(*) FILTER (WHERE NOT created) FROM upserted
@@ -193,9 +194,9 @@ struct RegisterDevice: PostgresPreparedStatement {
     static let sql = """
         INSERT INTO devices (app_id, token, environment, languages, authorization_status, alert_enabled,
                              badge_enabled, sound_enabled, critical_alert_enabled, time_sensitive_enabled,
-                             time_zone, user_id, attributes)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb)
-        ON CONFLICT (app_id, token) DO UPDATE SET \(PostgresDeviceRepository.upsertAssignments)
+                             time_zone, user_id, attributes, part)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, herald_part(get_byte(sha256($2), 0)))
+        ON CONFLICT (app_id, token, part) DO UPDATE SET \(PostgresDeviceRepository.upsertAssignments)
         RETURNING \(DeviceRow.columns), (xmax = 0)
         """
 
