@@ -145,14 +145,11 @@ public struct DirectSender: DirectSending {
     /// hours: the moment the last of them leaves them. Nil: send now (an unregistered token,
     /// or no valid device, is not held).
     static func heldUntil(_ recipients: [DirectRecipient], app: App, at moment: Date) -> Date? {
-        guard let quiet = app.quietHours else { return nil }
         var latest: Date?
         for recipient in recipients {
             guard let device = recipient.device else { return nil }
             guard device.isValid else { continue }
-            let name = CampaignZones.effectiveZone(device.timeZone ?? "", defaultTimeZone: app.defaultTimeZone)
-            guard let zone = TimeZone(identifier: name), quiet.contains(moment, in: zone) else { return nil }
-            let end = quiet.end(after: moment, in: zone)
+            guard let end = app.quietHoursEnd(for: device, at: moment) else { return nil }
             latest = max(latest ?? end, end)
         }
         return latest

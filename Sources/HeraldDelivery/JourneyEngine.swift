@@ -154,8 +154,8 @@ public final class JourneyEngine: Service {
     func walk(_ leases: [JourneyLease], apps: [Int64: App], now: Date) async throws -> [JourneyWalker] {
         var walkers = leases.map { lease in
             let app = apps[lease.appID]
-            let name = CampaignZones.effectiveZone(lease.timeZone ?? "", defaultTimeZone: app?.defaultTimeZone ?? "UTC")
-            return JourneyWalker(lease, now: now, zone: TimeZone(identifier: name) ?? TimeZone(identifier: "UTC")!)
+            let zone = app?.timeZone(named: lease.timeZone) ?? TimeZone(identifier: "UTC")!
+            return JourneyWalker(lease, now: now, zone: zone)
         }
         var questions = [Int: JourneyWalker.Question]()
         for index in walkers.indices {

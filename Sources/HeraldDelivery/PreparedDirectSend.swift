@@ -31,7 +31,7 @@ struct PreparedDirectSend {
                 results[position] = DirectSendResult(token: recipient.token, deviceID: device.id, outcome: .skipped(.invalidated))
                 continue
             }
-            if request.respectQuietHours, let device = recipient.device, Self.insideQuietHours(device, app: app, at: sentAt) {
+            if request.respectQuietHours, let device = recipient.device, app.quietHoursEnd(for: device, at: sentAt) != nil {
                 results[position] = DirectSendResult(token: recipient.token, deviceID: device.id, outcome: .skipped(.quietHours))
                 continue
             }
@@ -50,14 +50,6 @@ struct PreparedDirectSend {
                 sends.append(Send(index: position, environment: environment, language: language, notification: notification))
             }
         }
-    }
-
-    /// Whether the device's clock is inside the app's quiet hours.
-    static func insideQuietHours(_ device: Device, app: App, at moment: Date) -> Bool {
-        guard let quiet = app.quietHours else { return false }
-        let name = CampaignZones.effectiveZone(device.timeZone ?? "", defaultTimeZone: app.defaultTimeZone)
-        guard let zone = TimeZone(identifier: name) else { return false }
-        return quiet.contains(moment, in: zone)
     }
 
     /// Takes out the sends to registered devices `skip` gives an outcome to (a frequency cap).

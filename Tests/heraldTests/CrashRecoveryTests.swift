@@ -17,24 +17,30 @@ import Testing
     /// Starts `herald serve` on the harness's database with a short lease; `settings` adds or
     /// overrides environment keys (a journey test's engine sizes).
     static func serve(_ h: EngineHarness, settings: [String: String] = [:]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLITests.binary)
-        process.arguments = ["serve", "--port", String(Int.random(in: 20_000..<60_000))]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
-        environment["HERALD_DATABASE_URL"] = h.configuration.databaseURL
-        environment["HERALD_SECRET_KEY"] = h.configuration.secretKey
-        environment["HERALD_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
-        environment["HERALD_ENGINE_LEASE_SECONDS"] = "2"
-        environment["HERALD_ENGINE_POLL_MS"] = "50"
-        environment["HERALD_ENGINE_WORKERS"] = String(workers)
-        environment["HERALD_ENGINE_BATCH_SIZE"] = String(batchSize)
-        environment["HERALD_LOG_LEVEL"] = "error"
-        environment.merge(settings) { $1 }
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        var all = [
+            "HERALD_SECRET_KEY": h.configuration.secretKey ?? "", "HERALD_ENGINE_LEASE_SECONDS": "2", "HERALD_ENGINE_POLL_MS": "50",
+            "HERALD_ENGINE_WORKERS": String(workers), "HERALD_ENGINE_BATCH_SIZE": String(batchSize), "HERALD_LOG_LEVEL": "error",
+        ]
+        all.merge(settings) { $1 }
+        // Its standard error is kept, under its process ID once it runs, for `running(_:)`.
+        let starting = FileManager.default.temporaryDirectory.appendingPathComponent("herald-serve-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: starting.path, contents: nil)
+        let process = try ServeTests.serve(
+            database: h.configuration.databaseURL ?? "", port: try ServeTests.freePort(), settings: all, stderrFile: starting)
+        try? FileManager.default.moveItem(at: starting, to: log(of: process))
         return process
+    }
+
+    static func log(of process: Process) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("herald-serve-\(process.processIdentifier).log")
+    }
+
+    /// Throws, with the end of its standard error, when an instance the test still needs has
+    /// exited: a wait on its work then fails at once instead of running into its hang bound.
+    static func running(_ process: Process) throws {
+        guard !process.isRunning else { return }
+        let output = (try? String(contentsOf: log(of: process), encoding: .utf8)) ?? ""
+        throw ServeExited(status: process.terminationStatus, output: String(output.suffix(2_000)))
     }
 
     func recorded(_ h: EngineHarness, _ campaign: Campaign) async throws -> Int {
@@ -55,7 +61,8 @@ import Testing
             let first = try Self.serve(h)
             defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
             try await h.waitFor("the first instance to record some outcomes", timeout: .seconds(420)) {
-                try await recorded(h, campaign) >= 1_000
+                try Self.running(first)
+                return try await recorded(h, campaign) >= 1_000
             }
             kill(first.processIdentifier, SIGKILL)
             first.waitUntilExit()
@@ -115,7 +122,10 @@ import Testing
 
             let first = try Self.serve(h)
             defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-            try await h.waitFor("the first instance to record some outcomes", timeout: .seconds(420)) { try await recorded(h, campaign) >= 800 }
+            try await h.waitFor("the first instance to record some outcomes", timeout: .seconds(420)) {
+                try Self.running(first)
+                return try await recorded(h, campaign) >= 800
+            }
             kill(first.processIdentifier, SIGKILL)
             first.waitUntilExit()
             #expect(try await recorded(h, campaign) < devices, "the campaign finished before the kill; the test proves nothing")
@@ -161,4 +171,11 @@ import Testing
             }
         }
     }
+}
+
+/// A `herald serve` a test started exited before the test was done with it.
+struct ServeExited: Error, CustomStringConvertible {
+    var status: Int32
+    var output: String
+    var description: String { "herald serve exited with status \(status); its standard error ended:\n\(output)" }
 }

@@ -56,7 +56,9 @@ import Testing
                     })
             }
             try await h.waitFor("some users to be sent to", timeout: .seconds(420)) {
-                try await count(h, "SELECT count(*) FROM journey_deliveries") >= 300
+                try CrashRecoveryTests.running(first)
+                try CrashRecoveryTests.running(second)
+                return try await count(h, "SELECT count(*) FROM journey_deliveries") >= 300
             }
             kill(first.processIdentifier, SIGKILL)
             first.waitUntilExit()
