@@ -26,8 +26,11 @@ BEGIN
 END
 $$;
 
+-- Filled by rewriting the table once (a type change with USING), not by an UPDATE: on a million
+-- devices 15 s instead of 43 s, and without leaving a dead copy of every row behind
+-- (docs/scaling.md, "Upgrading a large registry").
 ALTER TABLE devices ADD COLUMN part integer;
-UPDATE devices SET part = herald_part(bucket);
+ALTER TABLE devices ALTER COLUMN part SET DATA TYPE integer USING herald_part(bucket);
 ALTER TABLE devices ALTER COLUMN part SET NOT NULL;
 ALTER TABLE devices ADD CONSTRAINT devices_part_check CHECK (part = herald_part(bucket));
 

