@@ -58,7 +58,10 @@ public struct PostgresAppRepository: AppRepository {
     }
 
     public func find(bundleID: String) async throws -> App? {
-        try await DatabaseMetrics.measure("apps.find") {
+        // No stored app has an invalid bundle ID (the table checks it), and text PostgreSQL
+        // refuses (a NUL) must be "no such app", not an error.
+        guard BundleID.isValid(bundleID) else { return nil }
+        return try await DatabaseMetrics.measure("apps.find") {
             let rows = try await client.query(
                 "SELECT \(unescaped: Self.columns) FROM \(unescaped: Self.source) WHERE a.bundle_id = \(bundleID)",
                 logger: logger)

@@ -26,6 +26,19 @@ import Testing
         }
     }
 
+    /// A bundle ID no app can have (a NUL, a control character, too long) finds nothing; it
+    /// never reaches PostgreSQL, which would refuse the NUL with an error.
+    @Test func aBundleIDNoAppCanHaveFindsNothing() async throws {
+        try await StoreFixture.with { f in
+            for bundleID in ["com.example\u{0}app", "com.example\napp", String(repeating: "a", count: 200), "", "."] {
+                let found = try await f.apps.find(bundleID: bundleID)
+                #expect(found == nil, "\(bundleID.debugDescription)")
+            }
+            let app = try await f.apps.find(bundleID: f.app.bundleID)
+            #expect(app?.id == f.app.id)
+        }
+    }
+
     @Test func appKeysNeedAnAppAndOthersTakeNone() async throws {
         try await StoreFixture.with { f in
             await #expect(throws: ValidationError.self) { try await f.keys.create(role: .app, appID: nil, name: nil, actor: "t") }
