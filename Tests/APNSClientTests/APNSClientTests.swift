@@ -110,8 +110,10 @@ import Testing
         try await SimulatorHarness.with(fault: SimulatorFaultScript(stopAnsweringAfterRequests: 5)) { h in
             let client = try h.client {
                 $0.shards = 1
-                $0.idlePingInterval = .milliseconds(100)
-                $0.pingTimeout = .milliseconds(200)
+                // A PING unanswered for 2 s: shorter, a healthy connection still in its TLS
+                // handshake on a machine running the whole suite could be taken for silent.
+                $0.idlePingInterval = .milliseconds(200)
+                $0.pingTimeout = .seconds(2)
                 $0.maximumAttempts = 10
             }
             let results = await sendAll(client, count: 12, width: 3) { SimulatorHarness.alert($0) }
