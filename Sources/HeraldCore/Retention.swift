@@ -40,6 +40,9 @@ public struct RetentionResult: Sendable, Equatable {
     public var deliveries = 0
     /// Finished campaigns whose delivery ledger was deleted.
     public var campaigns = 0
+    /// Partitions of the ledger (the campaigns created in one month) dropped whole; their rows
+    /// are counted in `deliveries`.
+    public var ledgerPartitions = 0
     public var notifications = 0
     public var testDeliveries = 0
     public var events = 0

@@ -18,6 +18,9 @@ enum CampaignInsert {
         let variants = try CampaignJSON.encode(draft.variants)
         let local = try draft.localDelivery.map { try CampaignJSON.encode($0) }
         let seriesRun = series.map { Int32(clamping: $0.run) }
+        // The first campaign of a month starts a new block of IDs, a new partition of the
+        // ledger (migration 0030, docs/scaling.md "The ledger by month").
+        _ = try await connection.query("SELECT herald_roll_ledger()", logger: logger).collect()
         let rows = try await connection.query(
             """
             INSERT INTO campaigns (app_id, name, notes, template_name, localization_mode, variables, audience,

@@ -36,6 +36,7 @@ public struct PostgresRetention: RetentionStore {
                         details: [
                             "deleted": .object([
                                 "deliveries": .int(result.deliveries), "campaigns": .int(result.campaigns),
+                                "ledgerPartitions": .int(result.ledgerPartitions),
                                 "notifications": .int(result.notifications), "testDeliveries": .int(result.testDeliveries),
                                 "events": .int(result.events), "auditLog": .int(result.audit),
                                 "webhookMessages": .int(result.webhookMessages),
@@ -61,7 +62,10 @@ public struct PostgresRetention: RetentionStore {
     ) async throws -> RetentionResult {
         func cutoff(_ days: Int) -> Date { now.addingTimeInterval(-Double(days) * 86_400) }
         var result = RetentionResult()
-        // Finished campaigns past the deliveries period: their ledger goes, a batch at a time.
+        // Whole months of the ledger first; then what is left of finished campaigns past the
+        // deliveries period goes a batch at a time.
+        let dropped = try await dropLedgerPartitions(
+            before: cutoff(policy.deliveriesDays), dryRun: dryRun, into: &result, on: connection)
         let campaigns = try await connection.query(
             """
             SELECT id FROM campaigns
@@ -69,7 +73,7 @@ public struct PostgresRetention: RetentionStore {
             ORDER BY finished_at
             """, logger: logger
         ).collect().map { try $0.decode(Int64.self) }
-        for campaign in campaigns {
+        for campaign in campaigns where !dropped.contains(where: { $0.contains(campaign) }) {
             if dryRun {
                 result.deliveries += try await count(
                     "SELECT count(*) FROM deliveries WHERE campaign_id = \(campaign)", on: connection)
@@ -77,7 +81,7 @@ public struct PostgresRetention: RetentionStore {
                 result.deliveries += try await repeatDelete(batchSize, on: connection) { limit in
                     """
                     WITH gone AS (
-                        DELETE FROM deliveries WHERE ctid = ANY (ARRAY(
+                        DELETE FROM deliveries WHERE campaign_id = \(campaign) AND ctid = ANY (ARRAY(
                             SELECT ctid FROM deliveries WHERE campaign_id = \(campaign) LIMIT \(limit)))
                         RETURNING 1
                     ) SELECT count(*) FROM gone
@@ -116,7 +120,86 @@ public struct PostgresRetention: RetentionStore {
         return result
     }
 
-    /// Deletes `table`'s rows older than `before` (by `column`, which has an index).
+    /// Drops the ledger's partitions (migration 0030: a partition holds the campaigns created in
+    /// one month) that can go whole: no campaign can be added to it any more, and none of its
+    /// campaigns with rows is unfinished or finished since `before`. Its finished campaigns are
+    /// marked purged with the drop. The drop holds the ledger's lock for a moment: it waits at
+    /// most 2 s for it (sending waits behind it meanwhile), and when it cannot have it the rows
+    /// go the batch way. Returns the ID ranges dropped (or, in a dry run, that would be).
+    private func dropLedgerPartitions(
+        before: Date, dryRun: Bool, into result: inout RetentionResult, on connection: PostgresConnection
+    ) async throws -> [Range<Int64>] {
+        // No campaign of the block that has rows is unfinished or finished since `before`.
+        func expired(_ first: Int64, _ end: Int64) -> PostgresQuery {
+            """
+            SELECT NOT EXISTS (
+                SELECT 1 FROM campaigns c
+                WHERE c.id >= \(first) AND c.id < \(end) AND c.deliveries_purged_at IS NULL
+                  AND (c.finished_at IS NULL OR c.finished_at >= \(before))
+                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id))
+            """
+        }
+        // Blocks below the newest campaign's: no campaign can be added to them any more.
+        let blocks = try await connection.query(
+            """
+            SELECT name, coalesce(first_id, \(Int64.min)), end_id FROM herald_ledger_blocks()
+            WHERE end_id <= (SELECT coalesce(max(id), 0) FROM campaigns)
+            """, logger: logger
+        ).collect().map { try $0.decode((String, Int64, Int64).self) }
+        var dropped = [Range<Int64>]()
+        for (name, first, end) in blocks {
+            guard name.range(of: #"^deliveries_[0-9]+$"#, options: .regularExpression) != nil,
+                try await connection.query(expired(first, end), logger: logger).collect().first?.decode(Bool.self) == true
+            else { continue }
+            let rows = try await count(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(name)"), on: connection)
+            if dryRun {
+                result.campaigns += try await count(
+                    """
+                    SELECT count(*) FROM campaigns
+                    WHERE id >= \(first) AND id < \(end) AND finished_at < \(before) AND deliveries_purged_at IS NULL
+                    """, on: connection)
+            } else {
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    try await connection.query("SET LOCAL lock_timeout = '2s'", logger: logger)
+                    // The parent first, as every writer and reader takes it; then nothing can
+                    // add a row to the partition while it is checked again and dropped.
+                    try await connection.query("LOCK TABLE deliveries IN ACCESS EXCLUSIVE MODE", logger: logger)
+                    let still = try await connection.query(expired(first, end), logger: logger)
+                        .collect().first?.decode(Bool.self) ?? false
+                    guard still else {
+                        try await connection.query("ROLLBACK", logger: logger)
+                        continue
+                    }
+                    try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(name)"), logger: logger)
+                    result.campaigns += try await count(
+                        """
+                        WITH marked AS (
+                            UPDATE campaigns SET deliveries_purged_at = now()
+                            WHERE id >= \(first) AND id < \(end) AND finished_at < \(before) AND deliveries_purged_at IS NULL
+                            RETURNING 1
+                        ) SELECT count(*) FROM marked
+                        """, on: connection)
+                    try await connection.query("COMMIT", logger: logger)
+                } catch let error as PSQLError where ["55P03", "40P01"].contains(error.serverInfo?[.sqlState]) {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    logger.info("retention: the ledger was busy; this month of it goes row by row", metadata: ["partition": "\(name)"])
+                    continue
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+            result.deliveries += rows
+            result.ledgerPartitions += 1
+            dropped.append(first..<end)
+        }
+        return dropped
+    }
+
+    /// Deletes `table`'s rows older than `before` (by `column`, which has an index). The delete
+    /// repeats the condition beside the row addresses: in a partitioned table an address names
+    /// a row in each partition, and the condition keeps the delete to the rows selected.
     private func purge(
         table: String, column: String, before: Date, batchSize: Int, dryRun: Bool, on connection: PostgresConnection
     ) async throws -> Int {
@@ -127,7 +210,7 @@ public struct PostgresRetention: RetentionStore {
         return try await repeatDelete(batchSize, on: connection) { limit in
             """
             WITH gone AS (
-                DELETE FROM \(unescaped: table) WHERE ctid = ANY (ARRAY(
+                DELETE FROM \(unescaped: table) WHERE \(unescaped: column) < \(before) AND ctid = ANY (ARRAY(
                     SELECT ctid FROM \(unescaped: table) WHERE \(unescaped: column) < \(before) LIMIT \(limit)))
                 RETURNING 1
             ) SELECT count(*) FROM gone

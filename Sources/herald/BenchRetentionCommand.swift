@@ -158,7 +158,10 @@ struct BenchRetentionCommand: AsyncParsableCommand {
                 for table in tables {
                     let row = try await client.query(
                         PostgresQuery(
-                            unsafeSQL: "SELECT count(*), pg_total_relation_size('\(table)') FROM \(table)"),
+                            unsafeSQL: """
+                                SELECT count(*), (SELECT sum(pg_total_relation_size(relid))::bigint
+                                                  FROM pg_partition_tree('\(table)')) FROM \(table)
+                                """),
                         logger: logger
                     ).collect().first
                     var rows: Int64 = 0

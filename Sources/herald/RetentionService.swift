@@ -53,6 +53,7 @@ struct RetentionService: Service {
                 "retention: deleted \(result.total) rows",
                 metadata: [
                     "deliveries": "\(result.deliveries)", "campaigns": "\(result.campaigns)",
+                    "ledger_partitions": "\(result.ledgerPartitions)",
                     "notifications": "\(result.notifications)", "test_deliveries": "\(result.testDeliveries)",
                     "events": "\(result.events)", "audit_log": "\(result.audit)",
                     "webhook_messages": "\(result.webhookMessages)",

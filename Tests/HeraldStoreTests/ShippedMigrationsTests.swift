@@ -38,6 +38,7 @@ import Testing
         ("0027_add_custom_events.sql", "3101d6b10478670afd37a1d379409845bd87769d0203c8b88f8f932045f1e240"),
         ("0028_create_journeys.sql", "417237a6aaea30bae12e714cf598163b85b2f858e9745b390bc1cb470346f7ae"),
         ("0029_add_device_parts.sql", "9be89bcf1f2da15e9d615f321683f07adb376b44f70b912b8112cba54d560aa8"),
+        ("0030_partition_the_ledger.sql", "8fb6efa62c48d63ea012d37cdf5cb829d53f7c50ff3c130efa84c89af8ce44cf"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
