@@ -26,7 +26,8 @@ struct RetentionCommand: AsyncParsableCommand {
             let verb = dryRun ? "Would delete" : "Deleted"
             print(
                 "\(verb) \(result.deliveries) deliveries of \(result.campaigns) campaigns finished over \(policy.deliveriesDays) days ago"
-                    + (result.ledgerPartitions > 0 ? " (\(result.ledgerPartitions) ledger months dropped whole), " : ", ")
+                    + (result.ledgerPartitions > 0
+                        ? " (\(result.ledgerPartitions) ledger month\(result.ledgerPartitions == 1 ? "" : "s") dropped whole), " : ", ")
                     + "\(result.notifications) notifications (\(policy.notificationsDays) days), "
                     + "\(result.testDeliveries) test sends (\(policy.testDeliveriesDays) days), "
                     + "\(result.events) events (\(policy.eventsDays) days), \(result.audit) audit rows (\(policy.auditDays) days), "
