@@ -12,6 +12,7 @@ enum CampaignLifecycle {
     static func transition(
         id: Int64, event: CampaignEvent, actor: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> Campaign? {
+        try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
         // NO KEY UPDATE: transitions take turns, while batches inserting deliveries (whose
         // foreign key takes KEY SHARE on this row) are not held up.
         let locked = try await connection.query(
@@ -64,11 +65,12 @@ enum CampaignLifecycle {
                 break
             }
         }
+        // The moments are set by name, not by a CASE: on Citus `campaigns` is a reference table,
+        // where a CASE may hold only immutable functions (docs/scaling.md).
+        let moments = (recordStart ? ", started_at = now()" : "") + (recordFinish ? ", finished_at = now()" : "")
         try await connection.query(
             """
-            UPDATE campaigns SET state = \(machine.state.rawValue), updated_at = now(),
-                started_at = CASE WHEN \(recordStart) THEN now() ELSE started_at END,
-                finished_at = CASE WHEN \(recordFinish) THEN now() ELSE finished_at END,
+            UPDATE campaigns SET state = \(machine.state.rawValue), updated_at = now()\(unescaped: moments),
                 failure_reason = coalesce(\(failureReason), failure_reason)
             WHERE id = \(id)
             """, logger: logger)
@@ -195,7 +197,7 @@ enum CampaignLifecycle {
     /// audience is frozen then. Refuses a moment that has passed in every zone.
     private static func planLocalTime(campaignID: Int64, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
-            "UPDATE campaigns SET scheduled_at = now() WHERE id = \(campaignID) RETURNING local_delivery::text, now()",
+            "UPDATE campaigns SET scheduled_at = now() WHERE id = \(campaignID) RETURNING local_delivery::text, scheduled_at",
             logger: logger)
         guard let row = try await rows.collect().first else { return }
         let (json, now) = try row.decode((String?, Date).self)

@@ -20,11 +20,18 @@ struct Zoning {
                 quiet_hours_end = CASE WHEN c.quiet_hours_mode = 'ignore' THEN NULL ELSE a.quiet_hours_end END
             FROM apps a
             WHERE c.id = \(campaignID) AND a.id = c.app_id
-            RETURNING c.local_delivery::text, c.quiet_hours_start, c.quiet_hours_end, a.default_time_zone,
-                      coalesce(c.scheduled_at, now())
+            RETURNING c.local_delivery::text, c.quiet_hours_start, c.quiet_hours_end, a.default_time_zone, c.scheduled_at
             """, logger: logger)
         guard let row = try await rows.collect().first else { return nil }
-        let (local, start, end, zone, scheduledAt) = try row.decode((String?, Int16?, Int16?, String?, Date).self)
+        let (local, start, end, zone, scheduled) = try row.decode((String?, Int16?, Int16?, String?, Date?).self)
+        // The transaction's time when unscheduled, asked apart: on Citus `campaigns` is a
+        // reference table, whose RETURNING takes only immutable functions (docs/scaling.md).
+        let scheduledAt: Date
+        if let scheduled {
+            scheduledAt = scheduled
+        } else {
+            scheduledAt = try await connection.query("SELECT now()", logger: logger).collect().first?.decode(Date.self) ?? Date()
+        }
         let zoning = Zoning(
             localDelivery: try local.map { try CampaignJSON.decode(LocalDelivery.self, from: $0) },
             quietHours: CampaignRow.quietHours(start: start, end: end), defaultTimeZone: zone, scheduledAt: scheduledAt)

@@ -3,7 +3,8 @@ import PostgresNIO
 
 /// What other processes announce when it commits, so an instance forgets what it remembers:
 /// a revoked API key (`herald_keys`, written by the revoking transaction) and a changed app or
-/// app credential (`herald_apps`, written by triggers on those tables, migration 0019).
+/// app credential (`herald_apps`, written by the changing transaction through
+/// ``announceAppChange(_:on:logger:)``; migration 0031 says why not by triggers).
 public struct ChangeFeed: Sendable {
     public enum Change: Sendable, Equatable {
         case keyRevoked(Int64)
@@ -14,6 +15,12 @@ public struct ChangeFeed: Sendable {
     static let appChannel = "herald_apps"
 
     let client: PostgresClient
+
+    /// Announces, when the caller's transaction commits, that app `appID` or one of its
+    /// credentials changed. Every write to `apps` or `app_credentials` calls it.
+    static func announceAppChange(_ appID: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(appChannel), \(String(appID)))", logger: logger)
+    }
 
     public init(client: PostgresClient) {
         self.client = client

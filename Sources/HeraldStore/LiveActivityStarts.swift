@@ -106,7 +106,7 @@ enum LiveActivityStarts {
             FROM campaigns c, unnest(\(deviceIDs)::bigint[]) AS d(id)
             WHERE c.id = \(campaignID) AND c.app_id = \(appID) AND c.push_options ? 'liveActivity'
             ON CONFLICT (app_id, device_id, attributes_type)
-                DO UPDATE SET activity_id = EXCLUDED.activity_id, campaign_id = EXCLUDED.campaign_id, started_at = now()
+                DO UPDATE SET activity_id = EXCLUDED.activity_id, campaign_id = EXCLUDED.campaign_id, started_at = EXCLUDED.started_at
             """, logger: logger)
     }
 }

@@ -34,6 +34,7 @@ extension PostgresAppRepository {
                 let credential = try await Self.insertCredential(
                     new, appID: appID, state: activate ? .active : .standby, vault: vault, on: connection,
                     logger: logger)
+                try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: activate ? "credential.add+activate" : "credential.add",
                     appID: appID, details: Self.auditDetails(credential), logger: logger)
@@ -60,6 +61,7 @@ extension PostgresAppRepository {
                     logger: logger)
                 let activated = try await Self.credential(appID: appID, id: credentialID, on: connection, logger: logger)
                 guard let activated else { throw StoreError.missingRow }
+                try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "credential.activate", appID: appID,
                     details: Self.auditDetails(activated), logger: logger)
@@ -88,6 +90,7 @@ extension PostgresAppRepository {
                     """, logger: logger)
                 let retired = try await Self.credential(appID: appID, id: credentialID, on: connection, logger: logger)
                 guard let retired else { throw StoreError.missingRow }
+                try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "credential.retire", appID: appID,
                     details: Self.auditDetails(retired), logger: logger)
@@ -162,6 +165,7 @@ extension PostgresAppRepository {
                     RETURNING a.bundle_id, c.kind, c.key_id, c.fingerprint, c.certificate_subject, c.state, c.rejected_at
                     """, logger: logger)
                 guard let row = try await rows.collect().first else { return false }
+                try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                 let (bundleID, kind, keyID, fingerprint, subject, state, rejectedAt) =
                     try row.decode((String, String, String?, String?, String?, String, Date).self)
                 let data = CredentialRejected(

@@ -20,14 +20,19 @@ extension PostgresAppRepository {
                     WHERE secret_sealed IS NOT NULL ORDER BY id FOR UPDATE
                     """, logger: logger
                 ).collect()
+                var apps = Set<Int64>()
                 for row in rows {
                     let (id, appID, sealed, format) = try row.decode((Int64, Int64, ByteBuffer, Int16).self)
+                    apps.insert(appID)
                     let secret = try vault.open(Array(buffer: sealed), format: format, appID: appID, credentialID: id)
                     let resealed = ByteBuffer(bytes: try vault.seal(secret, appID: appID, credentialID: id))
                     _ = try await connection.query(
                         "UPDATE app_credentials SET secret_sealed = \(resealed), seal_format = 2 WHERE id = \(id)",
                         logger: logger
                     ).collect()
+                }
+                for appID in apps.sorted() {
+                    try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                 }
                 let endpoints = try await connection.query(
                     "SELECT id, secret_sealed FROM webhook_endpoints ORDER BY id FOR UPDATE", logger: logger

@@ -35,6 +35,8 @@ public struct PostgresAppRepository: AppRepository {
                     guard let appID = try await rows.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }
                     let credential = try await Self.insertCredential(
                         .signingKey(app.signingKey), appID: appID, state: .active, vault: vault, on: connection, logger: logger)
+                    // An instance may remember that no app had this bundle ID.
+                    try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                     try await AuditLog.record(
                         on: connection, actor: actor, action: "app.add", appID: appID,
                         details: [
@@ -115,6 +117,7 @@ public struct PostgresAppRepository: AppRepository {
                     RETURNING id
                     """, logger: logger)
                 guard try await rows.collect().first != nil else { return nil }
+                try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                 var details = [String: PayloadValue]()
                 if let environment { details["defaultEnvironment"] = .string(environment) }
                 if setEndpoint { details["apnsEndpoint"] = endpoint.map { .string($0) } ?? .null }
@@ -144,6 +147,7 @@ public struct PostgresAppRepository: AppRepository {
                     RETURNING id
                     """, logger: logger)
                 guard try await rows.collect().first != nil else { return nil }
+                try await ChangeFeed.announceAppChange(appID, on: connection, logger: logger)
                 let app = try await Self.fetch(appID: appID, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "app.settings", appID: appID,

@@ -175,6 +175,8 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     /// A registration replaces what the device said before, moves `registered_at` to now and
     /// clears an earlier invalidation (docs/rules.md rule 1: a later registration revives a token).
+    /// "Now" is the proposed row's own (its columns' default, the transaction's time): a
+    /// distributed table takes only immutable functions here (docs/scaling.md).
     static let upsertAssignments = """
         environment = EXCLUDED.environment, languages = EXCLUDED.languages,
         authorization_status = EXCLUDED.authorization_status, alert_enabled = EXCLUDED.alert_enabled,
@@ -182,7 +184,8 @@ public struct PostgresDeviceRepository: DeviceRepository {
         critical_alert_enabled = EXCLUDED.critical_alert_enabled,
         time_sensitive_enabled = EXCLUDED.time_sensitive_enabled, time_zone = EXCLUDED.time_zone,
         user_id = EXCLUDED.user_id, attributes = EXCLUDED.attributes,
-        registered_at = now(), updated_at = now(), invalidated_at = NULL, invalidation_reason = NULL
+        registered_at = EXCLUDED.registered_at, updated_at = EXCLUDED.updated_at,
+        invalidated_at = NULL, invalidation_reason = NULL
         """
 }
 

@@ -26,7 +26,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
                 INSERT INTO live_activity_start_tokens (app_id, device_id, attributes_type, token)
                 SELECT app_id, id, \(attributesType), \(ByteBuffer(bytes: token.bytes)) FROM devices
                 WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))
-                ON CONFLICT (app_id, device_id, attributes_type) DO UPDATE SET token = EXCLUDED.token, registered_at = now()
+                ON CONFLICT (app_id, device_id, attributes_type) DO UPDATE SET token = EXCLUDED.token, registered_at = EXCLUDED.registered_at
                 RETURNING device_id
                 """, logger: logger)
             return try await !rows.collect().isEmpty
@@ -88,7 +88,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
                     INSERT INTO live_activity_tokens (app_id, activity_id, device_id, token)
                     VALUES (\(appID), \(activityID), \(deviceID), \(ByteBuffer(bytes: token.bytes)))
                     ON CONFLICT (app_id, activity_id, device_id)
-                        DO UPDATE SET token = EXCLUDED.token, registered_at = now()
+                        DO UPDATE SET token = EXCLUDED.token, registered_at = EXCLUDED.registered_at
                     RETURNING (xmax = 0)
                     """, logger: logger)
                 let created = try await rows.collect().first?.decode(Bool.self) ?? true
