@@ -16,16 +16,34 @@ public enum Passwords {
     }
 
     public static func verify(_ password: String, hash: String) async throws -> Bool {
-        checks.add(1, ordering: .relaxed)
+        record(password, hash: hash)
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
     /// Verifications made, real or decoy: every sign-in refusal costs exactly one.
     static let checks = Atomic<Int>(0)
 
+    /// When on (tests only), the cost of every verification is kept under the password's hash
+    /// value, so a test can tell its own sign-in's work from that of others running beside it.
+    static let observing = Atomic<Bool>(false)
+    private static let observed = Mutex<[Int: [Int]]>([:])
+
+    /// The costs of the verifications made for `password` since observing began.
+    static func costs(for password: String) -> [Int] {
+        observed.withLock { $0[password.hashValue] ?? [] }
+    }
+
+    private static func record(_ password: String, hash: String) {
+        checks.add(1, ordering: .relaxed)
+        guard observing.load(ordering: .relaxed) else { return }
+        // A bcrypt hash reads `$2b$12$…`: the third field is the cost.
+        let cost = hash.split(separator: "$").dropFirst().first.flatMap { Int($0) } ?? -1
+        observed.withLock { $0[password.hashValue, default: []].append(cost) }
+    }
+
     /// Spends the time of a check, for an unknown email; always false.
     static func verifyDecoy(_ password: String) async throws -> Bool {
-        checks.add(1, ordering: .relaxed)
+        record(password, hash: decoy)
         try await NIOThreadPool.singleton.runIfActive { _ = Bcrypt.verify(password, hash: decoy) }
         return false
     }
