@@ -60,7 +60,7 @@ enum AudienceQuery {
             // A Live Activity start campaign: devices holding a start token of the type.
             sql.append(
                 " AND EXISTS (SELECT 1 FROM live_activity_start_tokens s WHERE s.app_id = devices.app_id"
-                    + " AND s.device_id = devices.id AND s.attributes_type = ")
+                    + " AND s.device_id = devices.id AND s.part = devices.part AND s.attributes_type = ")
             sql.bind(type)
             sql.append(")")
         }
@@ -97,7 +97,7 @@ enum AudienceQuery {
         }
         sql.append(
             "id, (SELECT s.token FROM live_activity_start_tokens s WHERE s.app_id = devices.app_id"
-                + " AND s.device_id = devices.id AND s.attributes_type = ")
+                + " AND s.device_id = devices.id AND s.part = devices.part AND s.attributes_type = ")
         sql.bind(type)
         sql.append("), ")
         sql.append(DeviceRow.columnsAfterToken)

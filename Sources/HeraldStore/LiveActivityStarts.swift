@@ -100,12 +100,12 @@ enum LiveActivityStarts {
         guard !deviceIDs.isEmpty else { return }
         try await connection.query(
             """
-            INSERT INTO live_activity_starts (app_id, device_id, attributes_type, activity_id, campaign_id)
-            SELECT c.app_id, d.id, c.push_options->'liveActivity'->>'attributesType',
+            INSERT INTO live_activity_starts (app_id, device_id, part, attributes_type, activity_id, campaign_id)
+            SELECT c.app_id, d.id, d.part, c.push_options->'liveActivity'->>'attributesType',
                    c.push_options->'liveActivity'->>'activityID', c.id
-            FROM campaigns c, unnest(\(deviceIDs)::bigint[]) AS d(id)
+            FROM campaigns c JOIN devices d ON d.app_id = c.app_id AND d.id = ANY(\(deviceIDs)::bigint[])
             WHERE c.id = \(campaignID) AND c.app_id = \(appID) AND c.push_options ? 'liveActivity'
-            ON CONFLICT (app_id, device_id, attributes_type)
+            ON CONFLICT (app_id, device_id, attributes_type, part)
                 DO UPDATE SET activity_id = EXCLUDED.activity_id, campaign_id = EXCLUDED.campaign_id, started_at = EXCLUDED.started_at
             """, logger: logger)
     }

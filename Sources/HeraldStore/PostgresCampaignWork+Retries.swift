@@ -16,7 +16,7 @@ extension PostgresCampaignWork {
                 SELECT id, \(unescaped: token), \(unescaped: DeviceRow.columnsAfterToken), attempts FROM (
                     SELECT d.*, l.attempts,
                            (SELECT s.token FROM live_activity_start_tokens s
-                            WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.attributes_type = \(lease.startTokenType))
+                            WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.part = d.part AND s.attributes_type = \(lease.startTokenType))
                                AS start_token
                     FROM deliveries l
                     JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
@@ -24,7 +24,7 @@ extension PostgresCampaignWork {
                       AND l.retry_at <= \(now) AND d.invalidated_at IS NULL
                       AND (\(lease.startTokenType)::text IS NULL OR EXISTS (
                           SELECT 1 FROM live_activity_start_tokens s
-                          WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.attributes_type = \(lease.startTokenType)))
+                          WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.part = d.part AND s.attributes_type = \(lease.startTokenType)))
                       AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
                       AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
                     ORDER BY l.device_id

@@ -23,10 +23,10 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         try await DatabaseMetrics.measure("liveActivities.registerStartToken") {
             let rows = try await client.query(
                 """
-                INSERT INTO live_activity_start_tokens (app_id, device_id, attributes_type, token)
-                SELECT app_id, id, \(attributesType), \(ByteBuffer(bytes: token.bytes)) FROM devices
+                INSERT INTO live_activity_start_tokens (app_id, device_id, part, attributes_type, token)
+                SELECT app_id, id, part, \(attributesType), \(ByteBuffer(bytes: token.bytes)) FROM devices
                 WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))
-                ON CONFLICT (app_id, device_id, attributes_type) DO UPDATE SET token = EXCLUDED.token, registered_at = EXCLUDED.registered_at
+                ON CONFLICT (app_id, device_id, attributes_type, part) DO UPDATE SET token = EXCLUDED.token, registered_at = EXCLUDED.registered_at
                 RETURNING device_id
                 """, logger: logger)
             return try await !rows.collect().isEmpty
@@ -39,7 +39,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
                 """
                 DELETE FROM live_activity_start_tokens s USING devices d
                 WHERE d.app_id = \(appID) AND d.token = \(ByteBuffer(bytes: device.bytes)) AND s.app_id = d.app_id
-                  AND s.device_id = d.id AND s.attributes_type = \(attributesType)
+                  AND s.device_id = d.id AND s.part = d.part AND s.attributes_type = \(attributesType)
                 RETURNING s.device_id
                 """, logger: logger)
             return try await !rows.collect().isEmpty
@@ -53,7 +53,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
             let rows = try await client.query(
                 """
                 SELECT s.attributes_type, s.token, s.registered_at FROM live_activity_start_tokens s
-                JOIN devices d ON d.app_id = s.app_id AND d.id = s.device_id
+                JOIN devices d ON d.app_id = s.app_id AND d.id = s.device_id AND d.part = s.part
                 WHERE d.app_id = \(appID) AND d.token = \(ByteBuffer(bytes: device.bytes))
                 ORDER BY s.attributes_type
                 """, logger: logger)
@@ -71,9 +71,11 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         try await DatabaseMetrics.measure("liveActivities.registerUpdateToken") {
             try await client.withDomainTransaction(logger: logger) { connection -> UpdateTokenRegistration in
                 let devices = try await connection.query(
-                    "SELECT id FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))",
+                    "SELECT id, part FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))",
                     logger: logger)
-                guard let deviceID = try await devices.collect().first?.decode(Int64.self) else { return .unknownDevice }
+                guard let (deviceID, part) = try await devices.collect().first?.decode((Int64, Int32).self) else {
+                    return .unknownDevice
+                }
                 let states = try await connection.query(
                     """
                     INSERT INTO live_activities (app_id, activity_id) VALUES (\(appID), \(activityID))
@@ -85,9 +87,9 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
                 }
                 let rows = try await connection.query(
                     """
-                    INSERT INTO live_activity_tokens (app_id, activity_id, device_id, token)
-                    VALUES (\(appID), \(activityID), \(deviceID), \(ByteBuffer(bytes: token.bytes)))
-                    ON CONFLICT (app_id, activity_id, device_id)
+                    INSERT INTO live_activity_tokens (app_id, activity_id, device_id, part, token)
+                    VALUES (\(appID), \(activityID), \(deviceID), \(part), \(ByteBuffer(bytes: token.bytes)))
+                    ON CONFLICT (app_id, activity_id, device_id, part)
                         DO UPDATE SET token = EXCLUDED.token, registered_at = EXCLUDED.registered_at
                     RETURNING (xmax = 0)
                     """, logger: logger)
@@ -102,7 +104,8 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
     ) async throws -> (UpdateTokenRegistration, activityID: String?) {
         let rows = try await client.query(
             """
-            SELECT s.activity_id FROM live_activity_starts s JOIN devices d ON d.app_id = s.app_id AND d.id = s.device_id
+            SELECT s.activity_id FROM live_activity_starts s
+            JOIN devices d ON d.app_id = s.app_id AND d.id = s.device_id AND d.part = s.part
             WHERE d.app_id = \(appID) AND d.token = \(ByteBuffer(bytes: device.bytes)) AND s.attributes_type = \(attributesType)
             """, logger: logger)
         guard let activityID = try await rows.collect().first?.decode(String.self) else {
@@ -120,7 +123,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
             let rows = try await client.query(
                 """
                 DELETE FROM live_activity_tokens t USING devices d
-                WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND d.app_id = t.app_id AND t.device_id = d.id
+                WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND d.app_id = t.app_id AND t.device_id = d.id AND t.part = d.part
                   AND d.token = \(ByteBuffer(bytes: device.bytes))
                 RETURNING t.id
                 """, logger: logger)

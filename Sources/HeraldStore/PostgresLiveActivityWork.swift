@@ -58,7 +58,7 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
                 let rows = try await client.query(
                     """
                     SELECT t.id, t.token, t.device_id, d.environment FROM live_activity_tokens t
-                    JOIN devices d ON d.app_id = t.app_id AND d.id = t.device_id
+                    JOIN devices d ON d.app_id = t.app_id AND d.id = t.device_id AND d.part = t.part
                     WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND t.id > \(cursor) AND t.registered_at > \(since)
                     ORDER BY t.id LIMIT \(limit)
                     """, logger: logger)
@@ -79,7 +79,8 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
                 """
                 SELECT x.*, t.id, t.token FROM live_activity_tokens t
                 CROSS JOIN LATERAL (SELECT \(unescaped: DeviceRow.columns) FROM devices
-                                    WHERE devices.app_id = t.app_id AND devices.id = t.device_id) x
+                                    WHERE devices.app_id = t.app_id AND devices.id = t.device_id
+                                      AND devices.part = t.part) x
                 WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND t.id > \(cursor) AND t.registered_at > \(since)
                 ORDER BY t.id LIMIT \(limit)
                 """, logger: logger)

@@ -69,8 +69,8 @@ struct BenchLiveActivityCommand: AsyncParsableCommand {
             "INSERT INTO live_activities (app_id, activity_id) VALUES (\(app.id), \(activityID))")
         try await store.client.query(
             """
-            INSERT INTO live_activity_tokens (app_id, activity_id, device_id, token)
-            SELECT app_id, \(activityID), id, '\\x0b'::bytea || substring(token FROM 2) FROM devices WHERE app_id = \(app.id)
+            INSERT INTO live_activity_tokens (app_id, activity_id, device_id, part, token)
+            SELECT app_id, \(activityID), id, part, '\\x0b'::bytea || substring(token FROM 2) FROM devices WHERE app_id = \(app.id)
             ORDER BY id
             """)
         let fill = ContinuousClock.now - fillStart

@@ -56,4 +56,63 @@ import Testing
             #expect(DeviceBucket.part(of: CampaignChunking.buckets(ofChunk: chunk)) == chunk)
         }
     }
+
+    /// Migration 0032: the Live Activity rows that existed before it learn their device's part,
+    /// every key that names a device holds the part, and deleting a device still takes its rows.
+    @Test func liveActivityRowsLearnTheirDevicesPartAndStillGoWithIt() async throws {
+        try await TestDatabase.withDatabase(migrated: false) { url in
+            try await TestDatabase.withClient(url) { client in
+                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
+                let before = Array(all.prefix { $0.name < "0032" })
+                try await MigrationRunner(client: client, migrations: before, logger: TestDatabase.logger).migrate()
+                try await client.query(
+                    """
+                    WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment)
+                                 VALUES ('com.example.parts', 'ABCDE12345', 'sandbox') RETURNING id),
+                         device AS (INSERT INTO devices (app_id, token, environment, part)
+                                    SELECT app.id, sha256(int4send(g)), 'production', herald_part(get_byte(sha256(sha256(int4send(g))), 0))
+                                    FROM app, generate_series(1, 40) AS g RETURNING app_id, id),
+                         activity AS (INSERT INTO live_activities (app_id, activity_id) SELECT id, 'game-1' FROM app RETURNING app_id),
+                         starts AS (INSERT INTO live_activity_start_tokens (app_id, device_id, attributes_type, token)
+                                    SELECT app_id, id, 'Score', '\\x0a0b0c0d'::bytea FROM device),
+                         started AS (INSERT INTO live_activity_starts (app_id, device_id, attributes_type, activity_id)
+                                     SELECT app_id, id, 'Score', 'game-1' FROM device)
+                    INSERT INTO live_activity_tokens (app_id, activity_id, device_id, token)
+                    SELECT device.app_id, 'game-1', device.id, '\\x0b0b0b0b'::bytea FROM device, activity
+                    """
+                ).collect()
+                try await MigrationRunner(client: client, migrations: all, logger: TestDatabase.logger).migrate()
+                for table in ["live_activity_start_tokens", "live_activity_starts", "live_activity_tokens"] {
+                    let (rows, right) = try await client.query(
+                        """
+                        SELECT count(*), count(*) FILTER (WHERE x.part = d.part)
+                        FROM \(unescaped: table) x JOIN devices d ON d.app_id = x.app_id AND d.id = x.device_id
+                        """
+                    ).collect().first!.decode((Int64, Int64).self)
+                    #expect(rows == 40 && right == 40, "\(table)")
+                }
+                // Every key on these tables and on devices holds the part.
+                let keys = try await client.query(
+                    """
+                    SELECT c.conrelid::regclass::text, bool_or(a.attname = 'part')
+                    FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey)
+                    WHERE c.contype IN ('p', 'u', 'f') AND c.conrelid IN ('devices'::regclass, 'live_activity_start_tokens'::regclass,
+                          'live_activity_starts'::regclass, 'live_activity_tokens'::regclass)
+                      AND NOT (c.contype = 'f' AND c.confrelid IN ('apps'::regclass, 'live_activities'::regclass))
+                    GROUP BY c.oid, 1
+                    """
+                ).collect().map { try $0.decode((String, Bool).self) }
+                #expect(keys.count >= 8 && keys.allSatisfy(\.1), "\(keys)")
+                // A row that names another part than its device's is refused.
+                await #expect(throws: PSQLError.self) {
+                    try await client.query("UPDATE live_activity_tokens SET part = part + 1").collect()
+                }
+                try await client.query("DELETE FROM devices WHERE id IN (SELECT id FROM devices ORDER BY id LIMIT 10)").collect()
+                for table in ["live_activity_start_tokens", "live_activity_starts", "live_activity_tokens"] {
+                    let left = try await client.query("SELECT count(*) FROM \(unescaped: table)").collect().first!.decode(Int64.self)
+                    #expect(left == 30, "\(table)")
+                }
+            }
+        }
+    }
 }

@@ -13,10 +13,10 @@ extension CLITests {
                 try await client.query(
                     """
                     WITH app AS (SELECT id FROM apps WHERE bundle_id = 'com.example.cli'),
-                         device AS (INSERT INTO devices (app_id, token, environment, part) SELECT id, '\\xa1b2c3d4e5f60718'::bytea, 'production', herald_part(get_byte(sha256('\\xa1b2c3d4e5f60718'::bytea), 0)) FROM app RETURNING app_id, id),
+                         device AS (INSERT INTO devices (app_id, token, environment, part) SELECT id, '\\xa1b2c3d4e5f60718'::bytea, 'production', herald_part(get_byte(sha256('\\xa1b2c3d4e5f60718'::bytea), 0)) FROM app RETURNING app_id, id, part),
                          activity AS (INSERT INTO live_activities (app_id, activity_id) SELECT app_id, 'order-8812' FROM device RETURNING app_id)
-                    INSERT INTO live_activity_tokens (app_id, activity_id, device_id, token)
-                    SELECT device.app_id, 'order-8812', device.id, '\\x0bda0bda0bda0bda'::bytea FROM device, activity
+                    INSERT INTO live_activity_tokens (app_id, activity_id, device_id, part, token)
+                    SELECT device.app_id, 'order-8812', device.id, device.part, '\\x0bda0bda0bda0bda'::bytea FROM device, activity
                     """)
             }
             let update = try herald(

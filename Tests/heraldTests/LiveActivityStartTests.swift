@@ -30,8 +30,8 @@ struct LiveActivityStartTests {
         let holders = numbers.filter(holds)
         try await h.store.client.query(
             """
-            INSERT INTO live_activity_start_tokens (app_id, device_id, attributes_type, token)
-            SELECT d.app_id, d.id, \(type), t.start FROM devices d
+            INSERT INTO live_activity_start_tokens (app_id, device_id, part, attributes_type, token)
+            SELECT d.app_id, d.id, d.part, \(type), t.start FROM devices d
             JOIN unnest(\(holders.map { ByteBuffer(bytes: EngineHarness.token($0).bytes) })::bytea[],
                         \(holders.map { ByteBuffer(bytes: startToken($0).bytes) })::bytea[]) AS t(device, start)
               ON d.token = t.device
