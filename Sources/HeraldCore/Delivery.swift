@@ -75,12 +75,16 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var variant: Int?
     /// For a `deferred` device that will be tried again: when.
     public var retryAt: Date?
+    /// The device's bucket (``Device/bucket``), which places its ledger row in the device's part
+    /// (docs/scaling.md, "Parts"). Every record a campaign writes carries it; nil elsewhere.
+    public var bucket: Int?
 
     public init(
         deviceID: Int64, outcome: DeliveryOutcome, apnsID: UUID? = nil, language: LanguageTag? = nil, variant: Int? = nil,
-        retryAt: Date? = nil
+        retryAt: Date? = nil, bucket: Int? = nil
     ) {
         self.deviceID = deviceID
+        self.bucket = bucket
         self.outcome = outcome
         self.apnsID = apnsID
         self.language = language

@@ -170,12 +170,13 @@ struct ChunkRunner {
             // The apns-id decides the device's message (or the holdout): the same on every run.
             let apnsID = plan.campaign.apnsID(forDevice: device.id)
             guard case .variant(let message) = plan.split.assignment(apnsID: apnsID) else {
-                batch.decided.append(DeliveryRecord(deviceID: device.id, outcome: .heldOut))
+                batch.decided.append(DeliveryRecord(deviceID: device.id, outcome: .heldOut, bucket: device.bucket))
                 continue
             }
             if let reason = lease.skipReason {
                 // The zone's local moment had passed when the campaign was scheduled.
-                batch.decided.append(DeliveryRecord(deviceID: device.id, outcome: .skipped(reason: reason), variant: message))
+                batch.decided.append(
+                    DeliveryRecord(deviceID: device.id, outcome: .skipped(reason: reason), variant: message, bucket: device.bucket))
                 continue
             }
             let outcome = renderers[message].render(for: plan.recipient(for: device))
@@ -185,6 +186,7 @@ struct ChunkRunner {
                 }
                 var record = DeliveryDecision.record(deviceID: device.id, notRendered: outcome)
                 record.variant = message
+                record.bucket = device.bucket
                 batch.decided.append(record)
                 continue
             }
@@ -196,7 +198,8 @@ struct ChunkRunner {
             }
             batch.sends.append(
                 PreparedBatch.Send(
-                    deviceID: device.id, language: rendered.language, environment: device.environment, variant: message,
+                    deviceID: device.id, bucket: device.bucket, language: rendered.language, environment: device.environment,
+                    variant: message,
                     notification: plan.notification(
                         message, to: device, apnsID: apnsID, bundleID: sender.bundleID, rendered: rendered, sentAt: sentAt)))
         }
@@ -222,6 +225,7 @@ struct ChunkRunner {
                 deviceID: send.deviceID, apnsID: send.notification.apnsID, language: send.language, result: result,
                 sentAt: sentAt)
             record.variant = send.variant
+            record.bucket = send.bucket
             if record.outcome == .deferred { record.retryAt = retryAt(afterAttempt: attempts[send.deviceID] ?? 1) }
             answers.records.append(record)
             if let invalidation { answers.invalidations.append(invalidation) }

@@ -7,6 +7,8 @@ import HeraldCore
 struct PreparedBatch: Sendable {
     struct Send: Sendable {
         let deviceID: Int64
+        /// The device's bucket, carried to its ledger row.
+        let bucket: Int
         let language: LanguageTag
         let environment: APNSEnvironment
         /// The campaign message it renders (an index into ``Campaign/messages``).
@@ -34,7 +36,7 @@ struct PreparedBatch: Sendable {
                 decided.append(
                     DeliveryRecord(
                         deviceID: send.deviceID, outcome: .skipped(reason), language: send.language,
-                        variant: send.variant))
+                        variant: send.variant, bucket: send.bucket))
             } else {
                 kept.append(send)
             }

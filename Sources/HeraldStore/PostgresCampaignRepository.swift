@@ -224,7 +224,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
                 SELECT l.device_id, l.outcome, l.status, l.reason, l.apns_id, l.language, l.created_at, d.token, d.user_id,
                        l.variant
                 FROM deliveries l
-                LEFT JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                LEFT JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
                 WHERE l.app_id = (SELECT app_id FROM campaigns WHERE id = \(campaignID))
                   AND l.campaign_id = \(campaignID) AND l.device_id > \(query.cursor ?? 0)
                   AND (\(outcome)::text IS NULL OR l.outcome = \(outcome))

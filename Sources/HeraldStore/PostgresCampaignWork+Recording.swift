@@ -52,18 +52,19 @@ extension PostgresCampaignWork {
         let languages = records.map { $0.language?.value ?? "" }
         let variants = records.map { Int16(clamping: $0.variant ?? -1) }
         let retryAts = records.map { $0.retryAt ?? Date(timeIntervalSince1970: 0) }
+        let buckets = try Self.buckets(of: records)
         let rows = try await connection.query(
             """
             WITH input AS (
                 SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
                                      \(apnsIDs)::uuid[], \(languages)::text[], \(variants)::smallint[],
-                                     \(retryAts)::timestamptz[])
-                    AS t(device_id, outcome, status, reason, apns_id, language, variant, retry_at)
+                                     \(retryAts)::timestamptz[], \(buckets)::integer[])
+                    AS t(device_id, outcome, status, reason, apns_id, language, variant, retry_at, bucket)
             ), inserted AS (
-                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, status, reason, apns_id, language, variant,
-                                        retry_at)
-                SELECT \(lease.appID), \(lease.campaignID), device_id, outcome, NULLIF(status, 0), NULLIF(reason, ''),
-                       NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1),
+                INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome, status, reason, apns_id, language,
+                                        variant, retry_at)
+                SELECT \(lease.appID), \(lease.campaignID), device_id, herald_part(bucket), outcome, NULLIF(status, 0),
+                       NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1),
                        NULLIF(retry_at, 'epoch')
                 FROM input
                 ON CONFLICT DO NOTHING
@@ -143,6 +144,18 @@ extension PostgresCampaignWork {
             FOR UPDATE
             """, logger: logger)
         guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
+    }
+
+    /// Each record's device bucket, which names its ledger row's part. A campaign's records all
+    /// carry one; a record without is refused before anything is written, rather than filed
+    /// under a wrong part.
+    static func buckets(of records: [DeliveryRecord]) throws -> [Int32] {
+        try records.map { record in
+            guard let bucket = record.bucket, (0...255).contains(bucket) else {
+                throw StoreError.unknownValue(column: "deliveries.part", value: "no bucket for device \(record.deviceID)")
+            }
+            return Int32(bucket)
+        }
     }
 
     /// Stands for "no apns-id" in the bound array.

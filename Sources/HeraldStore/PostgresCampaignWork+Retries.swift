@@ -19,7 +19,7 @@ extension PostgresCampaignWork {
                             WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.part = d.part AND s.attributes_type = \(lease.startTokenType))
                                AS start_token
                     FROM deliveries l
-                    JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                    JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
                     WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.outcome = 'deferred'
                       AND l.retry_at <= \(now) AND d.invalidated_at IS NULL
                       AND (\(lease.startTokenType)::text IS NULL OR EXISTS (
@@ -46,17 +46,18 @@ extension PostgresCampaignWork {
                 UPDATE deliveries l SET retry_at = NULL
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
                   AND (NOT EXISTS (SELECT 1 FROM devices d
-                                   WHERE d.app_id = l.app_id AND d.id = l.device_id AND d.invalidated_at IS NULL)
+                                   WHERE d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
+                                     AND d.invalidated_at IS NULL)
                        -- A start campaign's device whose start token was dropped since.
                        OR (\(lease.startTokenType)::text IS NOT NULL AND NOT EXISTS (
                            SELECT 1 FROM live_activity_start_tokens s
-                           WHERE s.app_id = l.app_id AND s.device_id = l.device_id
+                           WHERE s.app_id = l.app_id AND s.device_id = l.device_id AND s.part = l.part
                              AND s.attributes_type = \(lease.startTokenType))))
                 """, logger: logger)
             let rows = try await client.query(
                 """
                 SELECT min(l.retry_at) FROM deliveries l
-                JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
                   AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
                   AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
@@ -92,12 +93,13 @@ extension PostgresCampaignWork {
         let statuses = records.map { Int32(clamping: $0.outcome.status ?? 0) }
         let reasons = records.map { $0.outcome.reason ?? "" }
         let retryAts = records.map { $0.retryAt ?? Date(timeIntervalSince1970: 0) }
+        let buckets = try buckets(of: records)
         try await connection.query(
             """
             WITH input AS (
                 SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
-                                     \(retryAts)::timestamptz[])
-                    AS t(device_id, outcome, status, reason, retry_at)
+                                     \(retryAts)::timestamptz[], \(buckets)::integer[])
+                    AS t(device_id, outcome, status, reason, retry_at, bucket)
             ), moved AS (
                 UPDATE deliveries l
                 SET outcome = i.outcome, status = NULLIF(i.status, 0), reason = NULLIF(i.reason, ''),
@@ -105,7 +107,7 @@ extension PostgresCampaignWork {
                     created_at = CASE WHEN i.outcome = 'accepted' THEN now() ELSE l.created_at END
                 FROM input i
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.device_id = i.device_id
-                  AND l.outcome = 'deferred' AND l.retry_at IS NOT NULL
+                  AND l.part = herald_part(i.bucket) AND l.outcome = 'deferred' AND l.retry_at IS NOT NULL
                 RETURNING l.outcome, l.reason, l.variant
             ), delta AS (
                 SELECT count(*) FILTER (WHERE outcome = 'accepted') AS accepted,

@@ -80,8 +80,8 @@ struct BenchSegmentsCommand: AsyncParsableCommand {
         for id in ids {
             try await store.client.query(
                 """
-                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, status, apns_id, created_at)
-                SELECT \(app.id), \(id), d.id, 'accepted', 200, gen_random_uuid(), now() - random() * interval '60 days'
+                INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome, status, apns_id, created_at)
+                SELECT \(app.id), \(id), d.id, d.part, 'accepted', 200, gen_random_uuid(), now() - random() * interval '60 days'
                 FROM devices d WHERE d.app_id = \(app.id) AND random() < \(share)
                 """)
         }

@@ -72,7 +72,7 @@ extension StoreFixture {
                 let records = devices.map { device in
                     DeliveryRecord(
                         deviceID: device.id, outcome: outcome(device), apnsID: campaign.apnsID(forDevice: device.id),
-                        language: device.languages.first)
+                        language: device.languages.first, bucket: device.bucket)
                 }
                 _ = try await work.recordBatch(lease, records: records, invalidations: [], cursor: last.id)
                 seen += devices.map(\.id)

@@ -69,7 +69,7 @@ import Testing
             #expect(fresh.chunk == stale.chunk && fresh.token == stale.token + 1 && fresh.owner == "b")
 
             let records = devices.map {
-                DeliveryRecord(deviceID: $0.id, outcome: .accepted, apnsID: campaign.apnsID(forDevice: $0.id))
+                DeliveryRecord(deviceID: $0.id, outcome: .accepted, apnsID: campaign.apnsID(forDevice: $0.id), bucket: $0.bucket)
             }
             let invalidations = [DeviceInvalidation(deviceID: devices[0].id, reason: "BadDeviceToken")]
             await #expect(throws: CampaignWorkError.leaseLost) {
@@ -97,10 +97,10 @@ import Testing
             let campaign = try await f.runningCampaign()
             let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
             let records = [
-                DeliveryRecord(deviceID: devices[0].id, outcome: .accepted, language: LanguageTag("en")),
-                DeliveryRecord(deviceID: devices[1].id, outcome: .failed(status: 400, reason: "BadDeviceToken")),
-                DeliveryRecord(deviceID: devices[2].id, outcome: .skipped(reason: "notAuthorized")),
-                DeliveryRecord(deviceID: devices[3].id, outcome: .deferred),
+                DeliveryRecord(deviceID: devices[0].id, outcome: .accepted, language: LanguageTag("en"), bucket: devices[0].bucket),
+                DeliveryRecord(deviceID: devices[1].id, outcome: .failed(status: 400, reason: "BadDeviceToken"), bucket: devices[1].bucket),
+                DeliveryRecord(deviceID: devices[2].id, outcome: .skipped(reason: "notAuthorized"), bucket: devices[2].bucket),
+                DeliveryRecord(deviceID: devices[3].id, outcome: .deferred, bucket: devices[3].bucket),
             ]
             let invalidations = [DeviceInvalidation(deviceID: devices[1].id, reason: "BadDeviceToken")]
             let first = try await f.work.recordBatch(lease, records: records, invalidations: invalidations, cursor: 10)
@@ -109,7 +109,7 @@ import Testing
             #expect(again == BatchReceipt(recorded: 0, invalidated: 0))
             // A later, different outcome for a recorded device does not replace the first.
             let changed = [
-                DeliveryRecord(deviceID: devices[0].id, outcome: .failed(status: 500, reason: "InternalServerError"))
+                DeliveryRecord(deviceID: devices[0].id, outcome: .failed(status: 500, reason: "InternalServerError"), bucket: devices[0].bucket)
             ]
             #expect(try await f.work.recordBatch(lease, records: changed, invalidations: [], cursor: 10).recorded == 0)
 
@@ -132,8 +132,8 @@ import Testing
             // A millisecond that a Double of seconds would lose (…001).
             let unregisteredAt = APNSTimestamp(milliseconds: (Int64(Date().timeIntervalSince1970) - 3600) * 1000 + 1)
             let records = [old, renewed].map {
-                DeliveryRecord(deviceID: $0.id, outcome: .failed(status: 410, reason: "Unregistered"))
-            } + [DeliveryRecord(deviceID: bad.id, outcome: .failed(status: 400, reason: "BadDeviceToken"))]
+                DeliveryRecord(deviceID: $0.id, outcome: .failed(status: 410, reason: "Unregistered"), bucket: $0.bucket)
+            } + [DeliveryRecord(deviceID: bad.id, outcome: .failed(status: 400, reason: "BadDeviceToken"), bucket: bad.bucket)]
             let receipt = try await f.work.recordBatch(
                 lease, records: records,
                 invalidations: [
@@ -238,7 +238,7 @@ import Testing
             #expect(try await f.work.claimChunk(owner: "c", leaseDuration: .seconds(86_400)) == nil)
 
             // The batch in flight when it was cancelled is still recorded, and moves out of unsent.
-            let record = DeliveryRecord(deviceID: devices[0].id, outcome: .accepted)
+            let record = DeliveryRecord(deviceID: devices[0].id, outcome: .accepted, bucket: devices[0].bucket)
             _ = try await f.work.recordBatch(lease, records: [record], invalidations: [], cursor: devices[0].id)
             let after = try #require(try await f.campaigns.get(id: campaign.id)).counters
             #expect(after.accepted == 1 && after.unsent == 9 && after.addsUp)

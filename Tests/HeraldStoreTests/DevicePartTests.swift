@@ -115,4 +115,76 @@ import Testing
             }
         }
     }
+
+    /// Migration 0033 and the engine's writes: every ledger row lies in its device's part, a
+    /// record without its device's bucket is refused before anything is written, and rows that
+    /// existed before the migration learn their device's part (a pruned device's, part 0's).
+    @Test func ledgerRowsLieInTheirDevicesParts() async throws {
+        try await StoreFixture.with { f in
+            let devices = try await f.registerDevices(1...40)
+            let campaign = try await f.runningCampaign()
+            try await f.run(campaign)
+            let (rows, wrong) = try await f.client.query(
+                """
+                SELECT count(*), count(*) FILTER (WHERE l.part <> d.part) FROM deliveries l
+                JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id WHERE l.campaign_id = \(campaign.id)
+                """
+            ).collect().first!.decode((Int64, Int64).self)
+            #expect(rows == 40 && wrong == 0)
+            #expect(Set(try await f.client.query("SELECT DISTINCT part FROM deliveries").collect().map { try $0.decode(Int32.self) }).count > 1)
+
+            let second = try await f.runningCampaign()
+            let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
+            #expect(lease.campaignID == second.id)
+            let records = [
+                DeliveryRecord(deviceID: devices[0].id, outcome: .accepted, bucket: devices[0].bucket),
+                DeliveryRecord(deviceID: devices[1].id, outcome: .accepted),
+            ]
+            await #expect(throws: (any Error).self) {
+                try await f.work.recordBatch(lease, records: records, invalidations: [], cursor: devices[1].id)
+            }
+            #expect(try await f.count("SELECT count(*) FROM deliveries WHERE campaign_id = \(second.id)") == 0)
+            #expect(try #require(try await f.campaigns.get(id: second.id)).counters.accepted == 0)
+        }
+    }
+
+    @Test func anExistingLedgerLearnsItsDevicesParts() async throws {
+        try await TestDatabase.withDatabase(migrated: false) { url in
+            try await TestDatabase.withClient(url) { client in
+                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
+                let before = Array(all.prefix { $0.name < "0033" })
+                try await MigrationRunner(client: client, migrations: before, logger: TestDatabase.logger).migrate()
+                try await client.query(
+                    """
+                    WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment)
+                                 VALUES ('com.example.ledger', 'ABCDE12345', 'sandbox') RETURNING id),
+                         device AS (INSERT INTO devices (app_id, token, environment, part)
+                                    SELECT app.id, sha256(int4send(g)), 'production', herald_part(get_byte(sha256(sha256(int4send(g))), 0))
+                                    FROM app, generate_series(1, 60) AS g RETURNING app_id, id),
+                         campaign AS (INSERT INTO campaigns (app_id, name, template_name) SELECT id, 'Old', 'welcome' FROM app RETURNING id, app_id)
+                    INSERT INTO deliveries (app_id, campaign_id, device_id, outcome)
+                    SELECT campaign.app_id, campaign.id, device.id, 'accepted' FROM campaign, device
+                    UNION ALL
+                    SELECT app_id, id, 1000000 + g, 'failed' FROM campaign, generate_series(1, 5) AS g
+                    """
+                ).collect()
+                try await MigrationRunner(client: client, migrations: all, logger: TestDatabase.logger).migrate()
+                let (known, right) = try await client.query(
+                    """
+                    SELECT count(*), count(*) FILTER (WHERE l.part = d.part) FROM deliveries l
+                    JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                    """
+                ).collect().first!.decode((Int64, Int64).self)
+                #expect(known == 60 && right == 60)
+                let orphans = try await client.query(
+                    "SELECT count(*) FROM deliveries WHERE device_id > 1000000 AND part = herald_part(0)"
+                ).collect().first!.decode(Int64.self)
+                #expect(orphans == 5)
+                let key = try await client.query(
+                    "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'deliveries_pkey' AND conrelid = 'deliveries'::regclass"
+                ).collect().first!.decode(String.self)
+                #expect(key == "PRIMARY KEY (app_id, campaign_id, device_id, part)")
+            }
+        }
+    }
 }

@@ -147,9 +147,9 @@ import Testing
                 #expect(adopted == 5)
                 try await client.query(
                     """
-                    INSERT INTO deliveries (app_id, campaign_id, device_id, outcome)
-                    SELECT app_id, campaign_id, device_id, 'failed' FROM deliveries WHERE device_id <= 10
-                    ON CONFLICT (app_id, campaign_id, device_id) DO UPDATE SET outcome = excluded.outcome
+                    INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome)
+                    SELECT app_id, campaign_id, device_id, part, 'failed' FROM deliveries WHERE device_id <= 10
+                    ON CONFLICT (app_id, campaign_id, device_id, part) DO UPDATE SET outcome = excluded.outcome
                     """
                 ).collect()
                 let failed = try await client.query("SELECT count(*) FROM deliveries WHERE outcome = 'failed'").collect()

@@ -101,8 +101,8 @@ import Testing
                     VALUES (\(f.app.id), 'Welcome', 'draft', 'welcome', '3C4133DF-2DBA-418C-88EF-92260F82C4E8')
                     RETURNING id
                 )
-                INSERT INTO deliveries (app_id, campaign_id, device_id, outcome, created_at)
-                SELECT \(f.app.id), c.id, d.id, d.outcome, d.at FROM c,
+                INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome, created_at)
+                SELECT \(f.app.id), c.id, d.id, (SELECT part FROM devices WHERE id = d.id), d.outcome, d.at FROM c,
                     unnest(\([ids[0], ids[1], ids[2]])::bigint[], \(["accepted", "accepted", "failed"])::text[],
                            \([Self.now - 2 * day, Self.now - 40 * day, Self.now - day])::timestamptz[]) AS d(id, outcome, at)
                 """)

@@ -57,6 +57,14 @@ import Testing
             let deliveries = try await harness.deliveries(campaign.id)
             #expect(deliveries.count == count)
             let ids = try await Self.deviceIDs(harness)
+            // Every row, sent or skipped, lies in its device's part (docs/scaling.md, "Parts").
+            let misplaced = try await harness.store.client.query(
+                """
+                SELECT count(*) FROM deliveries l JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id
+                WHERE l.campaign_id = \(campaign.id) AND l.part <> d.part
+                """
+            ).collect().first!.decode(Int64.self)
+            #expect(misplaced == 0)
             let template = try CompiledTemplate(
                 try #require(try await harness.store.templates.latest(name: "cart-reminder")).templateDocument())
             let options = RenderOptions(campaign: campaign)
