@@ -14,17 +14,18 @@ extension PostgresCampaignWork {
             let rows = try await client.query(
                 """
                 SELECT id, \(unescaped: token), \(unescaped: DeviceRow.columnsAfterToken), attempts FROM (
-                    SELECT d.*, l.attempts,
-                           (SELECT s.token FROM live_activity_start_tokens s
-                            WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.part = d.part AND s.attributes_type = \(lease.startTokenType))
-                               AS start_token
+                    SELECT d.*, l.attempts, s.token AS start_token
                     FROM deliveries l
                     JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
+                    -- One start token at most (its key), in the device's shard: a join, not a
+                    -- subquery per row, which a Citus cluster cannot run across shards.
+                    LEFT JOIN live_activity_start_tokens s
+                        ON s.app_id = d.app_id AND s.device_id = d.id AND s.part = d.part
+                       AND s.attributes_type = \(lease.startTokenType ?? "")
                     WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.outcome = 'deferred'
+                      AND (\(lease.partBucket)::integer IS NULL OR l.part = herald_part(\(lease.partBucket)))
                       AND l.retry_at <= \(now) AND d.invalidated_at IS NULL
-                      AND (\(lease.startTokenType)::text IS NULL OR EXISTS (
-                          SELECT 1 FROM live_activity_start_tokens s
-                          WHERE s.app_id = d.app_id AND s.device_id = d.id AND s.part = d.part AND s.attributes_type = \(lease.startTokenType)))
+                      AND (\(lease.startTokenType)::text IS NULL OR s.token IS NOT NULL)
                       AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
                       AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
                     ORDER BY l.device_id
@@ -45,6 +46,7 @@ extension PostgresCampaignWork {
                 """
                 UPDATE deliveries l SET retry_at = NULL
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
+                  AND (\(lease.partBucket)::integer IS NULL OR l.part = herald_part(\(lease.partBucket)))
                   AND (NOT EXISTS (SELECT 1 FROM devices d
                                    WHERE d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
                                      AND d.invalidated_at IS NULL)
@@ -59,6 +61,7 @@ extension PostgresCampaignWork {
                 SELECT min(l.retry_at) FROM deliveries l
                 JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
+                  AND (\(lease.partBucket)::integer IS NULL OR l.part = herald_part(\(lease.partBucket)))
                   AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
                   AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
                 """, logger: logger)
@@ -143,5 +146,15 @@ extension PostgresCampaignWork {
             FROM delta d
             WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
             """, logger: logger)
+    }
+}
+
+extension ChunkLease {
+    /// The first bucket of the one part the chunk lies in (every chunk of a campaign sent at
+    /// once, and of a large zone), which names that part's label in SQL as
+    /// `herald_part(partBucket)`; nil for a chunk across parts. Reads that name it stay in one
+    /// part's index range, and on Citus in one shard (docs/scaling.md, "Parts").
+    var partBucket: Int32? {
+        DeviceBucket.part(of: buckets).map { Int32($0 * DeviceBucket.partWidth) }
     }
 }

@@ -154,12 +154,11 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             sql.append(" = ")
             sql.bind(Int32(slot.offset))
         }
-        if let part = DeviceBucket.part(of: lease.buckets) {
-            // A chunk inside one part (every chunk of a campaign sent at once, and of a large
-            // zone): its devices are one range of (app_id, part, id, bucket), and on Citus one
-            // shard (migration 0029, docs/scaling.md).
+        if let partBucket = lease.partBucket {
+            // A chunk inside one part: its devices are one range of (app_id, part, id, bucket),
+            // and on Citus one shard (migration 0029).
             sql.append(" AND part = herald_part(")
-            sql.bind(Int32(part * DeviceBucket.partWidth))
+            sql.bind(partBucket)
             sql.append(")")
         }
         sql.append(" AND bucket BETWEEN ")
