@@ -7,11 +7,14 @@ import PostgresNIO
 enum DeviceRow {
     static let columns = "id, token, " + columnsAfterToken
     /// The columns after `id, token`: a start campaign reads its start token in the device token's place.
+    /// The 410 moment is read as milliseconds since 1970 from an interval: `extract` of a
+    /// timestamptz depends on the time zone setting (it is STABLE), and a Citus cluster allows
+    /// only IMMUTABLE functions in the RETURNING of a write to a distributed table (registration's).
     static let columnsAfterToken = """
         environment, languages, authorization_status, alert_enabled, badge_enabled, sound_enabled,
         critical_alert_enabled, time_sensitive_enabled, time_zone, user_id, attributes::text, bucket,
         registered_at, created_at, invalidated_at, invalidation_reason,
-        (extract(epoch FROM apns_unregistered_at) * 1000)::bigint
+        (extract(epoch FROM apns_unregistered_at - timestamptz 'epoch') * 1000)::bigint
         """
 
     static func decode(_ row: PostgresRow) throws -> Device {

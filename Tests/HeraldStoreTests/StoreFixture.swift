@@ -17,22 +17,25 @@ struct StoreFixture {
     static let secret = Data((0..<32).map { UInt8($0) }).base64EncodedString()
 
     static func with(_ body: @Sendable (StoreFixture) async throws -> Void) async throws {
-        try await TestDatabase.withDatabase { url in
-            try await TestDatabase.withClient(url) { client in
-                let logger = TestDatabase.logger
-                let vault = try SigningKeyVault(base64Secret: secret)
-                let apps = PostgresAppRepository(client: client, vault: vault, logger: logger)
-                let app = try await apps.add(
-                    try NewApp(
-                        bundleID: "com.example.store", teamID: "TEAM123456", keyID: "KEY1234567",
-                        signingKeyPEM: TestSigningKey.pem(),
-                        defaultEnvironment: .sandbox),
-                    actor: "test")
-                try await body(
-                    StoreFixture(
-                        client: client, apps: apps, devices: PostgresDeviceRepository(client: client, logger: logger),
-                        keys: PostgresAPIKeyRepository(client: client, logger: logger), vault: vault, app: app))
-            }
+        try await TestDatabase.withDatabase { url in try await with(url: url, body) }
+    }
+
+    /// The same on the migrated database at `url` (a Citus cluster's, for one).
+    static func with(url: String, _ body: @Sendable (StoreFixture) async throws -> Void) async throws {
+        try await TestDatabase.withClient(url) { client in
+            let logger = TestDatabase.logger
+            let vault = try SigningKeyVault(base64Secret: secret)
+            let apps = PostgresAppRepository(client: client, vault: vault, logger: logger)
+            let app = try await apps.add(
+                try NewApp(
+                    bundleID: "com.example.store", teamID: "TEAM123456", keyID: "KEY1234567",
+                    signingKeyPEM: TestSigningKey.pem(),
+                    defaultEnvironment: .sandbox),
+                actor: "test")
+            try await body(
+                StoreFixture(
+                    client: client, apps: apps, devices: PostgresDeviceRepository(client: client, logger: logger),
+                    keys: PostgresAPIKeyRepository(client: client, logger: logger), vault: vault, app: app))
         }
     }
 

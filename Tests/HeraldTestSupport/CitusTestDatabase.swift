@@ -1,0 +1,120 @@
+import Foundation
+import HeraldStore
+import PostgresNIO
+
+/// The database of a Citus cluster's coordinator that `HERALD_TEST_CITUS_URL` names (`ops/citus
+/// start` prints one; `ops/test` sets it when Citus is installed), for the tests that run Herald
+/// on a cluster (docs/scaling.md). A cluster database cannot be cloned from a template, so there
+/// is one, used by one test at a time: each starts by emptying it (Herald's tables dropped, which
+/// drops their shards on the workers too) and migrating it again.
+public enum CitusTestDatabase {
+    public static let url = ProcessInfo.processInfo.environment["HERALD_TEST_CITUS_URL"]
+    /// The cluster's folder (`ops/citus start DIR`), for the tests that stop a worker.
+    public static let directory = ProcessInfo.processInfo.environment["HERALD_TEST_CITUS_DIR"]
+
+    public static var isAvailable: Bool { url != nil }
+
+    /// Runs `body` with the cluster's database, emptied and migrated, and distributed by
+    /// `herald migrate`'s conversion unless `converted` is false.
+    public static func with<Result>(converted: Bool = true, _ body: (String) async throws -> Result) async throws -> Result {
+        guard let url else { throw CitusTestError.noCluster }
+        await turns.acquire()
+        do {
+            try await reset(url, converted: converted)
+            let result = try await body(url)
+            await turns.release()
+            return result
+        } catch {
+            await turns.release()
+            throw error
+        }
+    }
+
+    /// Runs `ops/citus` with `arguments` (to stop or start a worker), its output discarded.
+    /// Spawned and waited for directly: Foundation's `Process` can miss the exit of a script
+    /// that leaves a server running behind it.
+    public static func ops(_ arguments: [String]) throws {
+        guard let directory else { throw CitusTestError.noDirectory }
+        let script = TestDatabase.repositoryRoot.appendingPathComponent("ops/citus").path
+        let command = "exec \"$0\" \"$@\" >/dev/null 2>&1 </dev/null"
+        let argv = ["/bin/sh", "-c", command, script, arguments[0], directory] + arguments.dropFirst()
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ) == 0 else {
+            throw CitusTestError.opsFailed(arguments.joined(separator: " "))
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        guard status == 0 else { throw CitusTestError.opsFailed(arguments.joined(separator: " ")) }
+    }
+
+    private static func reset(_ url: String, converted: Bool) async throws {
+        try await TestDatabase.withClient(url) { client in
+            // Herald's tables, sequences and functions, not the schema: Citus keeps views of
+            // its own in it.
+            let objects = try await client.query(
+                """
+                SELECT CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::regclass::text FROM pg_class c
+                WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'S')
+                  AND NOT c.relispartition
+                  -- Not Citus's own; a sequence that belongs to a column goes with its table.
+                  AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid
+                                  AND (d.deptype = 'e' OR (c.relkind = 'S' AND d.deptype IN ('a', 'i'))))
+                UNION ALL
+                SELECT 'FUNCTION', p.oid::regprocedure::text FROM pg_proc p
+                WHERE p.pronamespace = 'public'::regnamespace
+                  AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
+                ORDER BY 1 DESC
+                """
+            ).collect().map { try $0.decode((String, String).self) }
+            for (kind, name) in objects {
+                try await client.query(PostgresQuery(unsafeSQL: "DROP \(kind) IF EXISTS \(name) CASCADE"))
+            }
+            let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+            let runner = MigrationRunner(client: client, migrations: migrations, logger: TestDatabase.logger)
+            try await runner.migrate()
+            if converted {
+                _ = try await CitusConversion(client: client, logger: TestDatabase.logger).convert(after: runner)
+            }
+        }
+    }
+
+    private static let turns = Turns()
+}
+
+public enum CitusTestError: Error, CustomStringConvertible {
+    case noCluster
+    case noDirectory
+    case opsFailed(String)
+
+    public var description: String {
+        switch self {
+        case .noCluster: "HERALD_TEST_CITUS_URL is not set"
+        case .noDirectory: "HERALD_TEST_CITUS_DIR is not set"
+        case .opsFailed(let command): "ops/citus \(command) failed"
+        }
+    }
+}
+
+/// One holder at a time, in arrival order.
+private actor Turns {
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard held else {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            held = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
