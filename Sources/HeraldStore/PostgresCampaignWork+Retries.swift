@@ -74,6 +74,9 @@ extension PostgresCampaignWork {
     {
         try await DatabaseMetrics.measure("work.recordRetries") {
             try await client.withDomainTransaction(logger: logger) { connection in
+                // The ledger's rows move on every shard the chunk spans, then the chunk's counters
+                // on the coordinator: on a cluster that takes one connection per node.
+                try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                 try await Self.lockChunk(lease, on: connection, logger: logger)
                 let invalidated = try await DeviceInvalidator.apply(
                     invalidations, appID: lease.appID, on: connection, logger: logger
@@ -100,14 +103,16 @@ extension PostgresCampaignWork {
         try await connection.query(
             """
             WITH input AS (
-                SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
-                                     \(retryAts)::timestamptz[], \(buckets)::integer[])
+                -- `at`: the time an accepted row takes, read here rather than inside the CASE below,
+                -- where a Citus cluster refuses a non-immutable function on a distributed table.
+                SELECT *, now() AS at FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[],
+                                                  \(reasons)::text[], \(retryAts)::timestamptz[], \(buckets)::integer[])
                     AS t(device_id, outcome, status, reason, retry_at, bucket)
             ), moved AS (
                 UPDATE deliveries l
                 SET outcome = i.outcome, status = NULLIF(i.status, 0), reason = NULLIF(i.reason, ''),
                     attempts = l.attempts + 1, retry_at = NULLIF(i.retry_at, 'epoch'),
-                    created_at = CASE WHEN i.outcome = 'accepted' THEN now() ELSE l.created_at END
+                    created_at = CASE WHEN i.outcome = 'accepted' THEN i.at ELSE l.created_at END
                 FROM input i
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.device_id = i.device_id
                   AND l.part = herald_part(i.bucket) AND l.outcome = 'deferred' AND l.retry_at IS NOT NULL

@@ -34,21 +34,17 @@ public struct PostgresJourneyWork: JourneyWork {
                     UPDATE journey_entries e SET lease_owner = \(owner), lease_until = \(leaseUntil)
                     FROM picked WHERE e.id = picked.id
                     RETURNING e.id, e.journey_id, e.version, e.app_id, e.user_key, e.user_id, e.device_id,
-                              (SELECT d.token FROM devices d WHERE d.id = e.device_id AND d.app_id = e.app_id),
                               e.step, e.arrived_at, e.cause, e.visits, e.last_send, e.properties::text,
                               ARRAY(SELECT DISTINCT d.visit FROM journey_deliveries d
-                                    WHERE d.entry_id = e.id AND d.visit >= e.visits),
-                              (SELECT d.time_zone FROM devices d
-                               WHERE d.app_id = e.app_id AND d.invalidated_at IS NULL AND d.time_zone IS NOT NULL
-                                 AND (d.user_id = e.user_id OR (e.user_id IS NULL AND d.id = e.device_id))
-                               ORDER BY d.id DESC LIMIT 1)
+                                    WHERE d.entry_id = e.id AND d.visit >= e.visits)
                     """, logger: logger
                 ).collect()
                 typealias Row = (
-                    Int64, Int64, Int32, Int64, String, String?, Int64?, ByteBuffer?, String, Date, String, Int32, Int32?,
-                    String?, [Int32], String?
+                    Int64, Int64, Int32, Int64, String, String?, Int64?, String, Date, String, Int32, Int32?, String?, [Int32]
                 )
                 let decoded = try rows.map { try $0.decode(Row.self) }
+                let devices = try await Self.devices(
+                    of: decoded.map { (appID: $0.3, userID: $0.5, deviceID: $0.6) }, on: connection, logger: logger)
                 let graphs = try await definitions.definitions(
                     Set(decoded.map { JourneyDefinitions.Key(journeyID: $0.1, version: Int($0.2)) }), on: connection,
                     logger: logger)
@@ -56,7 +52,7 @@ public struct PostgresJourneyWork: JourneyWork {
                 for row in decoded {
                     guard let graph = graphs[JourneyDefinitions.Key(journeyID: row.1, version: Int(row.2))] else { continue }
                     let properties: [String: PayloadValue]
-                    if let text = row.13, case .object(let members) = try CampaignJSON.decode(PayloadValue.self, from: text) {
+                    if let text = row.12, case .object(let members) = try CampaignJSON.decode(PayloadValue.self, from: text) {
                         properties = members
                     } else {
                         properties = [:]
@@ -64,14 +60,36 @@ public struct PostgresJourneyWork: JourneyWork {
                     leases.append(
                         JourneyLease(
                             entryID: row.0, journeyID: row.1, version: Int(row.2), appID: row.3, userKey: row.4, userID: row.5,
-                            deviceID: row.6, deviceToken: try row.7.map { try DeviceToken(bytes: Array(buffer: $0)) },
-                            step: row.8, arrivedAt: row.9, cause: JourneyWalk.Cause(rawValue: row.10) ?? .due,
-                            visits: Int(row.11), lastSend: row.12.map(Int.init), properties: properties, definition: graph,
-                            sentVisits: Set(row.14.map(Int.init)), timeZone: row.15))
+                            deviceID: row.6, deviceToken: row.6.flatMap { devices.token(appID: row.3, deviceID: $0) },
+                            step: row.7, arrivedAt: row.8, cause: JourneyWalk.Cause(rawValue: row.9) ?? .due,
+                            visits: Int(row.10), lastSend: row.11.map(Int.init), properties: properties, definition: graph,
+                            sentVisits: Set(row.13.map(Int.init)),
+                            timeZone: devices.timeZone(appID: row.3, userID: row.5, deviceID: row.6)))
                 }
                 return leases
             }
         }
+    }
+
+    /// The devices claimed entries name (their own device, or their user's), read apart from the
+    /// claim: the entries stay on the coordinator of a Citus cluster and the devices are
+    /// distributed, and a write there cannot read them in subqueries (docs/scaling.md).
+    static func devices(
+        of entries: [(appID: Int64, userID: String?, deviceID: Int64?)], on connection: PostgresConnection, logger: Logger
+    ) async throws -> EntryDevices {
+        var found = EntryDevices()
+        guard !entries.isEmpty else { return found }
+        let rows = try await connection.query(
+            """
+            SELECT app_id, id, token, user_id, CASE WHEN invalidated_at IS NULL THEN time_zone END FROM devices
+            WHERE app_id = ANY(\(Array(Set(entries.map(\.appID))))::bigint[])
+              AND (id = ANY(\(entries.compactMap(\.deviceID))::bigint[])
+                   OR user_id = ANY(\(Array(Set(entries.compactMap(\.userID))))::text[]))
+            """, logger: logger)
+        for try await (appID, id, token, userID, zone) in rows.decode((Int64, Int64, ByteBuffer, String?, String?).self) {
+            found.add(appID: appID, id: id, token: try DeviceToken(bytes: Array(buffer: token)), userID: userID, timeZone: zone)
+        }
+        return found
     }
 
     public func nextDue(after now: Date) async throws -> Date? {
@@ -211,5 +229,40 @@ public struct PostgresJourneyWork: JourneyWork {
 
     public func listenForJourneys(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws {
         try await WorkSignal.listen(on: JourneyIntake.channel, client: client, for: duration, logger: logger, wake: wake)
+    }
+}
+
+/// Devices of claimed journey entries: tokens by device, and the time zone an entry's local
+/// times use (the newest valid device with one: among the user's devices, or the entry's own).
+struct EntryDevices {
+    private var tokens: [Pair: DeviceToken] = [:]
+    private var zonesByDevice: [Pair: String] = [:]
+    private var zonesByUser: [UserKey: (id: Int64, zone: String)] = [:]
+
+    private struct Pair: Hashable {
+        let appID: Int64
+        let id: Int64
+    }
+
+    private struct UserKey: Hashable {
+        let appID: Int64
+        let userID: String
+    }
+
+    mutating func add(appID: Int64, id: Int64, token: DeviceToken, userID: String?, timeZone: String?) {
+        tokens[Pair(appID: appID, id: id)] = token
+        guard let timeZone else { return }
+        zonesByDevice[Pair(appID: appID, id: id)] = timeZone
+        if let userID {
+            let key = UserKey(appID: appID, userID: userID)
+            if (zonesByUser[key]?.id ?? Int64.min) < id { zonesByUser[key] = (id, timeZone) }
+        }
+    }
+
+    func token(appID: Int64, deviceID: Int64) -> DeviceToken? { tokens[Pair(appID: appID, id: deviceID)] }
+
+    func timeZone(appID: Int64, userID: String?, deviceID: Int64?) -> String? {
+        if let userID { return zonesByUser[UserKey(appID: appID, userID: userID)]?.zone }
+        return deviceID.flatMap { zonesByDevice[Pair(appID: appID, id: $0)] }
     }
 }

@@ -194,14 +194,24 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
             let old = try await client.query(
                 "DELETE FROM live_activity_tokens WHERE registered_at <= \(since) RETURNING id", logger: logger)
             // An ended activity keeps its tokens until its end is sent, however early its dismissal.
-            let ended = try await client.query(
+            // The activities are found first and their tokens deleted apart: on a Citus cluster
+            // the tokens are distributed and the activities are not, and one statement cannot
+            // join them. Only activities ended within the tokens' lifetime can still have any
+            // (a token is registered while its activity is active; older ones went above).
+            let done = try await client.query(
                 """
-                DELETE FROM live_activity_tokens t USING live_activities a
-                WHERE a.app_id = t.app_id AND a.activity_id = t.activity_id AND a.state = 'ended' AND a.dismiss_at <= \(now)
+                SELECT a.app_id, a.activity_id FROM live_activities a
+                WHERE a.state = 'ended' AND a.dismiss_at <= \(now) AND a.ended_at > \(since)
                   AND NOT EXISTS (SELECT 1 FROM live_activity_updates u
                                   WHERE u.app_id = a.app_id AND u.activity_id = a.activity_id
                                     AND u.state IN ('queued', 'sending'))
-                RETURNING t.id
+                """, logger: logger
+            ).collect().map { try $0.decode((Int64, String).self) }
+            let ended = try await client.query(
+                """
+                DELETE FROM live_activity_tokens
+                WHERE (app_id, activity_id) IN (SELECT * FROM unnest(\(done.map(\.0))::bigint[], \(done.map(\.1))::text[]))
+                RETURNING id
                 """, logger: logger)
             return try await old.collect().count + ended.collect().count
         }

@@ -11,11 +11,13 @@ import Testing
 /// backoff of minutes (the engine's clock injected, so no one waits), until accepted or out of
 /// attempts; meanwhile its chunk is given back and the campaign stays running.
 @Suite(.serialized) struct DeferredRetryTests {
-    @Test func deferredDevicesAreTriedAgainAfterTheirBackoffThenFinal() async throws {
+    /// On one PostgreSQL, and on the Citus cluster when there is one (docs/scaling.md).
+    @Test(arguments: EngineHarness.engines)
+    func deferredDevicesAreTriedAgainAfterTheirBackoffThenFinal(onCluster: Bool) async throws {
         var fault = SimulatorFaultScript()
         for n in 0..<10 { fault.tooManyRequestsTokens[EngineHarness.token(n).hex] = 1 }
         for n in 10..<15 { fault.tooManyRequestsTokens[EngineHarness.token(n).hex] = 9 }
-        try await EngineHarness.with(fault: fault, adjust: { $0.engineDeferredRetrySeconds = 120 }) { h in
+        try await EngineHarness.with(fault: fault, adjust: { $0.engineDeferredRetrySeconds = 120 }, onCluster: onCluster) { h in
             try await h.register(0..<100) { _ in
                 try DeviceRegistration(
                     environment: .production, languages: ["en"],

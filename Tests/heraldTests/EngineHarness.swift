@@ -31,9 +31,14 @@ struct EngineHarness {
     static func with(
         fault: SimulatorFaultScript = SimulatorFaultScript(), moreProviderKeys: [String: P256.Signing.PublicKey] = [:],
         clientCertificateAuthority: TestCertificateAuthority? = nil, providerTokenUpdateInterval: Duration? = nil,
-        adjust: (inout HeraldConfiguration) -> Void = { _ in },
+        adjust: (inout HeraldConfiguration) -> Void = { _ in }, onCluster: Bool = false,
         _ body: @Sendable (EngineHarness) async throws -> Void
     ) async throws {
+        // A fresh database of the test server, or the Citus cluster's, distributed
+        // (`HERALD_TEST_CITUS_URL`, docs/scaling.md).
+        func database(_ run: (String) async throws -> Void) async throws {
+            if onCluster { try await CitusTestDatabase.with(run) } else { try await TestDatabase.withDatabase(run) }
+        }
         let key = P256.Signing.PrivateKey()
         let recordFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sim-\(UUID().uuidString).ndjson").path
         defer { try? FileManager.default.removeItem(atPath: recordFile) }
@@ -45,7 +50,7 @@ struct EngineHarness {
         simulatorConfiguration.managementPort = 0
         let simulator = try await APNSSimulator.start(configuration: simulatorConfiguration)
         do {
-            try await TestDatabase.withDatabase { url in
+            try await database { url in
                 var configuration = HeraldConfiguration()
                 configuration.databaseURL = url
                 configuration.migrationsDirectory = TestDatabase.migrationsDirectory.path
@@ -98,6 +103,10 @@ struct EngineHarness {
             _ = try await store.devices.importBatch(appID: app.id, items: items)
         }
     }
+
+    /// The engines a test written for both runs on: one PostgreSQL, and the Citus cluster when
+    /// `HERALD_TEST_CITUS_URL` names one (`onCluster: true`).
+    static let engines = CitusTestDatabase.isAvailable ? [false, true] : [false]
 
     static func token(_ n: Int) -> DeviceToken {
         try! DeviceToken(hex: String(format: "%016llx%016llx", UInt64(n), UInt64(n) &* 0x9E37_79B9_7F4A_7C15))
