@@ -121,6 +121,8 @@ public struct CitusConversion: Sendable {
                 "DELETE FROM herald_citus_foreign_keys WHERE table_name = \(key.table) AND name = \(key.name)", logger: logger)
         }
         try await restoreSequences(on: connection)
+        // Every key is back or left out for good: the bookkeeping goes.
+        try await transaction(on: connection) { "DROP TABLE IF EXISTS herald_citus_foreign_keys" }
         return report
     }
 

@@ -98,6 +98,13 @@ func buildApplication(
         // Migrations first: the port opens only on a current schema, and the engine waits too.
         app.beforeServerStarts {
             try await store.migrator.migrate()
+            // A Citus coordinator not yet distributed runs Herald as one PostgreSQL would; the
+            // conversion moves rows, so it is `herald migrate`'s to do, not a start's.
+            let conversion = CitusConversion(client: store.client, logger: logger)
+            if try await conversion.citusVersion() != nil, try await !conversion.isConverted() {
+                logger.warning(
+                    "this database is a Citus coordinator whose tables are not distributed: run herald migrate (docs/scaling.md, \"Moving to a cluster\")")
+            }
             migrated.open()
         }
     }

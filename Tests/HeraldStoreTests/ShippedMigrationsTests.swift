@@ -40,6 +40,8 @@ import Testing
         ("0029_add_device_parts.sql", "9be89bcf1f2da15e9d615f321683f07adb376b44f70b912b8112cba54d560aa8"),
         ("0030_partition_the_ledger.sql", "f31f0ad86a3794f8a5aa176227fe70b6f30551fba22a91a6d844cd19cd065879"),
         ("0031_announce_app_changes_from_code.sql", "62f6da0ded142e806abb12733fb8ea371c9be8673a5eaf2bf2ffc3f77b658923"),
+        ("0032_key_devices_by_part.sql", "80fd1dae96353c53a0b5f20ffccc74c74477ee04fb301984073a296b72dee52c"),
+        ("0033_add_ledger_parts.sql", "381e90efa50f269ebb68c3e53e6fe746a37e48c74fb52eaf62fb37f68273d453"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {
