@@ -59,16 +59,8 @@ public struct CitusConversion: Sendable {
         guard try await citusVersion() != nil else { throw CitusConversionError.notInstalled }
         let pending = try await migrations.pending()
         guard pending.isEmpty else { throw CitusConversionError.pendingMigrations(pending) }
-        return try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(MigrationRunner.lockKey))", logger: logger)
-            do {
-                let report = try await run(on: connection)
-                try await connection.query("SELECT pg_advisory_unlock(\(MigrationRunner.lockKey))", logger: logger)
-                return report
-            } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(MigrationRunner.lockKey))", logger: logger)
-                throw error
-            }
+        return try await MigrationRunner.holdingTheLock(client: client, logger: logger) { connection in
+            try await run(on: connection)
         }
     }
 

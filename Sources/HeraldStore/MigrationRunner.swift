@@ -21,14 +21,22 @@ public struct MigrationRunner: Sendable {
     /// Applies what is pending and returns the names applied now.
     @discardableResult
     public func migrate() async throws -> [String] {
+        try await Self.holdingTheLock(client: client, logger: logger) { connection in try await apply(on: connection) }
+    }
+
+    /// Runs `body` on one connection holding the lock every schema change takes (migrations,
+    /// and a conversion to a Citus cluster), released whatever happens.
+    static func holdingTheLock<Result: Sendable>(
+        client: PostgresClient, logger: Logger, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
+            try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
             do {
-                let applied = try await apply(on: connection)
-                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
-                return applied
+                let result = try await body(connection)
+                try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                return result
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
                 throw error
             }
         }

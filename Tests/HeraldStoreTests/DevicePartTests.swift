@@ -62,9 +62,7 @@ import Testing
     @Test func liveActivityRowsLearnTheirDevicesPartAndStillGoWithIt() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
             try await TestDatabase.withClient(url) { client in
-                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
-                let before = Array(all.prefix { $0.name < "0032" })
-                try await MigrationRunner(client: client, migrations: before, logger: TestDatabase.logger).migrate()
+                try await TestDatabase.migrate(client, before: "0032")
                 try await client.query(
                     """
                     WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment)
@@ -81,7 +79,7 @@ import Testing
                     SELECT device.app_id, 'game-1', device.id, '\\x0b0b0b0b'::bytea FROM device, activity
                     """
                 ).collect()
-                try await MigrationRunner(client: client, migrations: all, logger: TestDatabase.logger).migrate()
+                try await TestDatabase.migrate(client)
                 for table in ["live_activity_start_tokens", "live_activity_starts", "live_activity_tokens"] {
                     let (rows, right) = try await client.query(
                         """
@@ -151,9 +149,7 @@ import Testing
     @Test func anExistingLedgerLearnsItsDevicesParts() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
             try await TestDatabase.withClient(url) { client in
-                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
-                let before = Array(all.prefix { $0.name < "0033" })
-                try await MigrationRunner(client: client, migrations: before, logger: TestDatabase.logger).migrate()
+                try await TestDatabase.migrate(client, before: "0033")
                 try await client.query(
                     """
                     WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment)
@@ -168,7 +164,7 @@ import Testing
                     SELECT app_id, id, 1000000 + g, 'failed' FROM campaign, generate_series(1, 5) AS g
                     """
                 ).collect()
-                try await MigrationRunner(client: client, migrations: all, logger: TestDatabase.logger).migrate()
+                try await TestDatabase.migrate(client)
                 let (known, right) = try await client.query(
                     """
                     SELECT count(*), count(*) FILTER (WHERE l.part = d.part) FROM deliveries l

@@ -122,9 +122,7 @@ import Testing
     @Test func anExistingLedgerBecomesTheFirstPartitionAsItIs() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
             try await TestDatabase.withClient(url) { client in
-                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
-                let before = Array(all.prefix { $0.name < "0030" })
-                try await MigrationRunner(client: client, migrations: before, logger: TestDatabase.logger).migrate()
+                try await TestDatabase.migrate(client, before: "0030")
                 try await client.query(
                     """
                     WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment) VALUES ('com.example.ledger', 'ABCDE12345', 'sandbox') RETURNING id),
@@ -133,7 +131,7 @@ import Testing
                     SELECT app_id, id, g, 'accepted', gen_random_uuid() FROM campaign, generate_series(1, 500) AS g
                     """
                 ).collect()
-                try await MigrationRunner(client: client, migrations: all, logger: TestDatabase.logger).migrate()
+                try await TestDatabase.migrate(client)
                 let rows = try await client.query("SELECT tableoid::regclass::text, count(*) FROM deliveries GROUP BY 1").collect()
                     .map { try $0.decode((String, Int64).self) }
                 #expect(rows.count == 1 && rows.first?.0 == "deliveries_0" && rows.first?.1 == 500)

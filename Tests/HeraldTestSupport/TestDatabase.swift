@@ -43,6 +43,14 @@ public enum TestDatabase {
         return try await client.whileRunning { try await body(client) }
     }
 
+    /// Applies this checkout's migrations named before `name` (all of them when nil): a database
+    /// as an older Herald left it, for the tests of an upgrade.
+    public static func migrate(_ client: PostgresClient, before name: String? = nil) async throws {
+        let all = try Migration.load(from: migrationsDirectory)
+        let chosen = name.map { name in Array(all.prefix { $0.name < name }) } ?? all
+        try await MigrationRunner(client: client, migrations: chosen, logger: logger).migrate()
+    }
+
     public static func url(database: String) -> String {
         var components = URLComponents(string: serverURL)!
         components.path = "/" + database
