@@ -199,7 +199,11 @@ import Testing
                         try await h.store.webhooks.endpoints(appID: h.app.id).first?.lastFailure != nil
                     }
                     let down = try #require(try await h.store.webhooks.endpoints(appID: h.app.id).first)
-                    #expect(down.pending == 3 && down.lastFailure?.error == "connection refused", "\(down)")
+                    // Refused, as a closed port answers; on a machine too loaded to see the refusal
+                    // within the attempt's deadline, timed out: either way recorded, nothing lost.
+                    #expect(
+                        down.pending == 3 && ["connection refused", "timed out"].contains(down.lastFailure?.error ?? ""),
+                        "\(down)")
                     try await Task.sleep(for: .seconds(1))
                     try await receiver.start()
                     try await h.waitFor("every message", timeout: .seconds(180)) {
