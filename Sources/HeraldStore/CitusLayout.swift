@@ -9,8 +9,11 @@ public enum CitusLayout {
     ]
 
     /// A copy on every node: small, read on every request, joined with the distributed tables.
+    /// A write to one goes to every node, so it waits for a stopped worker: `api_keys`, written
+    /// as keys are used (`last_used_at`), stays on the coordinator, and the API keeps answering
+    /// while a worker is down (docs/scaling.md, "When a worker stops").
     public static let reference = [
-        "apps", "app_credentials", "api_keys", "templates", "template_versions", "segments", "segment_versions",
+        "apps", "app_credentials", "templates", "template_versions", "segments", "segment_versions",
         "campaign_series", "campaigns", "campaign_series_runs", "journeys", "journey_versions", "webhook_endpoints",
         "users",
     ]

@@ -76,24 +76,28 @@ public struct PostgresAPIKeyRepository: APIKeyRepository {
     public func authenticate(_ presented: String) async throws -> Principal? {
         try await DatabaseMetrics.measure("keys.authenticate") {
             guard presented.hasPrefix("hk_"), presented.utf8.count == 67 else { return nil }
-            // One round trip: find the key and, at most once a minute, note that it was used.
+            // Finds the key; at most once a minute a second statement notes that it was used.
+            // Not one statement with the UPDATE in a CTE: on a Citus cluster that plan reaches
+            // every worker, and the API would stop while one is down (docs/scaling.md).
             let rows = try await client.query(
                 """
-                WITH k AS (
-                    SELECT id, prefix, role, app_id, app_scope, expires_at FROM api_keys
-                    WHERE key_hash = \(Self.hash(presented)) AND revoked_at IS NULL
-                      AND (expires_at IS NULL OR expires_at > now())
-                ), touched AS (
-                    UPDATE api_keys SET last_used_at = now()
-                    WHERE id = (SELECT id FROM k)
-                      AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-                )
-                SELECT k.id, k.prefix, k.role, a.bundle_id, \(unescaped: Self.scope), k.expires_at
-                FROM k LEFT JOIN apps a ON a.id = k.app_id
+                SELECT k.id, k.prefix, k.role, a.bundle_id, \(unescaped: Self.scope), k.expires_at,
+                       k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute'
+                FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id
+                WHERE k.key_hash = \(Self.hash(presented)) AND k.revoked_at IS NULL
+                  AND (k.expires_at IS NULL OR k.expires_at > now())
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
-            let (id, prefix, role, bundleID, scope, expiresAt) = try row.decode(
-                (Int64, String, String, String?, [String]?, Date?).self)
+            let (id, prefix, role, bundleID, scope, expiresAt, stale) = try row.decode(
+                (Int64, String, String, String?, [String]?, Date?, Bool).self)
+            if stale {
+                _ = try await client.query(
+                    """
+                    UPDATE api_keys SET last_used_at = now()
+                    WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+                    """, logger: logger
+                ).collect()
+            }
             return Principal(
                 keyID: id, keyPrefix: prefix, role: try StoreError.decode(role, as: APIKeyRole.self, column: "api_keys.role"),
                 appBundleID: bundleID, appScope: scope.map { Set($0) }, expiresAt: expiresAt)

@@ -97,13 +97,19 @@ extension PostgresCampaignWork {
     public func bookRate(campaignID: Int64, count: Int, rate: Int) async throws -> Duration {
         let span = Double(count) / Double(max(rate, 1))
         return try await DatabaseMetrics.measure("work.bookRate") {
+            // `next_at` counts seconds since the epoch (migration 0034): the ON CONFLICT clause
+            // adds the span with immutable arithmetic only, and the wait is computed outside
+            // the INSERT, as a Citus cluster requires of both (docs/scaling.md).
             let rows = try await client.query(
                 """
-                INSERT INTO campaign_rate_slots AS r (campaign_id, next_at)
-                VALUES (\(campaignID), clock_timestamp() + make_interval(secs => \(span)))
-                ON CONFLICT (campaign_id) DO UPDATE
-                SET next_at = greatest(r.next_at, clock_timestamp()) + make_interval(secs => \(span))
-                RETURNING extract(epoch FROM next_at - clock_timestamp())::float8 - \(span)
+                WITH slot AS (
+                    INSERT INTO campaign_rate_slots AS r (campaign_id, next_at)
+                    VALUES (\(campaignID), extract(epoch FROM clock_timestamp())::float8 + \(span))
+                    ON CONFLICT (campaign_id) DO UPDATE
+                    SET next_at = greatest(r.next_at + \(span), excluded.next_at)
+                    RETURNING next_at
+                )
+                SELECT next_at - extract(epoch FROM clock_timestamp())::float8 - \(span) FROM slot
                 """, logger: logger)
             let wait = try await rows.collect().first?.decode(Double.self) ?? 0
             return wait > 0 ? .milliseconds(Int64(wait * 1000)) : .zero

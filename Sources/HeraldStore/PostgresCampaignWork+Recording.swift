@@ -37,8 +37,13 @@ extension PostgresCampaignWork {
         return receipt
     }
 
-    /// Inserts the outcomes and adds what was inserted to the chunk's counters, advancing its
-    /// cursor, in one statement. Returns how many outcomes were new.
+    /// Inserts the outcomes, then adds what was inserted to the chunk's counters and advances its
+    /// cursor. Returns how many outcomes were new.
+    ///
+    /// Two statements, not one with the counters in CTEs over the INSERT's `RETURNING`: on a
+    /// Citus cluster such a statement sends the inserted rows to every worker, so one stopped
+    /// worker would stop every batch of every part (docs/scaling.md, "When a worker stops").
+    /// The INSERT alone writes to its rows' shards only.
     static func insert(
         _ records: [DeliveryRecord], lease: ChunkLease, invalidated: Int, cursor: Int64,
         on connection: PostgresConnection, logger: Logger
@@ -53,30 +58,39 @@ extension PostgresCampaignWork {
         let variants = records.map { Int16(clamping: $0.variant ?? -1) }
         let retryAts = records.map { $0.retryAt ?? Date(timeIntervalSince1970: 0) }
         let buckets = try Self.buckets(of: records)
-        let rows = try await connection.query(
+        let inserted = try await connection.query(
             """
             WITH input AS (
                 SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
                                      \(apnsIDs)::uuid[], \(languages)::text[], \(variants)::smallint[],
                                      \(retryAts)::timestamptz[], \(buckets)::integer[])
                     AS t(device_id, outcome, status, reason, apns_id, language, variant, retry_at, bucket)
-            ), inserted AS (
-                INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome, status, reason, apns_id, language,
-                                        variant, retry_at)
-                SELECT \(lease.appID), \(lease.campaignID), device_id, herald_part(bucket), outcome, NULLIF(status, 0),
-                       NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1),
-                       NULLIF(retry_at, 'epoch')
-                FROM input
-                ON CONFLICT DO NOTHING
-                RETURNING outcome, reason, variant, language
-            ), by_variant AS (
+            )
+            INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome, status, reason, apns_id, language,
+                                    variant, retry_at)
+            SELECT \(lease.appID), \(lease.campaignID), device_id, herald_part(bucket), outcome, NULLIF(status, 0),
+                   NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1),
+                   NULLIF(retry_at, 'epoch')
+            FROM input
+            ON CONFLICT DO NOTHING
+            RETURNING outcome, reason, variant, language
+            """, logger: logger
+        ).collect().map { try $0.decode((String, String?, Int16?, String?).self) }
+        let tally = BatchTally(inserted.map { (outcome: $0.0, reason: $0.1, variant: $0.2, language: $0.3) })
+        let variantColumns = BatchTally.columns(tally.byVariant)
+        let languageColumns = BatchTally.columns(tally.byLanguage)
+        let failureReasons = tally.failuresByReason.sorted { $0.key < $1.key }
+        let (accepted, failed) = (tally.count("accepted"), tally.count("failed"))
+        // Each CTE reads bound arrays, none reads another: on Citus a CTE read by another is
+        // sent to every worker (docs/scaling.md, "When a worker stops").
+        let rows = try await connection.query(
+            """
+            WITH by_variant AS (
                 INSERT INTO campaign_chunk_variants AS v (app_id, campaign_id, chunk, variant, accepted, failed, skipped,
                                                            deferred, unsent)
-                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), variant,
-                       count(*) FILTER (WHERE outcome = 'accepted'), count(*) FILTER (WHERE outcome = 'failed'),
-                       count(*) FILTER (WHERE outcome = 'skipped'), count(*) FILTER (WHERE outcome = 'deferred'),
-                       count(*) FILTER (WHERE outcome = 'unsent')
-                FROM inserted WHERE variant IS NOT NULL GROUP BY variant
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), t.*
+                FROM unnest(\(variantColumns.keys)::smallint[], \(variantColumns.counts[0])::bigint[], \(variantColumns.counts[1])::bigint[],
+                            \(variantColumns.counts[2])::bigint[], \(variantColumns.counts[3])::bigint[], \(variantColumns.counts[4])::bigint[]) AS t
                 ON CONFLICT (app_id, campaign_id, chunk, variant) DO UPDATE
                 SET accepted = v.accepted + excluded.accepted, failed = v.failed + excluded.failed,
                     skipped = v.skipped + excluded.skipped, deferred = v.deferred + excluded.deferred,
@@ -84,11 +98,9 @@ extension PostgresCampaignWork {
             ), by_language AS (
                 INSERT INTO campaign_chunk_languages AS l (app_id, campaign_id, chunk, language, accepted, failed, skipped,
                                                             deferred, unsent)
-                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), coalesce(language, ''),
-                       count(*) FILTER (WHERE outcome = 'accepted'), count(*) FILTER (WHERE outcome = 'failed'),
-                       count(*) FILTER (WHERE outcome = 'skipped'), count(*) FILTER (WHERE outcome = 'deferred'),
-                       count(*) FILTER (WHERE outcome = 'unsent')
-                FROM inserted WHERE outcome <> 'heldOut' GROUP BY 4
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), t.*
+                FROM unnest(\(languageColumns.keys)::text[], \(languageColumns.counts[0])::bigint[], \(languageColumns.counts[1])::bigint[],
+                            \(languageColumns.counts[2])::bigint[], \(languageColumns.counts[3])::bigint[], \(languageColumns.counts[4])::bigint[]) AS t
                 ON CONFLICT (app_id, campaign_id, chunk, language) DO UPDATE
                 SET accepted = l.accepted + excluded.accepted, failed = l.failed + excluded.failed,
                     skipped = l.skipped + excluded.skipped, deferred = l.deferred + excluded.deferred,
@@ -96,39 +108,27 @@ extension PostgresCampaignWork {
             ), by_minute AS (
                 INSERT INTO campaign_chunk_minutes AS m (app_id, campaign_id, chunk, minute, accepted, failed)
                 SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), date_trunc('minute', now()),
-                       count(*) FILTER (WHERE outcome = 'accepted'), count(*) FILTER (WHERE outcome = 'failed')
-                FROM inserted WHERE outcome IN ('accepted', 'failed')
-                HAVING count(*) > 0
+                       \(accepted), \(failed)
+                WHERE \(accepted + failed) > 0
                 ON CONFLICT (app_id, campaign_id, chunk, minute) DO UPDATE
                 SET accepted = m.accepted + excluded.accepted, failed = m.failed + excluded.failed
-            ), counted AS (
-                SELECT count(*) AS total,
-                       count(*) FILTER (WHERE outcome = 'accepted') AS accepted,
-                       count(*) FILTER (WHERE outcome = 'failed') AS failed,
-                       count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
-                       count(*) FILTER (WHERE outcome = 'deferred') AS deferred,
-                       count(*) FILTER (WHERE outcome = 'unsent') AS unsent,
-                       count(*) FILTER (WHERE outcome = 'heldOut') AS held_out
-                FROM inserted
-            ), failures AS (
-                SELECT coalesce(reason, '') AS reason, count(*) AS n FROM inserted WHERE outcome = 'failed' GROUP BY 1
             )
             UPDATE campaign_chunks k
-            SET accepted = k.accepted + c.accepted, failed = k.failed + c.failed, skipped = k.skipped + c.skipped,
-                deferred = k.deferred + c.deferred, unsent = k.unsent + c.unsent, held_out = k.held_out + c.held_out,
+            SET accepted = k.accepted + \(accepted), failed = k.failed + \(failed),
+                skipped = k.skipped + \(tally.count("skipped")), deferred = k.deferred + \(tally.count("deferred")),
+                unsent = k.unsent + \(tally.count("unsent")), held_out = k.held_out + \(tally.heldOut),
                 invalidated = k.invalidated + \(Int64(invalidated)),
                 failed_by_reason = (
                     SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
                         SELECT key, sum(n) AS total FROM (
                             SELECT key, value::bigint AS n FROM jsonb_each_text(k.failed_by_reason)
                             UNION ALL
-                            SELECT reason, n FROM failures
+                            SELECT * FROM unnest(\(failureReasons.map(\.key))::text[], \(failureReasons.map(\.value))::bigint[])
                         ) parts GROUP BY key
                     ) totals),
                 cursor = greatest(k.cursor, \(cursor)), in_flight_to = NULL
-            FROM counted c
             WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
-            RETURNING c.total
+            RETURNING \(tally.total)::bigint
             """, logger: logger)
         return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
     }

@@ -9,6 +9,7 @@ extension PostgresCampaignWork {
         -> [(device: Device, attempts: Int)]
     {
         try await DatabaseMetrics.measure("work.retryableDevices") {
+            let part = try await lease.partCondition("l", client: client, logger: logger)
             // A start campaign's devices are sent to their start token of its type (while they hold one).
             let token = lease.startTokenType == nil ? "token" : "start_token"
             let rows = try await client.query(
@@ -23,7 +24,7 @@ extension PostgresCampaignWork {
                         ON s.app_id = d.app_id AND s.device_id = d.id AND s.part = d.part
                        AND s.attributes_type = \(lease.startTokenType ?? "")
                     WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.outcome = 'deferred'
-                      AND (\(lease.partBucket)::integer IS NULL OR l.part = herald_part(\(lease.partBucket)))
+                      AND \(unescaped: part)
                       AND l.retry_at <= \(now) AND d.invalidated_at IS NULL
                       AND (\(lease.startTokenType)::text IS NULL OR s.token IS NOT NULL)
                       AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
@@ -41,27 +42,40 @@ extension PostgresCampaignWork {
 
     public func nextRetry(_ lease: ChunkLease) async throws -> Date? {
         try await DatabaseMetrics.measure("work.nextRetry") {
+            let part = try await lease.partCondition("l", client: client, logger: logger)
             // A device pruned or invalidated since its 429 will not be tried again: its row is final.
-            try await client.query(
+            // The start-token test is written only for a start campaign: on a Citus cluster a
+            // bound `($n IS NOT NULL AND …)` makes the UPDATE reach every worker.
+            var update = SQLBuilder("UPDATE deliveries l SET retry_at = NULL WHERE l.app_id = ")
+            update.bind(lease.appID)
+            update.append(" AND l.campaign_id = ")
+            update.bind(lease.campaignID)
+            update.append(
                 """
-                UPDATE deliveries l SET retry_at = NULL
-                WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
-                  AND (\(lease.partBucket)::integer IS NULL OR l.part = herald_part(\(lease.partBucket)))
+                 AND l.retry_at IS NOT NULL AND \(part)
                   AND (NOT EXISTS (SELECT 1 FROM devices d
                                    WHERE d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
                                      AND d.invalidated_at IS NULL)
-                       -- A start campaign's device whose start token was dropped since.
-                       OR (\(lease.startTokenType)::text IS NOT NULL AND NOT EXISTS (
-                           SELECT 1 FROM live_activity_start_tokens s
-                           WHERE s.app_id = l.app_id AND s.device_id = l.device_id AND s.part = l.part
-                             AND s.attributes_type = \(lease.startTokenType))))
-                """, logger: logger)
+                """)
+            if let type = lease.startTokenType {
+                // A start campaign's device whose start token was dropped since.
+                update.append(
+                    """
+                     OR NOT EXISTS (SELECT 1 FROM live_activity_start_tokens s
+                                    WHERE s.app_id = l.app_id AND s.device_id = l.device_id AND s.part = l.part
+                                      AND s.attributes_type = 
+                    """)
+                update.bind(type)
+                update.append(")")
+            }
+            update.append(")")
+            try await client.query(update.query, logger: logger)
             let rows = try await client.query(
                 """
                 SELECT min(l.retry_at) FROM deliveries l
                 JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
                 WHERE l.app_id = \(lease.appID) AND l.campaign_id = \(lease.campaignID) AND l.retry_at IS NOT NULL
-                  AND (\(lease.partBucket)::integer IS NULL OR l.part = herald_part(\(lease.partBucket)))
+                  AND \(unescaped: part)
                   AND d.bucket BETWEEN \(Int32(lease.buckets.lowerBound)) AND \(Int32(lease.buckets.upperBound))
                   AND (\(lease.deviceZone)::text IS NULL OR coalesce(d.time_zone, '') = \(lease.deviceZone))
                 """, logger: logger)
@@ -161,5 +175,15 @@ extension ChunkLease {
     /// part's index range, and on Citus in one shard (docs/scaling.md, "Parts").
     var partBucket: Int32? {
         DeviceBucket.part(of: buckets).map { Int32($0 * DeviceBucket.partWidth) }
+    }
+
+    /// `alias.part = <label>` with the chunk's part label written out as a number, or `true` for
+    /// a chunk across parts. Written into the statement, not bound or computed there: a Citus
+    /// cluster routes an UPDATE to one shard only by a plain equality with a constant, and sends
+    /// `(bound IS NULL OR part = herald_part(…))` to every shard, where a stopped worker stops
+    /// it (docs/scaling.md, "When a worker stops").
+    func partCondition(_ alias: String, client: PostgresClient, logger: Logger) async throws -> String {
+        guard let partBucket else { return "true" }
+        return "\(alias).part = \(try await PartLabels.label(ofBucket: partBucket, client: client, logger: logger))"
     }
 }

@@ -129,16 +129,19 @@ public struct PostgresWebhookStore: WebhookStore {
                         FROM due
                     ) ranked
                     WHERE n <= \(Int64(perEndpoint)) ORDER BY next_attempt_at, id LIMIT \(Int64(limit))
+                ), claimed AS (
+                    UPDATE webhook_messages m
+                    SET attempts = m.attempts + 1, last_attempt_at = now(),
+                        next_attempt_at = now() + make_interval(secs => \(PostgresCampaignWork.seconds(lease)))
+                    FROM picked p, webhook_endpoints e
+                    WHERE m.id = p.id AND e.id = m.endpoint_id AND m.state = 'pending' AND m.next_attempt_at <= now()
+                    RETURNING m.id, m.endpoint_id, m.message_id, e.url, e.secret_sealed, m.type, m.attempts, m.occurred_at, m.data
                 )
-                UPDATE webhook_messages m
-                SET attempts = m.attempts + 1, last_attempt_at = now(),
-                    next_attempt_at = now() + make_interval(secs => \(PostgresCampaignWork.seconds(lease)))
-                FROM picked p, webhook_endpoints e
-                WHERE m.id = p.id AND e.id = m.endpoint_id AND m.state = 'pending' AND m.next_attempt_at <= now()
-                RETURNING m.id, m.endpoint_id, m.message_id, e.url, e.secret_sealed, m.type, m.attempts, m.occurred_at,
-                          jsonb_build_object(
-                              'type', m.type, 'timestamp', herald_rfc3339(m.occurred_at),
-                              'data', m.data)::text
+                -- The body is built outside the UPDATE: on Citus a RETURNING clause may call only
+                -- immutable functions (docs/scaling.md).
+                SELECT id, endpoint_id, message_id, url, secret_sealed, type, attempts, occurred_at,
+                       jsonb_build_object('type', type, 'timestamp', herald_rfc3339(occurred_at), 'data', data)::text
+                FROM claimed
                 """, logger: logger
             ).collect()
         }

@@ -23,11 +23,22 @@ enum DatabaseProblems {
             if let state, state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") {
                 return .databaseUnavailable("the database is unavailable; try again later")
             }
+            // A Citus worker the statement needs is down: Citus reports a connection lost
+            // inside a transaction as an internal error (XX000) that names it.
+            if let message = error.serverInfo?[.message], Self.citusWorkerUnreachable(message) {
+                return .databaseUnavailable("a database node this request needs is unavailable; try again later")
+            }
             return nil
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .queryCancelled:
             return .databaseUnavailable("the database is unavailable; try again later")
         default:
             return nil
         }
+    }
+
+    /// Citus's messages for a worker it cannot reach (its SQLSTATE is 08006 or XX000).
+    static func citusWorkerUnreachable(_ message: String) -> Bool {
+        message.hasPrefix("failure on connection marked as essential")
+            || message.hasPrefix("connection to the remote node")
     }
 }

@@ -42,6 +42,7 @@ import Testing
         ("0031_announce_app_changes_from_code.sql", "62f6da0ded142e806abb12733fb8ea371c9be8673a5eaf2bf2ffc3f77b658923"),
         ("0032_key_devices_by_part.sql", "80fd1dae96353c53a0b5f20ffccc74c74477ee04fb301984073a296b72dee52c"),
         ("0033_add_ledger_parts.sql", "381e90efa50f269ebb68c3e53e6fe746a37e48c74fb52eaf62fb37f68273d453"),
+        ("0034_count_rate_slots_in_seconds.sql", "8b3cafa979c6db15630a3fadedb4a9234b0bb84067068eb51b5d15940e542369"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

@@ -13,6 +13,8 @@ public enum CitusTestDatabase {
     public static let directory = ProcessInfo.processInfo.environment["HERALD_TEST_CITUS_DIR"]
 
     public static var isAvailable: Bool { url != nil }
+    /// `HERALD_TEST_CITUS_ONLY`: the tests written for both engines run on the cluster only.
+    public static let only = ProcessInfo.processInfo.environment["HERALD_TEST_CITUS_ONLY"] != nil
 
     /// Runs `body` with the cluster's database, emptied and migrated, and distributed by
     /// `herald migrate`'s conversion unless `converted` is false.

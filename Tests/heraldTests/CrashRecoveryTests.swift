@@ -48,8 +48,9 @@ import Testing
         return Int(try rows.first!.decode(Int64.self))
     }
 
-    @Test func aKilledInstanceLosesNothingAndResendsOnlyTheBatchInFlightWithTheSameID() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: EngineHarness.engines)
+    func aKilledInstanceLosesNothingAndResendsOnlyTheBatchInFlightWithTheSameID(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<Self.devices) { n in
                 try DeviceRegistration(
                     environment: .production, languages: [["de"], ["ja"], ["pt-BR"]][n % 3],

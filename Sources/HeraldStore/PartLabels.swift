@@ -1,0 +1,26 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The 16 part labels (`herald_part`, migration 0029) as numbers, read once from the database:
+/// the function is immutable and the same in every Herald database. A statement that must name
+/// its part as a constant writes the label out; on a Citus cluster an UPDATE or DELETE is routed
+/// to one shard only by a plain equality with a constant (docs/scaling.md, "When a worker stops").
+enum PartLabels {
+    private static let known = Mutex<[Int32]?>(nil)
+
+    /// The label of the part that `bucket` (0-255) falls in.
+    static func label(ofBucket bucket: Int32, client: PostgresClient, logger: Logger) async throws -> Int32 {
+        let labels: [Int32]
+        if let cached = known.withLock({ $0 }) {
+            labels = cached
+        } else {
+            labels = try await client.query(
+                "SELECT herald_part(b) FROM generate_series(0, 255, 16) AS b ORDER BY b", logger: logger
+            ).collect().map { try $0.decode(Int32.self) }
+            guard labels.count == 16 else { throw StoreError.unknownValue(column: "herald_part", value: "\(labels.count) labels") }
+            known.withLock { $0 = labels }
+        }
+        return labels[Int(bucket) / 16]
+    }
+}
