@@ -78,22 +78,10 @@ import Testing
             try await h.waitFor("the campaign to complete after the restart", timeout: .seconds(420)) {
                 try await h.campaign(campaign.id).state == .completed
             }
-            let finished = try await h.campaign(campaign.id)
-            let rows = try await h.deliveries(campaign.id)
-            #expect(rows.count == Self.devices)
-            #expect(rows.values.allSatisfy { $0.outcome == "accepted" })
-            #expect(finished.counters.accepted == Self.devices && finished.counters.addsUp)
-
-            // The simulator's view: every device at least once; a device seen twice only with
-            // the same apns-id and collapse ID, and no more of them than the batches in flight.
-            let received = try h.received()
-            var byToken = [String: [ReceivedNotification]]()
-            for notification in received { byToken[notification.token, default: []].append(notification) }
-            #expect(byToken.count == Self.devices)
-            let twice = byToken.values.filter { $0.count > 1 }
-            #expect(twice.allSatisfy { $0.count == 2 })
-            #expect(twice.allSatisfy { Set($0.map(\.apnsID)).count == 1 && Set($0.map(\.collapseID)).count == 1 })
-            #expect(twice.count <= Self.workers * Self.batchSize, "\(twice.count) devices were sent twice")
+            // Every device one outcome; a device seen twice only with the same apns-id and
+            // collapse ID, and no more of them than the batches in flight.
+            let twice = try await h.expectEachDeviceAcceptedOnce(
+                campaign, devices: Self.devices, resentAtMost: Self.workers * Self.batchSize)
             for copies in twice {
                 let token = try DeviceToken(hex: copies[0].token)
                 let device = try #require(try await h.store.devices.find(appID: h.app.id, token: token))

@@ -249,6 +249,29 @@ struct EngineHarness {
     }
 
     /// The simulator's record: one entry per accepted notification, in arrival order.
+    /// After a campaign that survived a fault (a killed instance, a stopped worker): every
+    /// device has one accepted outcome and the counters match; the simulator saw every device,
+    /// a device seen twice with the same apns-id and collapse ID both times, and at most
+    /// `resentAtMost` of them (the batches in flight at the fault). Returns the twice-seen.
+    @discardableResult
+    func expectEachDeviceAcceptedOnce(_ campaign: Campaign, devices: Int, resentAtMost: Int) async throws
+        -> [[ReceivedNotification]]
+    {
+        let finished = try await self.campaign(campaign.id)
+        let rows = try await deliveries(campaign.id)
+        #expect(rows.count == devices)
+        #expect(rows.values.allSatisfy { $0.outcome == "accepted" })
+        #expect(finished.counters.accepted == devices && finished.counters.addsUp)
+        var byToken = [String: [ReceivedNotification]]()
+        for notification in try received() { byToken[notification.token, default: []].append(notification) }
+        #expect(byToken.count == devices)
+        let twice = byToken.values.filter { $0.count > 1 }
+        #expect(twice.allSatisfy { $0.count == 2 })
+        #expect(twice.allSatisfy { Set($0.map(\.apnsID)).count == 1 && Set($0.map(\.collapseID)).count == 1 })
+        #expect(twice.count <= resentAtMost, "\(twice.count) devices were sent twice")
+        return Array(twice)
+    }
+
     func received() throws -> [ReceivedNotification] {
         try simulator.flushRecord()
         let text = try String(contentsOfFile: recordFile, encoding: .utf8)
