@@ -20,6 +20,13 @@ struct StoreFixture {
         try await TestDatabase.withDatabase { url in try await with(url: url, body) }
     }
 
+    /// The same on one PostgreSQL, or on the Citus cluster's database, distributed (a test that
+    /// takes `arguments: CitusTestDatabase.engines`).
+    static func with(onCluster: Bool, _ body: @Sendable (StoreFixture) async throws -> Void) async throws {
+        guard onCluster else { return try await with(body) }
+        try await CitusTestDatabase.with { url in try await with(url: url, body) }
+    }
+
     /// The same on the migrated database at `url` (a Citus cluster's, for one).
     static func with(url: String, _ body: @Sendable (StoreFixture) async throws -> Void) async throws {
         try await TestDatabase.withClient(url) { client in

@@ -104,10 +104,8 @@ struct EngineHarness {
         }
     }
 
-    /// The engines a test written for both runs on: one PostgreSQL, and the Citus cluster when
-    /// `HERALD_TEST_CITUS_URL` names one (`onCluster: true`); only the cluster when
-    /// `HERALD_TEST_CITUS_ONLY` is set (ops/test's cluster phase, after the one-PostgreSQL run).
-    static let engines = CitusTestDatabase.isAvailable ? (CitusTestDatabase.only ? [true] : [false, true]) : [false]
+    /// The engines a test written for both runs on (`CitusTestDatabase.engines`).
+    static let engines = CitusTestDatabase.engines
 
     static func token(_ n: Int) -> DeviceToken {
         try! DeviceToken(hex: String(format: "%016llx%016llx", UInt64(n), UInt64(n) &* 0x9E37_79B9_7F4A_7C15))

@@ -33,8 +33,9 @@ import Testing
         Int(try await h.store.client.query(PostgresQuery(unsafeSQL: sql)).collect().first!.decode(Int64.self))
     }
 
-    @Test func oldRowsGoInBatchesAndCampaignFiguresStay() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: EngineHarness.engines)
+    func oldRowsGoInBatchesAndCampaignFiguresStay(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<12, CampaignEngineTests.registration)
             let old = try await h.runToEnd(try await h.scheduledCampaign())
             let recent = try await h.runToEnd(try await h.scheduledCampaign())
