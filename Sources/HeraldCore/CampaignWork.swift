@@ -68,9 +68,11 @@ public protocol CampaignWorkQueue: Sendable {
     /// transition). Returns the campaign when this completed it.
     @discardableResult
     func completeChunk(_ lease: ChunkLease, actor: String) async throws -> Campaign?
-    /// Gives the chunk up before its lease expires (pause, cancel, shutdown), so another
-    /// worker can claim it at once; does nothing if the lease was lost.
-    func releaseChunk(_ lease: ChunkLease) async throws
+    /// Gives the chunk up before its lease expires, so another worker can claim it after
+    /// `hold`: at once (`.zero`) on pause, cancel or shutdown; after a while when its work
+    /// failed (a database worker down), so that the chunk does not go to the head of the queue
+    /// again and again ahead of chunks that can be sent. Does nothing if the lease was lost.
+    func releaseChunk(_ lease: ChunkLease, hold: Duration) async throws
     /// Fails the lease's campaign with `reason` (shown to users, so never a secret) and gives the
     /// chunk back: the one way the engine fails a campaign. False when the campaign had already
     /// finished (another worker failed it first, or it was cancelled).
@@ -83,6 +85,11 @@ public protocol CampaignWorkQueue: Sendable {
 }
 
 extension CampaignWorkQueue {
+    /// Gives the chunk up for another worker to claim at once.
+    public func releaseChunk(_ lease: ChunkLease) async throws {
+        try await releaseChunk(lease, hold: .zero)
+    }
+
     /// No series: a queue without them (a test's) has nothing to run.
     public func runDueSeries(limit: Int, actor: String, now: Date) async throws -> [SeriesRun] { [] }
 

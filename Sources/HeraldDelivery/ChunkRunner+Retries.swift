@@ -45,7 +45,8 @@ extension ChunkRunner {
             let answers = await send(batch, with: resolved, sentAt: Date(), attempts: attempts)
             inFlight.finished()
             try await work.recordRetries(lease, records: answers.records, invalidations: answers.invalidations)
-            try await releasePlaces(sent: batch, answers: answers)
+            let unused = unusedPlaces(sent: batch, answers: answers)
+            if !unused.isEmpty { try await work.release(lease, deviceIDs: unused) }
             if let reason = answers.credentialsRejected { return try await failCampaign(reason) }
         }
     }
@@ -65,12 +66,11 @@ extension ChunkRunner {
         batch.skip(reason: .frequencyCap) { !granted.contains($0.deviceID) }
     }
 
-    /// Gives back the places of notifications that were not accepted.
-    func releasePlaces(sent batch: PreparedBatch, answers: BatchAnswers) async throws {
-        guard !plan.campaign.frequencyCaps.isEmpty else { return }
+    /// The devices whose places under the caps are to be given back: sent, and not accepted.
+    func unusedPlaces(sent batch: PreparedBatch, answers: BatchAnswers) -> [Int64] {
+        guard !plan.campaign.frequencyCaps.isEmpty else { return [] }
         let sent = Set(batch.sends.map(\.deviceID))
-        let unused = answers.records.filter { sent.contains($0.deviceID) && $0.outcome.kind != .accepted }
-        try await work.release(lease, deviceIDs: unused.map(\.deviceID))
+        return answers.records.filter { sent.contains($0.deviceID) && $0.outcome.kind != .accepted }.map(\.deviceID)
     }
 
     /// Waits for the batch's slot under the campaign's rate limit, one timeline for all instances.

@@ -20,6 +20,8 @@ struct ChunkRunner {
     let work: any CampaignWorkQueue
     let senders: any SenderDirectory
     let draining: Signal
+    /// This instance's answers of batches it could not record, to record rather than send again.
+    let unrecorded: UnrecordedBatches
     let logger: Logger
 
     /// How the chunk's run ended.
@@ -80,8 +82,13 @@ struct ChunkRunner {
         var resolved = [APNSEnvironment: any NotificationSender]()
         var reportedFailures = Set<String>()
         var next: PreparedBatch?
+        var start = lease.cursor
+        if let kept = unrecorded.take(for: lease) {
+            if let ending = try await record(kept) { return ending }
+            start = kept.lastDeviceID
+        }
         do {
-            next = try await prepare(after: lease.cursor, renderers: &renderers, senders: &resolved, reported: &reportedFailures)
+            next = try await prepare(after: start, renderers: &renderers, senders: &resolved, reported: &reportedFailures)
         } catch let failure as SendFailure {
             return try await failCampaign("the app cannot send: \(failure)")
         }
@@ -118,12 +125,11 @@ struct ChunkRunner {
             }
             let answers = await answered
             inFlight.finished()
-            _ = try await work.recordBatch(
-                lease, records: answers.records, invalidations: answers.invalidations, cursor: current.lastDeviceID)
-            try await releasePlaces(sent: sending, answers: answers)
-            if let reason = answers.credentialsRejected {
-                return try await failCampaign(reason)
-            }
+            let batch = UnrecordedBatches.Batch(
+                cursor: start, lastDeviceID: current.lastDeviceID, answers: answers,
+                unusedPlaces: unusedPlaces(sent: sending, answers: answers))
+            if let ending = try await record(batch) { return ending }
+            start = current.lastDeviceID
             if let failure = preparing as? SendFailure {
                 return try await failCampaign("the app cannot send: \(failure)")
             } else if let preparing {
@@ -132,6 +138,30 @@ struct ChunkRunner {
             next = following
         }
         return .completed
+    }
+
+    /// Records a sent batch's answers with the cursor past it, gives back the frequency-cap
+    /// places of those not accepted, and fails the campaign when APNs refused its credentials
+    /// (the ending then). A record that fails for another reason than a lost lease keeps the
+    /// answers, so that this instance records them when it claims the chunk again instead of
+    /// sending the batch twice.
+    func record(_ batch: UnrecordedBatches.Batch) async throws -> Ending? {
+        do {
+            _ = try await work.recordBatch(
+                lease, records: batch.answers.records, invalidations: batch.answers.invalidations,
+                cursor: batch.lastDeviceID)
+        } catch let error as CampaignWorkError {
+            throw error
+        } catch {
+            if unrecorded.keep(batch, for: lease) {
+                logger.warning(
+                    "chunk \(lease.chunk) of campaign \(plan.campaign.publicID): the answers of \(batch.answers.records.count) devices are kept, to record when the chunk is claimed again")
+            }
+            throw error
+        }
+        if !batch.unusedPlaces.isEmpty { try await work.release(lease, deviceIDs: batch.unusedPlaces) }
+        if let reason = batch.answers.credentialsRejected { return try await failCampaign(reason) }
+        return nil
     }
 
     /// When the chunk's zone is inside the campaign's quiet hours now: when they end.

@@ -18,6 +18,9 @@ public struct DeliveryConfiguration: Sendable {
     /// deadlines end every batch well before it; past this one the worker stops renewing its
     /// lease, so that another instance takes the chunk over instead of it being held for ever.
     public var batchDeadline = Duration.seconds(300)
+    /// How long a chunk whose work failed (the database or a Citus worker unreachable) waits
+    /// before any instance claims it again; meanwhile the engine's workers take other chunks.
+    public var failedChunkHold = Duration.seconds(5)
     /// Attempts a device answered 429 TooManyRequests gets in one campaign (1: no retry).
     public var deferredAttempts = 3
     /// The wait before a deferred device's second attempt; it doubles for each one after.

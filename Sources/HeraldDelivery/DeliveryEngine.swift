@@ -19,6 +19,8 @@ public final class DeliveryEngine: Service {
     private let wakeUps = WakeUps()
     /// Apps whose credentials this instance cannot open, left to other instances until then.
     private let unopenable = Mutex(UnopenableApps())
+    /// Answers of batches sent but not recorded, to record when their chunks come back here.
+    private let unrecorded = UnrecordedBatches()
     private let logger: Logger
 
     public init(
@@ -122,8 +124,8 @@ public final class DeliveryEngine: Service {
             _ = try? await work.failCampaign(lease, reason: error.description, actor: configuration.owner)
             return
         } catch {
-            logger.warning("campaign \(lease.campaignID): \(error)")
-            try? await work.releaseChunk(lease)
+            logger.warning("campaign \(lease.campaignID): \(error); trying its chunk again in \(configuration.failedChunkHold)")
+            try? await work.releaseChunk(lease, hold: configuration.failedChunkHold)
             await pause()
             return
         }
@@ -131,7 +133,7 @@ public final class DeliveryEngine: Service {
         lease.startTokenType = plan.campaign.pushOptions.liveActivity?.attributesType
         let runner = ChunkRunner(
             lease: lease, plan: plan, configuration: configuration, work: work, senders: senders, draining: draining,
-            logger: logger)
+            unrecorded: unrecorded, logger: logger)
         do {
             switch try await runner.run() {
             case .leaseLost:
@@ -152,9 +154,13 @@ public final class DeliveryEngine: Service {
             }
             try? await work.releaseChunk(lease)
         } catch {
-            logger.warning("chunk \(lease.chunk) of campaign \(plan.campaign.publicID): \(error); giving it back")
-            try? await work.releaseChunk(lease)
-            await pause()
+            // Given back with a hold: claims take the lowest chunk first, so a chunk given back
+            // at once would be taken again before the chunks that can be sent (docs/scaling.md,
+            // "When a worker stops").
+            logger.warning(
+                "chunk \(lease.chunk) of campaign \(plan.campaign.publicID): \(error); giving it back for \(configuration.failedChunkHold)")
+            // No pause: the next claim passes this chunk by, and pauses itself if nothing is free.
+            try? await work.releaseChunk(lease, hold: configuration.failedChunkHold)
         }
     }
 

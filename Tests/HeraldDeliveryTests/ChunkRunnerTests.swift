@@ -24,11 +24,14 @@ import Testing
             createdAt: Date(), invalidatedAt: nil, invalidationReason: nil, apnsUnregisteredAt: nil)
     }
 
+    /// Fixed, so that every run of the chunk gives a device the same apns-id, as on PostgreSQL.
+    static let publicID = UUID()
+
     static func plan() throws -> CampaignPlan {
         let document = try TemplateLoader.loadTemplate(
             folder: TestDatabase.repositoryRoot.appendingPathComponent("templates/welcome"))
         let campaign = Campaign(
-            id: 1, publicID: UUID(), appID: 1, name: "Runner", notes: nil, state: .running, templateName: "welcome",
+            id: 1, publicID: publicID, appID: 1, name: "Runner", notes: nil, state: .running, templateName: "welcome",
             templateVersion: 1, localization: .server, variables: ["appName": "Acme"], audience: AudienceFilter(),
             pushOptions: PushOptions(), sendAt: nil, rateLimit: nil, audienceBound: Int64(devices),
             counters: CampaignCounters(), failureReason: nil, createdAt: Date(), updatedAt: Date(), startedAt: Date(),
@@ -37,21 +40,23 @@ import Testing
     }
 
     /// Runs one chunk of `devices` devices against the fakes.
+    /// Claims the chunk as the store would (its cursor and in-flight mark as `work` holds them).
     static func run(
         _ work: InMemoryCampaignWork, _ senders: InMemorySenders, draining: Bool = false,
-        adjust: (inout DeliveryConfiguration) -> Void = { _ in }
+        unrecorded: UnrecordedBatches = UnrecordedBatches(), adjust: (inout DeliveryConfiguration) -> Void = { _ in }
     ) async throws -> ChunkRunner.Ending {
         var configuration = DeliveryConfiguration(owner: "test")
         configuration.batchSize = 50
         adjust(&configuration)
+        let (cursor, inFlightTo) = work.state.withLock { ($0.cursor, $0.inFlightTo) }
         let lease = ChunkLease(
-            campaignID: 1, appID: 1, chunk: 0, buckets: 0...255, cursor: 0, inFlightTo: nil, audienceBound: Int64(devices),
-            owner: "test", token: 1, expiresAt: Date().addingTimeInterval(60))
+            campaignID: 1, appID: 1, chunk: 0, buckets: 0...255, cursor: cursor, inFlightTo: inFlightTo,
+            audienceBound: Int64(devices), owner: "test", token: 1, expiresAt: Date().addingTimeInterval(60))
         let signal = Signal()
         if draining { signal.set() }
         let runner = ChunkRunner(
             lease: lease, plan: try plan(), configuration: configuration, work: work, senders: senders, draining: signal,
-            logger: Logger(label: "herald.tests"))
+            unrecorded: unrecorded, logger: Logger(label: "herald.tests"))
         return try await runner.run()
     }
 
@@ -108,6 +113,45 @@ import Testing
         }
         #expect(reason.hasPrefix("the app cannot send") && reason.contains("AppDisabled"))
         #expect(senders.notifications.isEmpty && work.snapshot.records.isEmpty)
+    }
+
+    @Test func aBatchThatCouldNotBeRecordedIsRecordedWhenTheChunkComesBackNotSentAgain() async throws {
+        let work = Self.fresh()
+        work.state.withLock { $0.failRecordAtBatch = 2 }
+        let senders = InMemorySenders()
+        let unrecorded = UnrecordedBatches()
+        await #expect(throws: InMemoryWorkError.unreachable) {
+            try await Self.run(work, senders, unrecorded: unrecorded)
+        }
+        let sentBefore = senders.notifications.count
+        #expect(work.snapshot.cursor == 50 && work.snapshot.inFlightTo == 100 && unrecorded.count == 1)
+
+        // Claimed again by this instance: the kept answers are recorded, devices 51-100 not sent again.
+        #expect(try await Self.run(work, senders, unrecorded: unrecorded) == .completed)
+        let state = work.snapshot
+        #expect(state.records.count == Self.devices && state.cursor == Int64(Self.devices) && unrecorded.count == 0)
+        let tokens = senders.notifications.map(\.token)
+        #expect(tokens.count == Set(tokens).count, "a device was sent twice")
+        #expect(senders.notifications.count == Self.devices - Self.devices / 10 && sentBefore == 90)
+    }
+
+    @Test func keptAnswersThatNoLongerMatchTheChunkAreDroppedAndTheBatchSentAgain() async throws {
+        let work = Self.fresh()
+        work.state.withLock { $0.failRecordAtBatch = 2 }
+        let senders = InMemorySenders()
+        let unrecorded = UnrecordedBatches()
+        await #expect(throws: InMemoryWorkError.unreachable) {
+            try await Self.run(work, senders, unrecorded: unrecorded)
+        }
+        // Another instance took the chunk over and marked a different batch in flight meanwhile.
+        work.state.withLock { $0.inFlightTo = 75 }
+        #expect(try await Self.run(work, senders, unrecorded: unrecorded) == .completed)
+        let state = work.snapshot
+        #expect(state.records.count == Self.devices && unrecorded.count == 0)
+        // Devices 51-100 went out twice, with the same apns-id each time.
+        let byToken = Dictionary(grouping: senders.notifications, by: \.token)
+        #expect(byToken.values.filter { $0.count == 2 }.count == 45)
+        #expect(byToken.values.allSatisfy { Set($0.map(\.apnsID)).count == 1 })
     }
 
     @Test func aCampaignThatStoppedRunningGetsItsChunkBackUnsent() async throws {

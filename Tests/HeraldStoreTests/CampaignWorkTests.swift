@@ -59,6 +59,29 @@ import Testing
         }
     }
 
+    @Test func aChunkGivenBackWithAHoldIsPassedByUntilTheHoldEnds() async throws {
+        try await StoreFixture.with { f in
+            _ = try await f.runningCampaign()
+            let first = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
+            #expect(first.chunk == 0)
+            try await f.work.releaseChunk(first, hold: .seconds(3_600))
+            // The lowest chunk is held: the next claim takes the one after it.
+            let next = try #require(try await f.work.claimChunk(owner: "b", leaseDuration: .seconds(86_400)))
+            #expect(next.chunk == 1)
+            let held = try await f.client.query(
+                "SELECT lease_owner, lease_expires_at > now() + interval '59 minutes' FROM campaign_chunks WHERE chunk = 0"
+            ).collect()
+            #expect(try held.map { try $0.decode((String?, Bool).self) }.first.map { $0.0 == nil && $0.1 } == true)
+            // Given back without a hold: claimed again at once, by the next lowest-first claim.
+            try await f.work.releaseChunk(next)
+            #expect(try await f.work.claimChunk(owner: "c", leaseDuration: .seconds(86_400))?.chunk == 1)
+            // Once its hold is over (here ended early by a release without one), the lowest chunk
+            // is the first claim's again.
+            try await f.work.releaseChunk(first, hold: .zero)
+            #expect(try await f.work.claimChunk(owner: "d", leaseDuration: .seconds(86_400))?.chunk == 0)
+        }
+    }
+
     @Test func aLostLeaseWritesNothing() async throws {
         try await StoreFixture.with { f in
             let devices = try await f.registerDevices(1...5)

@@ -15,6 +15,10 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
         public var running = true
         /// The lease is lost at this `recordBatch` call (1 for the first).
         public var loseLeaseAtBatch: Int?
+        /// This `recordBatch` call fails as if the database could not be reached (1 for the first).
+        public var failRecordAtBatch: Int?
+        /// The last device of the batch marked in flight and not recorded yet.
+        public var inFlightTo: Int64?
         /// Devices that get no place under the caps.
         public var overCap: Set<Int64> = []
         public var records: [Int64: DeliveryRecord] = [:]
@@ -46,7 +50,10 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
     }
 
     public func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws -> Bool {
-        state.withLock { $0.running }
+        state.withLock { state in
+            if state.running { state.inFlightTo = deviceID }
+            return state.running
+        }
     }
 
     public func recordBatch(
@@ -55,6 +62,7 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
         try state.withLock { state in
             state.batches += 1
             if let lost = state.loseLeaseAtBatch, state.batches >= lost { throw CampaignWorkError.leaseLost }
+            if state.failRecordAtBatch == state.batches { throw InMemoryWorkError.unreachable }
             var recorded = 0
             for record in records where state.records[record.deviceID] == nil {
                 state.records[record.deviceID] = record
@@ -63,6 +71,7 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
             }
             state.invalidations += invalidations
             state.cursor = cursor
+            state.inFlightTo = nil
             return BatchReceipt(recorded: recorded, invalidated: invalidations.count)
         }
     }
@@ -113,8 +122,8 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
         return nil
     }
 
-    public func releaseChunk(_ lease: ChunkLease) async throws {
-        state.withLock { $0.events.append("released") }
+    public func releaseChunk(_ lease: ChunkLease, hold: Duration) async throws {
+        state.withLock { $0.events.append(hold == .zero ? "released" : "released for \(hold)") }
     }
 
     public func failCampaign(_ lease: ChunkLease, reason: String, actor: String) async throws -> Bool {
@@ -167,4 +176,9 @@ public final class InMemorySenders: SenderDirectory, NotificationSender {
         sent.withLock { $0 += notifications }
         return notifications.map(answer)
     }
+}
+
+/// A failure of the in-memory store that is not the lease's.
+public enum InMemoryWorkError: Error {
+    case unreachable
 }
