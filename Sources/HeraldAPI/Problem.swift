@@ -160,6 +160,12 @@ extension Problem {
         return problem
     }
 
+    /// A query that the Citus cluster Herald runs on refuses (docs/scaling.md, "What a cluster
+    /// cannot do yet"): the same request works on one PostgreSQL.
+    public static func notSupportedOnCluster(_ detail: String) -> Problem {
+        Problem(status: .notImplemented, slug: "not-supported-on-cluster", title: "Not supported on this cluster", detail: detail)
+    }
+
     public static func notReady(_ detail: String) -> Problem {
         Problem(status: .serviceUnavailable, slug: "not-ready", title: "Not ready", detail: detail)
     }

@@ -6,63 +6,97 @@ import PostgresNIO
 
 /// Applies APNs's token verdicts to the registry, inside the caller's transaction.
 enum DeviceInvalidator {
-    /// docs/rules.md rule 1 in one statement: with APNs's 410 timestamp T the device is
-    /// invalidated only where `registered_at <= T` (a later registration wins, with no
-    /// read-then-write race); other token errors invalidate unconditionally. Devices already
-    /// invalid are left as they are. Each device invalidated queues a `device.invalidated`
-    /// webhook message in the same statement. Returns the IDs of the devices this invalidated.
+    /// docs/rules.md rule 1: with APNs's 410 timestamp T the device is invalidated only where
+    /// `registered_at <= T` (a later registration wins, with no read-then-write race, as the
+    /// condition is in the `UPDATE`); other token errors invalidate unconditionally. Devices
+    /// already invalid are left as they are. Each device invalidated queues a
+    /// `device.invalidated` webhook message in the caller's transaction. Returns the IDs of the
+    /// devices this invalidated.
+    ///
+    /// `part` is the label of the devices' part (from the chunk) when they all lie in one, so that on a Citus cluster each statement goes to that part's shard only
+    /// (docs/scaling.md, "When a worker stops"). Three statements rather than one with CTEs:
+    /// Citus refuses a distributed `UPDATE` whose `SET` has a `CASE` over a non-immutable
+    /// expression, and sends a CTE that another reads to every node.
     static func apply(
-        _ invalidations: [DeviceInvalidation], appID: Int64, on connection: PostgresConnection, logger: Logger
+        _ invalidations: [DeviceInvalidation], appID: Int64, part: Int32? = nil, on connection: PostgresConnection,
+        logger: Logger
     ) async throws -> Set<Int64> {
         guard !invalidations.isEmpty else { return [] }
-        let ids = invalidations.map(\.deviceID)
-        let reasons = invalidations.map(\.reason)
-        // Arrays cannot hold NULL here: an unconditional invalidation carries a placeholder
-        // time and `conditional = false`. APNs's milliseconds become a timestamptz in integer
-        // arithmetic, never through a floating-point number of seconds.
-        let milliseconds = invalidations.map { $0.unregisteredAt?.milliseconds ?? 0 }
-        let conditional = invalidations.map { $0.unregisteredAt != nil }
-        let rows = try await connection.query(
-            """
-            WITH input AS (
-                SELECT device_id, reason, conditional,
-                       timestamptz 'epoch' + milliseconds * interval '1 millisecond' AS unregistered_at
-                FROM unnest(\(ids)::bigint[], \(reasons)::text[], \(milliseconds)::bigint[], \(conditional)::boolean[])
-                    AS t(device_id, reason, milliseconds, conditional)
-            ), invalidated AS (
+        // Across parts, the UPDATE reaches several shards of a node at once, after which Citus
+        // refuses the transaction's writes to tables on the coordinator (the chunk's counters).
+        if part == nil { try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger) }
+        var invalidated = Set<Int64>()
+        var timestamped = [Int64]()
+        // With APNs's timestamp: only if not registered again after it.
+        let conditional = invalidations.compactMap { i in i.unregisteredAt.map { (i, ExactTimestamp($0)) } }
+        if !conditional.isEmpty {
+            let ids = conditional.map(\.0.deviceID)
+            let rows = try await connection.query(
+                """
                 UPDATE devices d
                 SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now(),
-                    apns_unregistered_at = CASE WHEN i.conditional THEN i.unregistered_at ELSE d.apns_unregistered_at END
-                FROM input i
-                WHERE d.app_id = \(appID) AND d.id = i.device_id AND d.invalidated_at IS NULL
-                  AND (NOT i.conditional OR d.registered_at <= i.unregistered_at)
-                RETURNING d.id, d.token, d.environment, d.user_id, d.invalidation_reason, d.invalidated_at,
-                          CASE WHEN i.conditional THEN i.unregistered_at END AS apns_timestamp
-            ), webhooks AS (
-                -- docs/webhooks.md "device.invalidated": queued with the change, for each
-                -- endpoint that takes it (none: nothing is written). Only the app's own
-                -- endpoints get the full token and the user ID: the copies for endpoints of
-                -- every app are stored without them.
-                INSERT INTO webhook_messages (endpoint_id, type, data)
-                SELECT e.id, 'device.invalidated',
-                       jsonb_strip_nulls(jsonb_build_object(
-                           'app', (SELECT bundle_id FROM apps WHERE id = \(appID)),
-                           'token', CASE WHEN e.app_id IS NOT NULL THEN encode(v.token, 'hex') END,
-                           'tokenSuffix', right(encode(v.token, 'hex'), 8),
-                           'environment', v.environment,
-                           'userID', CASE WHEN e.app_id IS NOT NULL THEN v.user_id END,
-                           'reason', v.invalidation_reason,
-                           'invalidatedAt', herald_rfc3339(v.invalidated_at),
-                           'apnsTimestamp', herald_rfc3339(v.apns_timestamp)))
-                FROM invalidated v
-                JOIN webhook_endpoints e ON (e.app_id = \(appID) OR e.app_id IS NULL)
-                                        AND 'device.invalidated' = ANY (e.events)
-            )
-            SELECT id FROM invalidated
-            """, logger: logger)
-        var changed = Set<Int64>()
-        for try await id in rows.decode(Int64.self) { changed.insert(id) }
-        return changed
+                    apns_unregistered_at = i.unregistered_at
+                FROM unnest(\(ids)::bigint[], \(conditional.map(\.0.reason))::text[], \(conditional.map(\.1))::timestamptz[])
+                    AS i(device_id, reason, unregistered_at)
+                WHERE d.app_id = \(appID) AND \(unescaped: PartLabels.condition("d", label: part)) AND d.id = ANY(\(ids)::bigint[]) AND d.id = i.device_id
+                  AND d.invalidated_at IS NULL AND d.registered_at <= i.unregistered_at
+                RETURNING d.id
+                """, logger: logger)
+            for try await id in rows.decode(Int64.self) {
+                invalidated.insert(id)
+                timestamped.append(id)
+            }
+        }
+        let unconditional = invalidations.filter { $0.unregisteredAt == nil }
+        if !unconditional.isEmpty {
+            let ids = unconditional.map(\.deviceID)
+            let rows = try await connection.query(
+                """
+                UPDATE devices d
+                SET invalidated_at = now(), invalidation_reason = i.reason, updated_at = now()
+                FROM unnest(\(ids)::bigint[], \(unconditional.map(\.reason))::text[]) AS i(device_id, reason)
+                WHERE d.app_id = \(appID) AND \(unescaped: PartLabels.condition("d", label: part)) AND d.id = ANY(\(ids)::bigint[]) AND d.id = i.device_id
+                  AND d.invalidated_at IS NULL
+                RETURNING d.id
+                """, logger: logger)
+            for try await id in rows.decode(Int64.self) { invalidated.insert(id) }
+        }
+        if !invalidated.isEmpty {
+            try await queueWebhooks(
+                Array(invalidated), timestamped: timestamped, appID: appID, part: part, on: connection, logger: logger)
+        }
+        return invalidated
+    }
+
+    /// docs/webhooks.md "device.invalidated": one message per device invalidated, for each
+    /// endpoint that takes it (none: nothing is written), built from the rows as they now are.
+    /// Only the app's own endpoints get the full token and the user ID: the copies for
+    /// endpoints of every app are stored without them.
+    private static func queueWebhooks(
+        _ ids: [Int64], timestamped: [Int64], appID: Int64, part: Int32?, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        _ = try await connection.query(
+            """
+            INSERT INTO webhook_messages (endpoint_id, type, data)
+            SELECT e.id, 'device.invalidated',
+                   jsonb_strip_nulls(jsonb_build_object(
+                       'app', a.bundle_id,
+                       'token', CASE WHEN e.app_id IS NOT NULL THEN encode(v.token, 'hex') END,
+                       'tokenSuffix', right(encode(v.token, 'hex'), 8),
+                       'environment', v.environment,
+                       'userID', CASE WHEN e.app_id IS NOT NULL THEN v.user_id END,
+                       'reason', v.invalidation_reason,
+                       'invalidatedAt', herald_rfc3339(v.invalidated_at),
+                       'apnsTimestamp', herald_rfc3339(CASE WHEN v.id = ANY(\(timestamped)::bigint[])
+                                                            THEN v.apns_unregistered_at END)))
+            FROM devices v
+            JOIN apps a ON a.id = v.app_id
+            JOIN webhook_endpoints e ON (e.app_id = v.app_id OR e.app_id IS NULL) AND 'device.invalidated' = ANY (e.events)
+            WHERE v.app_id = \(appID) AND \(unescaped: PartLabels.condition("v", label: part))
+              AND v.id = ANY(\(ids)::bigint[])
+            """, logger: logger
+        ).collect()
     }
 
     /// The same rule for push-to-start tokens (docs/live-activities.md "Tokens"): a 410 drops a

@@ -23,4 +23,9 @@ enum PartLabels {
         }
         return labels[Int(bucket) / 16]
     }
+
+    /// `alias.part = <label>`, or `true` without a label (rows across parts).
+    static func condition(_ alias: String, label: Int32?) -> String {
+        label.map { "\(alias).part = \($0)" } ?? "true"
+    }
 }

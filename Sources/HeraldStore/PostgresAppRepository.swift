@@ -110,7 +110,7 @@ public struct PostgresAppRepository: AppRepository {
                         apns_ca_pem = CASE WHEN \(setCA) THEN \(ca) ELSE apns_ca_pem END,
                         apns_management_endpoint = CASE WHEN \(setManagement) THEN \(management)
                                                         ELSE apns_management_endpoint END,
-                        disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, now())
+                        disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, \(Date()))
                                            WHEN NOT \(disabled) THEN NULL ELSE disabled_at END,
                         updated_at = now()
                     WHERE id = \(appID)

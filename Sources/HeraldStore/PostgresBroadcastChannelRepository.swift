@@ -145,7 +145,7 @@ public struct PostgresBroadcastChannelRepository: BroadcastChannelRepository {
             try await client.withDomainTransaction(logger: logger) { connection -> BroadcastChannel? in
                 let rows = try await connection.query(
                     """
-                    UPDATE broadcast_channels c SET state = \(state.rawValue), ended_at = coalesce(ended_at, now())
+                    UPDATE broadcast_channels c SET state = \(state.rawValue), ended_at = coalesce(ended_at, \(Date()))
                     WHERE c.app_id = \(appID) AND c.channel_id = \(channelID.value)
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger)

@@ -5,6 +5,19 @@ import Logging
 import PostgresNIO
 
 extension PostgresCampaignWork {
+    /// The label of the one part the invalidated devices lie in, from their records' buckets;
+    /// nil when they lie in several, or a record has no bucket.
+    static func partLabel(
+        of invalidations: [DeviceInvalidation], in records: [DeliveryRecord], client: PostgresClient, logger: Logger
+    ) async throws -> Int32? {
+        guard !invalidations.isEmpty else { return nil }
+        var buckets = [Int64: Int](minimumCapacity: records.count)
+        for record in records { buckets[record.deviceID] = record.bucket }
+        let parts = Set(invalidations.map { buckets[$0.deviceID].map { $0 / DeviceBucket.partWidth } })
+        guard parts.count == 1, let part = parts.first, let part else { return nil }
+        return try await PartLabels.label(ofBucket: Int32(part * DeviceBucket.partWidth), client: client, logger: logger)
+    }
+
     /// One transaction: the chunk's row is locked under the lease token (or nothing is
     /// written), invalidations applied, outcomes inserted (a device's first outcome wins) and
     /// counted as inserted, and the cursor advanced. Never the cursor without the outcomes.
@@ -14,6 +27,13 @@ extension PostgresCampaignWork {
         let receipt = try await DatabaseMetrics.measure("work.recordBatch") {
             try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
                 try await Self.lockChunk(lease, on: connection, logger: logger)
+                // Rows of several parts: the ledger insert (and the invalidations) reach several
+                // shards, and on Citus the counters that follow must then share one connection per
+                // node. A chunk inside one part (the usual one) needs nothing.
+                let partWidth = DeviceBucket.partWidth
+                if lease.partBucket == nil || Set(records.compactMap { $0.bucket.map { $0 / partWidth } }).count > 1 {
+                    try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
+                }
                 let invalidated: Int
                 if let type = lease.startTokenType {
                     // A start campaign sent to start tokens: those are what a token error drops.
@@ -24,7 +44,9 @@ extension PostgresCampaignWork {
                         accepted: records.filter { $0.outcome == .accepted }.map(\.deviceID), on: connection, logger: logger)
                 } else {
                     invalidated = try await DeviceInvalidator.apply(
-                        invalidations, appID: lease.appID, on: connection, logger: logger
+                        invalidations, appID: lease.appID,
+                        part: try await Self.partLabel(of: invalidations, in: records, client: client, logger: logger),
+                        on: connection, logger: logger
                     ).count
                 }
                 let recorded = try await Self.insert(

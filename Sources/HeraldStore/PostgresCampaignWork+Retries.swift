@@ -93,7 +93,9 @@ extension PostgresCampaignWork {
                 try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                 try await Self.lockChunk(lease, on: connection, logger: logger)
                 let invalidated = try await DeviceInvalidator.apply(
-                    invalidations, appID: lease.appID, on: connection, logger: logger
+                    invalidations, appID: lease.appID,
+                    part: try await Self.partLabel(of: invalidations, in: records, client: client, logger: logger),
+                    on: connection, logger: logger
                 ).count
                 try await Self.update(records, lease: lease, invalidated: invalidated, on: connection, logger: logger)
             }
@@ -183,7 +185,12 @@ extension ChunkLease {
     /// `(bound IS NULL OR part = herald_part(…))` to every shard, where a stopped worker stops
     /// it (docs/scaling.md, "When a worker stops").
     func partCondition(_ alias: String, client: PostgresClient, logger: Logger) async throws -> String {
-        guard let partBucket else { return "true" }
-        return "\(alias).part = \(try await PartLabels.label(ofBucket: partBucket, client: client, logger: logger))"
+        PartLabels.condition(alias, label: try await partLabel(client: client, logger: logger))
+    }
+
+    /// The label of the one part the chunk lies in; nil for a chunk across parts.
+    func partLabel(client: PostgresClient, logger: Logger) async throws -> Int32? {
+        guard let partBucket else { return nil }
+        return try await PartLabels.label(ofBucket: partBucket, client: client, logger: logger)
     }
 }

@@ -226,14 +226,13 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
 
     public func releaseChunk(_ lease: ChunkLease, hold: Duration) async throws {
         try await DatabaseMetrics.measure("work.releaseChunk") {
-            // A held chunk has no owner and a lease that runs out after the hold: claims pass it
-            // by until then, and no other column (not the zone's local moment) changes.
-            let holdSeconds = Self.seconds(hold)
+            // A held chunk has no owner and a lease that runs out after the hold (at once for no
+            // hold): claims pass it by until then, and no other column (not the zone's local
+            // moment) changes. No CASE around now(): Citus refuses one in an UPDATE's SET.
             _ = try await client.query(
                 """
                 UPDATE campaign_chunks
-                SET lease_owner = NULL,
-                    lease_expires_at = CASE WHEN \(holdSeconds) > 0 THEN now() + make_interval(secs => \(holdSeconds)) END
+                SET lease_owner = NULL, lease_expires_at = now() + make_interval(secs => \(Self.seconds(hold)))
                 WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
                   AND lease_token = \(lease.token) AND state = 'pending'
                 """, logger: logger)

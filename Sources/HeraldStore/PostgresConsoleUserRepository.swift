@@ -87,7 +87,7 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
             connection in
             try await connection.query(
                 """
-                UPDATE users SET disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, now()) END
+                UPDATE users SET disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, \(Date())) END
                 WHERE id = \(userID) RETURNING id
                 """, logger: logger)
         } after: { connection in

@@ -220,7 +220,7 @@ extension PostgresLedgerRepository {
                     WITH erased AS (
                         UPDATE journey_entries SET user_key = 'erased:' || id, user_id = NULL, device_id = NULL,
                             properties = NULL, outcome = CASE WHEN step IS NULL THEN outcome ELSE 'removed' END,
-                            finished_at = coalesce(finished_at, now()), step = NULL, due_at = NULL,
+                            finished_at = coalesce(finished_at, \(Date())), step = NULL, due_at = NULL,
                             lease_owner = NULL, lease_until = NULL
                         WHERE app_id = \(appID) AND user_key = ANY (\(keys)::text[])
                         RETURNING id)

@@ -76,8 +76,10 @@ enum SegmentQuery {
         case .userID(.exists(let exists)):
             sql.append(exists ? "(user_id IS NOT NULL)" : "(user_id IS NULL)")
         case .received(let campaign, let window):
+            // The ledger row lies in its device's part: on a Citus cluster the subquery then
+            // joins within one shard (ledger and devices are co-located by part).
             appendExists(
-                "deliveries d", "d.outcome = 'accepted'", campaign: campaign, time: "d.created_at", window: window, now: now,
+                "deliveries d", "d.part = devices.part AND d.outcome = 'accepted'", campaign: campaign, time: "d.created_at", window: window, now: now,
                 to: &sql)
         case .opened(let campaign, let window):
             appendExists(

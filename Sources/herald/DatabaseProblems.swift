@@ -28,6 +28,11 @@ enum DatabaseProblems {
             if let message = error.serverInfo?[.message], Self.citusWorkerUnreachable(message) {
                 return .databaseUnavailable("a database node this request needs is unavailable; try again later")
             }
+            // Citus's refusal of a query shape (feature_not_supported): PostgreSQL alone raises
+            // it for none of Herald's statements. Its message names the construct, no data.
+            if state == PostgresError.Code.featureNotSupported.raw, let message = error.serverInfo?[.message] {
+                return .notSupportedOnCluster("the database cluster cannot run this query yet: \(message)")
+            }
             return nil
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .queryCancelled:
             return .databaseUnavailable("the database is unavailable; try again later")

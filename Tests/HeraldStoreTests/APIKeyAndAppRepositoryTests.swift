@@ -7,8 +7,8 @@ import PostgresNIO
 import Testing
 
 @Suite struct APIKeyAndAppRepositoryTests {
-    @Test func keysAuthenticateUntilRevokedAndOnlyTheirHashIsStored() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func keysAuthenticateUntilRevokedAndOnlyTheirHashIsStored(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let (key, secret) = try await f.keys.create(role: .app, appID: f.app.id, name: "backend", actor: "test")
             #expect(key.bundleID == f.app.bundleID && key.prefix == secret.prefix)
             let principal = try #require(try await f.keys.authenticate(secret.value))
@@ -28,8 +28,8 @@ import Testing
 
     /// A bundle ID no app can have (a NUL, a control character, too long) finds nothing; it
     /// never reaches PostgreSQL, which would refuse the NUL with an error.
-    @Test func aBundleIDNoAppCanHaveFindsNothing() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aBundleIDNoAppCanHaveFindsNothing(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             for bundleID in ["com.example\u{0}app", "com.example\napp", String(repeating: "a", count: 200), "", "."] {
                 let found = try await f.apps.find(bundleID: bundleID)
                 #expect(found == nil, "\(bundleID.debugDescription)")
@@ -39,8 +39,8 @@ import Testing
         }
     }
 
-    @Test func appKeysNeedAnAppAndOthersTakeNone() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func appKeysNeedAnAppAndOthersTakeNone(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             await #expect(throws: ValidationError.self) { try await f.keys.create(role: .app, appID: nil, name: nil, actor: "t") }
             await #expect(throws: ValidationError.self) {
                 try await f.keys.create(role: .admin, appID: f.app.id, name: nil, actor: "t")
@@ -50,8 +50,8 @@ import Testing
         }
     }
 
-    @Test func signingKeysAreSealedToTheirRowAndDuplicateAppsRefused() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func signingKeysAreSealedToTheirRowAndDuplicateAppsRefused(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let rows = try await f.client.query("SELECT id, secret_sealed FROM app_credentials").collect()
             let (credentialID, buffer) = try #require(rows.first).decode((Int64, ByteBuffer).self)
             let bytes = Array(buffer: buffer)
@@ -73,8 +73,8 @@ import Testing
         }
     }
 
-    @Test func credentialsSwitchOneActiveAtATimeAndRetiredSecretsAreWiped() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func credentialsSwitchOneActiveAtATimeAndRetiredSecretsAreWiped(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let first = try #require(try await f.apps.credentials(appID: f.app.id).first)
             #expect(first.state == .active && first.keyID == "KEY1234567" && first.fingerprint?.count == 16)
             let newPEM = TestSigningKey.pem()
@@ -120,8 +120,8 @@ import Testing
         }
     }
 
-    @Test func disablingAnAppShowsInItsSendingState() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func disablingAnAppShowsInItsSendingState(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let disabled = try #require(try await f.apps.update(appID: f.app.id, changes: AppChanges(disabled: true), actor: "admin"))
             #expect(disabled.disabledAt != nil)
             #expect(try await f.apps.sendingState(appID: f.app.id)?.disabled == true)
@@ -138,8 +138,8 @@ import Testing
         }
     }
 
-    @Test func keysExpireAndScopedKeysNameTheirApps() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func keysExpireAndScopedKeysNameTheirApps(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let soon = Date().addingTimeInterval(3_600)
             let (expiring, expiringSecret) = try await f.keys.create(try NewAPIKey(role: .admin, expiresAt: soon), actor: "test")
             #expect(expiring.expiresAt != nil)
@@ -159,8 +159,8 @@ import Testing
         }
     }
 
-    @Test func theAuditLogReadsNewestFirstByFilterAndPage() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func theAuditLogReadsNewestFirstByFilterAndPage(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let audit = PostgresAuditRepository(client: f.client, logger: TestDatabase.logger)
             for index in 0..<5 {
                 _ = try await f.keys.create(role: .admin, appID: nil, name: "key \(index)", actor: index.isMultiple(of: 2) ? "alice" : "bob")
@@ -181,8 +181,8 @@ import Testing
         }
     }
 
-    @Test func rotatingTheSecretResealsEveryCredentialInOneGo() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func rotatingTheSecretResealsEveryCredentialInOneGo(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let pem = TestSigningKey.pem()
             _ = try await f.apps.addCredential(
                 appID: f.app.id, .signingKey(try NewSigningKey(keyID: "KEY2345678", pem: pem)), activate: false, actor: "t")

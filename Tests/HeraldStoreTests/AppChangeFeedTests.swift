@@ -17,8 +17,8 @@ import Testing
         let listening = Mutex(false)
     }
 
-    @Test func everyWriteToAnAppOrItsCredentialsAnnouncesIt() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func everyWriteToAnAppOrItsCredentialsAnnouncesIt(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let heard = Heard()
             let client = f.client
             let listener = Task {

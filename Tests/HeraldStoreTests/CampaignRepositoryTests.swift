@@ -7,8 +7,8 @@ import PostgresNIO
 import Testing
 
 @Suite struct CampaignRepositoryTests {
-    @Test func createsGetsAndListsNewestFirst() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func createsGetsAndListsNewestFirst(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             var created = [Campaign]()
             for n in 1...5 {
                 created.append(try await f.campaigns.create(f.draft("Campaign \(n)"), actor: "test"))
@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    @Test func keepsEveryFieldOfTheDraft() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func keepsEveryFieldOfTheDraft(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let draft = CampaignDraft(
                 appID: f.app.id, name: "Spring sale", notes: "EU only", templateName: "spring-sale", localization: .client,
                 variables: ["discount": 20, "code": "SPRING"],
@@ -58,8 +58,8 @@ import Testing
         }
     }
 
-    @Test func onlyDraftsCanBeEditedAndAPatchChangesOnlyWhatItNames() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func onlyDraftsCanBeEditedAndAPatchChangesOnlyWhatItNames(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             try await f.addTemplate("welcome")
             let draft = try await f.campaigns.create(
                 CampaignDraft(appID: f.app.id, name: "Old", notes: "to be cleared", templateName: "welcome", rateLimit: 100),
@@ -83,8 +83,8 @@ import Testing
         }
     }
 
-    @Test func transitionsFollowTheStateMachineAndRefuseTheRest() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func transitionsFollowTheStateMachineAndRefuseTheRest(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let campaign = try await f.campaigns.create(f.draft(), actor: "test")
             // Without a template version there is nothing to pin: refused, and nothing changes.
             await #expect(throws: ValidationError.self) {
@@ -108,8 +108,8 @@ import Testing
         }
     }
 
-    @Test func aFailedCampaignKeepsItsReason() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aFailedCampaignKeepsItsReason(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let campaign = try await f.runningCampaign()
             let failed = try #require(
                 try await f.campaigns.transition(
@@ -118,8 +118,8 @@ import Testing
         }
     }
 
-    @Test func estimateCountsEachKindOfFilter() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func estimateCountsEachKindOfFilter(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             func register(
                 _ n: Int, _ environment: APNSEnvironment, _ languages: [String], _ authorization: AuthorizationSettings,
                 timeZone: String?, userID: String?, attributes: [String: PayloadValue], appID: Int64? = nil

@@ -2,12 +2,13 @@ import APNSCore
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import PostgresNIO
 import Testing
 
 @Suite struct CampaignWorkTests {
-    @Test func startingADueCampaignFreezesItsAudienceAndSplitsItIntoChunks() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func startingADueCampaignFreezesItsAudienceAndSplitsItIntoChunks(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             try await f.registerDevices(1...30)
             try await f.addTemplate("welcome")
             let later = try await f.campaigns.create(f.draft("Later", sendAt: Date(timeIntervalSinceNow: 3600)), actor: "test")
@@ -39,8 +40,8 @@ import Testing
         }
     }
 
-    @Test func concurrentClaimsNeverShareAChunk() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func concurrentClaimsNeverShareAChunk(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let campaign = try await f.runningCampaign()
             let leases = try await withThrowingTaskGroup(of: ChunkLease?.self, returning: [ChunkLease].self) { group in
                 for n in 0..<24 {
@@ -59,8 +60,8 @@ import Testing
         }
     }
 
-    @Test func aChunkGivenBackWithAHoldIsPassedByUntilTheHoldEnds() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aChunkGivenBackWithAHoldIsPassedByUntilTheHoldEnds(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             _ = try await f.runningCampaign()
             let first = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
             #expect(first.chunk == 0)
@@ -82,8 +83,8 @@ import Testing
         }
     }
 
-    @Test func aLostLeaseWritesNothing() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aLostLeaseWritesNothing(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let devices = try await f.registerDevices(1...5)
             let campaign = try await f.runningCampaign()
             // Already expired when granted: the next claim takes the same chunk over.
@@ -114,8 +115,8 @@ import Testing
         }
     }
 
-    @Test func aBatchRecordedTwiceCountsOnce() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aBatchRecordedTwiceCountsOnce(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let devices = try await f.registerDevices(1...30)
             let campaign = try await f.runningCampaign()
             let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
@@ -144,8 +145,8 @@ import Testing
         }
     }
 
-    @Test func unregisteredInvalidatesOnlyDevicesNotRegisteredSinceAPNsTimestamp() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func unregisteredInvalidatesOnlyDevicesNotRegisteredSinceAPNsTimestamp(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let devices = try await f.registerDevices(1...3)
             let campaign = try await f.runningCampaign()
             let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))
@@ -186,8 +187,8 @@ import Testing
         }
     }
 
-    @Test func aCampaignCompletesWithItsLastChunkAndItsLedgerPages() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aCampaignCompletesWithItsLastChunkAndItsLedgerPages(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             try await f.registerDevices(1...40)
             let campaign = try await f.runningCampaign()
             let (seen, completed) = try await f.run(campaign, batch: 7) { device in
@@ -225,8 +226,8 @@ import Testing
         }
     }
 
-    @Test func aCampaignWhoseLastChunkEndsWhilePausedCompletesWhenResumed() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aCampaignWhoseLastChunkEndsWhilePausedCompletesWhenResumed(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             try await f.registerDevices(1...10)
             let campaign = try await f.runningCampaign()
             // A lease that cannot lapse however slow the machine: a lapsed one would be taken over.
@@ -245,8 +246,8 @@ import Testing
         }
     }
 
-    @Test func pauseStopsClaimingAndCancelCountsTheRestUnsent() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func pauseStopsClaimingAndCancelCountsTheRestUnsent(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let devices = try await f.registerDevices(1...10)
             let campaign = try await f.runningCampaign()
             let lease = try #require(try await f.work.claimChunk(owner: "a", leaseDuration: .seconds(86_400)))

@@ -7,8 +7,8 @@ import PostgresNIO
 import Testing
 
 @Suite struct DeviceRepositoryTests {
-    @Test func registerCreatesThenUpdatesAndRevivesAnInvalidatedToken() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func registerCreatesThenUpdatesAndRevivesAnInvalidatedToken(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let token = StoreFixture.token(1)
             let (first, created) = try await f.devices.register(
                 appID: f.app.id, token: token, registration: StoreFixture.registration(languages: ["fr-CA", "en"]))
@@ -34,8 +34,8 @@ import Testing
 
     /// A column value no Herald writes (an edit behind Herald's back, with the CHECK dropped)
     /// fails the read and names the column, instead of being read as some default.
-    @Test func anUnknownEnumValueInARowFailsLoudly() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func anUnknownEnumValueInARowFailsLoudly(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let token = StoreFixture.token(1)
             _ = try await f.devices.register(appID: f.app.id, token: token, registration: StoreFixture.registration())
             try await f.client.query("ALTER TABLE devices DROP CONSTRAINT devices_environment_check")
@@ -49,8 +49,8 @@ import Testing
         }
     }
 
-    @Test func deleteRemovesOnlyThatToken() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func deleteRemovesOnlyThatToken(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             for n in 1...2 {
                 _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(n), registration: StoreFixture.registration())
             }
@@ -60,8 +60,8 @@ import Testing
         }
     }
 
-    @Test func listPagesByKeysetAndFilters() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func listPagesByKeysetAndFilters(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             for n in 1...25 {
                 let registration = StoreFixture.registration(
                     languages: n % 2 == 0 ? ["ja", "en"] : ["en"], userID: n % 5 == 0 ? "five" : nil)
@@ -87,8 +87,8 @@ import Testing
         }
     }
 
-    @Test func importBatchCountsCreatedAndUpdated() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func importBatchCountsCreatedAndUpdated(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(1), registration: StoreFixture.registration())
             let items = (1...50).map {
                 DeviceImportItem(
@@ -107,8 +107,8 @@ import Testing
         }
     }
 
-    @Test func pruneDryRunCountsWhatTheRealRunDeletesInBatches() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func pruneDryRunCountsWhatTheRealRunDeletesInBatches(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             for n in 1...20 {
                 _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(n), registration: StoreFixture.registration())
             }
@@ -138,8 +138,8 @@ import Testing
 
     /// A registration that commits while a prune runs wins: the prune chose its victims before
     /// the registration committed, but re-checks them on the rows it deletes.
-    @Test func pruneKeepsADeviceRegisteredAgainWhileItRuns() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func pruneKeepsADeviceRegisteredAgainWhileItRuns(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             for n in 1...3 {
                 _ = try await f.devices.register(appID: f.app.id, token: StoreFixture.token(n), registration: StoreFixture.registration())
                 try await f.invalidate(StoreFixture.token(n), reason: "Unregistered", daysAgo: 40)

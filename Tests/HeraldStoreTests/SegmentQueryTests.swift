@@ -40,8 +40,8 @@ import Testing
         return found.compactMap { id in ids.firstIndex(of: id).map { $0 + 1 } }
     }
 
-    @Test func attributeOperatorsTreatMissingAndMistypedValuesAsUnknown() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func attributeOperatorsTreatMissingAndMistypedValuesAsUnknown(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let ids = try await Self.devices(f)
             let cases: [(String, [Int])] = [
                 (#"{"attribute": "cartValue", "gt": 50}"#, [1]),  // "90" is a string: unknown
@@ -65,8 +65,8 @@ import Testing
         }
     }
 
-    @Test func deviceFieldsAndNesting() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func deviceFieldsAndNesting(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let ids = try await Self.devices(f)
             let cases: [(String, [Int])] = [
                 (#"{"language": "pt"}"#, [1, 4]),
@@ -90,21 +90,26 @@ import Testing
         }
     }
 
-    @Test func behaviourComesFromTheLedgerAndTheEvents() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func behaviourComesFromTheLedgerAndTheEvents(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let ids = try await Self.devices(f)
             let day: TimeInterval = 86_400
+            // Two statements, each of which a Citus cluster takes (the ledger's rows join their
+            // devices for their parts; a CTE read by a correlated subquery it refuses).
+            let campaignID = try await f.client.query(
+                """
+                INSERT INTO campaigns (app_id, name, state, template_name, public_id)
+                VALUES (\(f.app.id), 'Welcome', 'draft', 'welcome', '3C4133DF-2DBA-418C-88EF-92260F82C4E8')
+                RETURNING id
+                """
+            ).collect().first!.decode(Int64.self)
             try await f.client.query(
                 """
-                WITH c AS (
-                    INSERT INTO campaigns (app_id, name, state, template_name, public_id)
-                    VALUES (\(f.app.id), 'Welcome', 'draft', 'welcome', '3C4133DF-2DBA-418C-88EF-92260F82C4E8')
-                    RETURNING id
-                )
                 INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome, created_at)
-                SELECT \(f.app.id), c.id, d.id, (SELECT part FROM devices WHERE id = d.id), d.outcome, d.at FROM c,
-                    unnest(\([ids[0], ids[1], ids[2]])::bigint[], \(["accepted", "accepted", "failed"])::text[],
-                           \([Self.now - 2 * day, Self.now - 40 * day, Self.now - day])::timestamptz[]) AS d(id, outcome, at)
+                SELECT \(f.app.id), \(campaignID), d.id, v.part, d.outcome, d.at
+                FROM unnest(\([ids[0], ids[1], ids[2]])::bigint[], \(["accepted", "accepted", "failed"])::text[],
+                            \([Self.now - 2 * day, Self.now - 40 * day, Self.now - day])::timestamptz[]) AS d(id, outcome, at)
+                JOIN devices v ON v.app_id = \(f.app.id) AND v.id = d.id
                 """)
             try await f.client.query(
                 """
@@ -129,6 +134,14 @@ import Testing
                 (#"{"all": [{"received": {}}, {"not": {"converted": {}}}]}"#, [2]),
             ]
             for (json, expected) in cases {
+                // Events stay on the coordinator of a Citus cluster for now, and a device's
+                // events cannot be joined there: refused as not supported, which the API
+                // answers with 501 (docs/scaling.md, "What a cluster cannot do yet").
+                if onCluster && (json.contains("opened") || json.contains("converted")) {
+                    let refusal = await #expect(throws: PSQLError.self) { try await matches(f, json, ids) }
+                    #expect(refusal?.serverInfo?[.sqlState] == PostgresError.Code.featureNotSupported.raw, "\(json)")
+                    continue
+                }
                 #expect(try await matches(f, json, ids) == expected, "\(json)")
             }
         }

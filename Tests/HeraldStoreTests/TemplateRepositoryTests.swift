@@ -24,8 +24,8 @@ import Testing
             appID: nil)
     }
 
-    @Test func theFirstSaveIsVersionOneTheSameContentChangesNothingAndNewContentIsVersionTwo() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func theFirstSaveIsVersionOneTheSameContentChangesNothingAndNewContentIsVersionTwo(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let templates = Self.repository(f)
             let first = try await Self.save(templates, "Hi %@")
             #expect(first.created && first.record.version == 1 && first.record.name == "promo")
@@ -51,8 +51,8 @@ import Testing
         }
     }
 
-    @Test func listShowsEachTemplatesLatestVersionAndVersionsAreNewestFirst() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func listShowsEachTemplatesLatestVersionAndVersionsAreNewestFirst(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let templates = Self.repository(f)
             #expect(try await templates.list().isEmpty)
             _ = try await Self.save(templates, "A", name: "welcome", languages: ["en"])
@@ -73,8 +73,8 @@ import Testing
         }
     }
 
-    @Test func concurrentSavesOfTheSameNewContentCreateExactlyOneVersion() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func concurrentSavesOfTheSameNewContentCreateExactlyOneVersion(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let templates = Self.repository(f)
             let created = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<8 {
@@ -90,8 +90,8 @@ import Testing
         }
     }
 
-    @Test func concurrentSavesOfDifferentContentTakeConsecutiveVersions() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func concurrentSavesOfDifferentContentTakeConsecutiveVersions(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let templates = Self.repository(f)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<6 {
@@ -105,8 +105,8 @@ import Testing
         }
     }
 
-    @Test func aNameTheSchemaRefusesIsAValidationErrorAndStoresNothing() async throws {
-        try await StoreFixture.with { f in
+    @Test(arguments: CitusTestDatabase.engines) func aNameTheSchemaRefusesIsAValidationErrorAndStoresNothing(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             let templates = Self.repository(f)
             await #expect(throws: ValidationError.self) { try await Self.save(templates, "x", name: "Not A Name") }
             let stored = try await f.count("SELECT count(*) FROM templates")
