@@ -54,8 +54,8 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
                 return invalidated
             }
             // One statement is atomic on its own: no transaction's extra round trips (a
-            // journey batch's sends are one such statement).
-            let statements = (invalidations.isEmpty ? 0 : 1) + (journeys.isEmpty ? 0 : 1) + others.count
+            // journey batch's sends are one such statement). Invalidations take several.
+            let statements = (invalidations.isEmpty ? 0 : 2) + (journeys.isEmpty ? 0 : 1) + others.count
             if statements <= 1 { return try await client.withConnection(record) }
             return try await client.withDomainTransaction(logger: logger, record)
         }

@@ -103,9 +103,12 @@ public enum CitusTestDatabase {
         do {
             return try await TestDatabase.withClient(url) { client in
                 let now = try await tables(client)
-                guard now.isSuperset(of: baseline) else { return false }
-                for added in now.subtracting(baseline) {
-                    try await client.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(added) CASCADE"))
+                let added = now.subtracting(baseline)
+                // Only tables (ledger partitions) may have been added; a constraint or function
+                // changed by a test means a full reset.
+                guard now.isSuperset(of: baseline), added.allSatisfy({ $0.hasPrefix("table ") }) else { return false }
+                for table in added {
+                    try await client.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table.dropFirst(6)) CASCADE"))
                 }
                 let emptied = try await client.query(
                     """
@@ -125,13 +128,22 @@ public enum CitusTestDatabase {
         }
     }
 
-    /// Herald's tables and partitions, by name.
+    /// Herald's schema as far as a test may change it: its tables and partitions, the
+    /// constraints of its tables (not partitions), and its functions with their bodies.
     private static func tables(_ client: PostgresClient) async throws -> Set<String> {
         let rows = try await client.query(
             """
-            SELECT c.oid::regclass::text FROM pg_class c
+            SELECT 'table ' || c.oid::regclass::text FROM pg_class c
             WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')
               AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'e')
+            UNION ALL
+            SELECT 'constraint ' || k.conrelid::regclass::text || ' ' || k.conname || ' ' || md5(pg_get_constraintdef(k.oid))
+            FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+            WHERE k.connamespace = 'public'::regnamespace AND NOT c.relispartition
+            UNION ALL
+            SELECT 'function ' || p.oid::regprocedure::text || ' ' || md5(p.prosrc) FROM pg_proc p
+            WHERE p.pronamespace = 'public'::regnamespace
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
             """
         ).collect()
         return Set(try rows.map { try $0.decode(String.self) })
