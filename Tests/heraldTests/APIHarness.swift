@@ -29,12 +29,23 @@ struct APIHarness {
     static let otherBundleID = "com.example.other"
 
     /// `keyCache`: the API's cache of authenticated keys, for tests that watch it (else the
-    /// configuration's).
+    /// configuration's). `onCluster`: on the Citus cluster's database, distributed (a test that takes
+    /// `arguments: CitusTestDatabase.engines`), instead of a fresh one-PostgreSQL database.
     static func with(
         adjust: (inout HeraldConfiguration) -> Void = { _ in }, testing: TestingSetup = .router,
-        keyCache: APIKeyCache? = nil, _ body: @Sendable (APIHarness) async throws -> Void
+        keyCache: APIKeyCache? = nil, onCluster: Bool = false, _ body: @Sendable (APIHarness) async throws -> Void
     ) async throws {
-        try await TestDatabase.withDatabase { url in
+        let run: (String) async throws -> Void = { url in
+            try await with(url: url, adjust: adjust, testing: testing, keyCache: keyCache, body)
+        }
+        if onCluster { try await CitusTestDatabase.with(run) } else { try await TestDatabase.withDatabase(run) }
+    }
+
+    private static func with(
+        url: String, adjust: (inout HeraldConfiguration) -> Void, testing: TestingSetup, keyCache: APIKeyCache?,
+        _ body: @Sendable (APIHarness) async throws -> Void
+    ) async throws {
+        do {
             var configuration = HeraldConfiguration()
             configuration.databaseURL = url
             configuration.migrationsDirectory = TestDatabase.migrationsDirectory.path

@@ -75,8 +75,8 @@ import Testing
         }
     }
 
-    @Test func schedulingWithoutTheTemplateIsRefused() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func schedulingWithoutTheTemplateIsRefused(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let created = try await h.request(.post, "/v1/campaigns", key: h.marketingKey, body: Self.draft)
             let id = try #require(created.json["id"] as? String)
             let refused = try await h.request(.post, "/v1/campaigns/\(id)/schedule", key: h.marketingKey)
@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    @Test func badDraftsNameTheirFieldAndStoreNothing() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func badDraftsNameTheirFieldAndStoreNothing(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let cases: [(String, String, Int)] = [
                 (#"{"app": "com.example.herald", "templateName": "welcome"}"#, "name", 422),
                 (#"{"app": "com.example.herald", "name": "x"}"#, "templateName", 422),
@@ -140,8 +140,8 @@ import Testing
         }
     }
 
-    @Test func onlyMarketingAndAdminKeysUseCampaigns() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func onlyMarketingAndAdminKeysUseCampaigns(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             for (method, path) in [
                 (HTTPRequest.Method.post, "/v1/campaigns"), (.get, "/v1/campaigns"), (.post, "/v1/campaigns/estimate"),
                 (.get, "/v1/campaigns/\(UUID().uuidString)"),
@@ -154,8 +154,8 @@ import Testing
         }
     }
 
-    @Test func unknownCampaignsAndBadQueriesAreProblems() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func unknownCampaignsAndBadQueriesAreProblems(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             for path in ["/v1/campaigns/\(UUID().uuidString)", "/v1/campaigns/42", "/v1/campaigns/\(UUID().uuidString)/deliveries"] {
                 let reply = try await h.request(.get, path, key: h.adminKey)
                 #expect(reply.status == .notFound && reply.problemSlug == "unknown-campaign", "\(path)")
@@ -177,8 +177,8 @@ import Testing
         }
     }
 
-    @Test func estimatesCountTheMatchingValidDevices() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func estimatesCountTheMatchingValidDevices(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let languages = [#"["de-DE"]"#, #"["de-AT","en"]"#, #"["en-GB","de"]"#, #"["pt-BR"]"#]
             for (n, list) in languages.enumerated() {
                 let reply = try await h.request(

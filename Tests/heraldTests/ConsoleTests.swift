@@ -9,8 +9,8 @@ import Testing
 @testable import herald
 
 @Suite struct ConsoleTests {
-    @Test func signInOpensASessionAndSignOutEndsIt() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func signInOpensASessionAndSignOutEndsIt(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "Ana@Example.com", role: .marketing)
             var browser = ConsoleBrowser(harness)
             let anonymous = try await browser.get("/console/campaigns")
@@ -106,8 +106,8 @@ import Testing
         }
     }
 
-    @Test func disablingAUserOrResettingTheirPasswordEndsTheirSessions() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func disablingAUserOrResettingTheirPasswordEndsTheirSessions(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             let user = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .viewer)
             var browser = ConsoleBrowser(harness)
             _ = try await browser.signIn("ana@example.com")
@@ -124,8 +124,8 @@ import Testing
         }
     }
 
-    @Test func sessionsExpireWhenIdleAndAtTheirLimit() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func sessionsExpireWhenIdleAndAtTheirLimit(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             let user = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .viewer)
             let sessions = harness.store.sessions
             let now = Date()
@@ -146,8 +146,8 @@ import Testing
         }
     }
 
-    @Test func formsWithoutTheSessionsTokenAreRefusedAndChangeNothing() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func formsWithoutTheSessionsTokenAreRefusedAndChangeNothing(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
             let campaign = try await harness.store.campaigns.create(
                 CampaignDraft(appID: harness.app.id, name: "Draft", templateName: "welcome"), actor: "test")
@@ -168,8 +168,8 @@ import Testing
         }
     }
 
-    @Test func aViewerReadsButCannotChangeCampaigns() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func aViewerReadsButCannotChangeCampaigns(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "vic@example.com", role: .viewer)
             let campaign = try await harness.store.campaigns.create(
                 CampaignDraft(appID: harness.app.id, name: "Draft", templateName: "welcome"), actor: "test")
@@ -185,8 +185,8 @@ import Testing
         }
     }
 
-    @Test func userDataIsShownAsTextEverywhere() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func userDataIsShownAsTextEverywhere(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
             let hostile = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>"
             let campaign = try await harness.store.campaigns.create(
@@ -202,8 +202,8 @@ import Testing
         }
     }
 
-    @Test func strangeInputGetsAPageNeverA500() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func strangeInputGetsAPageNeverA500(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .admin)
             var browser = ConsoleBrowser(harness)
             _ = try await browser.signIn("ana@example.com")
@@ -238,8 +238,8 @@ import Testing
         }
     }
 
-    @Test func theBuilderNamesEachErrorBesideItsFieldAndStoresNothing() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func theBuilderNamesEachErrorBesideItsFieldAndStoresNothing(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
             var browser = ConsoleBrowser(harness)
             _ = try await browser.signIn("ana@example.com")
@@ -269,8 +269,8 @@ import Testing
 
     /// The builder's preview shows what each variant sends: its own template, and its
     /// variables over the campaign's, per language; not the campaign's message for all.
-    @Test func theBuilderPreviewsWhatEachVariantSends() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func theBuilderPreviewsWhatEachVariantSends(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             for document in try TemplateLoader.load(directory: TestDatabase.repositoryRoot.appendingPathComponent("templates")) {
                 _ = try await harness.store.templates.save(try CompiledTemplate(document), createdBy: "test")
             }
@@ -300,8 +300,8 @@ import Testing
         }
     }
 
-    @Test func aDraftIsEditedInTheBuilderAndOnlyADraft() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func aDraftIsEditedInTheBuilderAndOnlyADraft(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .marketing)
             let campaign = try await harness.store.campaigns.create(
                 CampaignDraft(

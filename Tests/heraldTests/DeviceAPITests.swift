@@ -1,13 +1,14 @@
 @testable import herald
 import Foundation
 import Hummingbird
+import HeraldTestSupport
 import Testing
 
 @Suite struct DeviceAPITests {
     let path = "/v1/apps/\(APIHarness.bundleID)/devices"
 
-    @Test func registerCreatesThenUpdatesAndShowsOnlyTheTokenSuffix() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func registerCreatesThenUpdatesAndShowsOnlyTheTokenSuffix(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let token = APIHarness.token(1)
             let body = """
                 {"environment":"sandbox","languages":["zh_hant_hk","en-GB"],
@@ -40,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func reRegistrationClearsAnInvalidation() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func reRegistrationClearsAnInvalidation(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let token = APIHarness.token(2)
             _ = try await h.request(.put, "\(path)/\(token)", key: h.appKey, body: "{}")
             try await h.store.client.query(
@@ -56,8 +57,8 @@ import Testing
         }
     }
 
-    @Test func deleteRemovesTheToken() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func deleteRemovesTheToken(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let token = APIHarness.token(3)
             _ = try await h.request(.put, "\(path)/\(token)", key: h.appKey, body: "{}")
             #expect(try await h.request(.delete, "\(path)/\(token)", key: h.appKey).status == .noContent)
@@ -68,8 +69,8 @@ import Testing
         }
     }
 
-    @Test func listIsKeysetPaginatedAndFiltered() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func listIsKeysetPaginatedAndFiltered(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             for n in 1...7 {
                 let languages = n <= 3 ? #"["ja","en"]"# : #"["en"]"#
                 let user = n == 5 ? #","userID":"u5""# : ""

@@ -1,13 +1,14 @@
 @testable import herald
 import Foundation
 import Hummingbird
+import HeraldTestSupport
 import Testing
 
 @Suite struct ImportAPITests {
     let path = "/v1/apps/\(APIHarness.bundleID)/devices/import"
 
-    @Test func importsGoodLinesAndReportsBadOnesByNumber() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func importsGoodLinesAndReportsBadOnesByNumber(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             _ = try await h.request(.put, "/v1/apps/\(APIHarness.bundleID)/devices/\(APIHarness.token(1))", key: h.appKey, body: "{}")
             let lines = [
                 #"{"token":"\#(APIHarness.token(1))","languages":["de"]}"#,  // 1: update
@@ -37,8 +38,8 @@ import Testing
         }
     }
 
-    @Test func importsManyLinesInBatches() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func importsManyLinesInBatches(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let count = 2_500
             let body = (1...count).map { #"{"token":"\#(APIHarness.token($0))","languages":["en"]}"# }.joined(separator: "\n") + "\n"
             let reply = try await h.request(.post, path, key: h.adminKey, body: body)

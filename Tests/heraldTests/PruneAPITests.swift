@@ -1,11 +1,12 @@
 @testable import herald
 import Foundation
 import Hummingbird
+import HeraldTestSupport
 import Testing
 
 @Suite struct PruneAPITests {
-    @Test func dryRunCountsWhatTheRealPruneDeletes() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func dryRunCountsWhatTheRealPruneDeletes(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             for n in 1...9 {
                 let bundleID = n <= 7 ? APIHarness.bundleID : APIHarness.otherBundleID
                 _ = try await h.request(.put, "/v1/apps/\(bundleID)/devices/\(APIHarness.token(n))", key: h.adminKey, body: "{}")
@@ -59,8 +60,8 @@ import Testing
         }
     }
 
-    @Test func pruneOfAnUnknownAppNamesTheAppField() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func pruneOfAnUnknownAppNamesTheAppField(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let reply = try await h.request(
                 .post, "/v1/admin/prune", key: h.adminKey, body: #"{"app":"com.nope","notRegisteredSince":"2026-01-01T00:00:00Z"}"#)
             #expect(reply.status == .notFound && reply.problemSlug == "unknown-app")

@@ -23,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func aSegmentIsSavedCountedVersionedAndArchived() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aSegmentIsSavedCountedVersionedAndArchived(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             try await Self.register(h)
             let created = try await h.request(
                 .post, Self.path, key: h.marketingKey,
@@ -69,8 +69,8 @@ import Testing
         }
     }
 
-    @Test func badSegmentRequestsAreRefusedNamingTheFieldAndStoreNothing() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func badSegmentRequestsAreRefusedNamingTheFieldAndStoreNothing(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String?)] = [
                 (.post, Self.path, #"{"name": "x", "segment": {"attribute": "a", "gt": "big"}}"#, .unprocessableContent, "segment.gt"),
                 (.post, Self.path, #"{"name": "x", "segment": {"all": [{"nope": 1}]}}"#, .unprocessableContent, "segment.all[0]"),

@@ -28,8 +28,8 @@ import Testing
         return Int(try rows.first!.decode(Int64.self))
     }
 
-    @Test func putCreatesAVersionKeepsItWhenUnchangedAndAddsOneWhenChanged() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func putCreatesAVersionKeepsItWhenUnchangedAndAddsOneWhenChanged(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             var document = try Self.shipped("welcome")
             let created = try await h.request(.put, "/v1/templates/welcome", key: h.marketingKey, body: Self.body(document))
             #expect(created.status == .created)
@@ -65,8 +65,8 @@ import Testing
         }
     }
 
-    @Test func getListsTemplatesShowsVersionsNewestFirstAndReadsOldVersions() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func getListsTemplatesShowsVersionsNewestFirstAndReadsOldVersions(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             #expect(try await Self.put(h, "welcome").status == .created)
             #expect(try await Self.put(h, "flash-sale").status == .created)
             var document = try Self.shipped("welcome")
@@ -104,8 +104,8 @@ import Testing
         }
     }
 
-    @Test func unknownTemplatesAre404() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func unknownTemplatesAre404(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let preview = #"{"recipients":[{"languages":["en"]}]}"#
             let requests: [(HTTPRequest.Method, String, String?)] = [
                 (.get, "/v1/templates/nope", nil), (.get, "/v1/templates/nope/versions/1", nil),
@@ -119,8 +119,8 @@ import Testing
         }
     }
 
-    @Test func appKeysCannotUseTemplates() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func appKeysCannotUseTemplates(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             #expect(try await Self.put(h, "welcome").status == .created)
             let flashSale = Self.body(try Self.shipped("flash-sale"))
             let requests: [(HTTPRequest.Method, String, String?)] = [
@@ -136,8 +136,8 @@ import Testing
         }
     }
 
-    @Test func anInvalidTemplateGets422ListingEveryProblemAndStoresNothing() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func anInvalidTemplateGets422ListingEveryProblemAndStoresNothing(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let body = """
                 {"defaultLanguage":"en","body":{"key":"BODY","arguments":["vars.count"]},
                  "payload":{"pushType":"fax","badge":-1},
