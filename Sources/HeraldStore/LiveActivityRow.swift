@@ -10,10 +10,11 @@ enum LiveActivityRow {
         a.dismiss_at
         """
 
-    /// The activity with its live token count (`tokens`).
-    static func decodeActivity(_ row: PostgresRow) throws -> LiveActivity {
-        let (appID, activityID, type, state, last, created, lastUpdate, ended, dismiss, tokens) = try row.decode(
-            (Int64, String, String?, String, Int64, Date, Date?, Date?, Date?, Int64).self)
+    /// The activity, with its live token count from `tokens` (by activity ID; none: 0).
+    static func decodeActivity(_ row: PostgresRow, tokens counts: [String: Int64]) throws -> LiveActivity {
+        let (appID, activityID, type, state, last, created, lastUpdate, ended, dismiss) = try row.decode(
+            (Int64, String, String?, String, Int64, Date, Date?, Date?, Date?).self)
+        let tokens = counts[activityID] ?? 0
         return LiveActivity(
             appID: appID, activityID: activityID, attributesType: type,
             state: try StoreError.decode(state, as: LiveActivity.State.self, column: "live_activities.state"),

@@ -70,6 +70,10 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
     {
         try await DatabaseMetrics.measure("liveActivities.registerUpdateToken") {
             try await client.withDomainTransaction(logger: logger) { connection -> UpdateTokenRegistration in
+                // The device is found by its token, which reaches every part's shard on a Citus
+                // cluster: the activity's row on the coordinator may be written after that only
+                // over one connection per node.
+                try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                 let devices = try await connection.query(
                     "SELECT id, part FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))",
                     logger: logger)
@@ -131,23 +135,33 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         }
     }
 
-    /// The live token count of an activity row `a`, tokens past their lifetime left out.
-    private static func tokenCount(now: Date) -> String {
-        let since = now.addingTimeInterval(-LiveActivityRules.tokenLifetime).timeIntervalSince1970
-        return """
-            (SELECT count(*) FROM live_activity_tokens t WHERE t.app_id = a.app_id AND t.activity_id = a.activity_id
-               AND t.registered_at > to_timestamp(\(since)))
+    /// The live token counts of activities, tokens past their lifetime left out. A query of its
+    /// own: on a Citus cluster the tokens are distributed and the activities are not, and a
+    /// correlated subquery between them is refused.
+    private func tokenCounts(appID: Int64, activityIDs: [String], now: Date) async throws -> [String: Int64] {
+        guard !activityIDs.isEmpty else { return [:] }
+        let rows = try await client.query(
             """
+            SELECT activity_id, count(*) FROM live_activity_tokens
+            WHERE app_id = \(appID) AND activity_id = ANY(\(activityIDs)::text[])
+              AND registered_at > \(now.addingTimeInterval(-LiveActivityRules.tokenLifetime))
+            GROUP BY activity_id
+            """, logger: logger)
+        var counts = [String: Int64]()
+        for try await (id, count) in rows.decode((String, Int64).self) { counts[id] = count }
+        return counts
     }
 
     public func activity(appID: Int64, activityID: String, now: Date) async throws -> LiveActivity? {
         try await DatabaseMetrics.measure("liveActivities.activity") {
             let rows = try await client.query(
                 """
-                SELECT \(unescaped: LiveActivityRow.activityColumns), \(unescaped: Self.tokenCount(now: now))
+                SELECT \(unescaped: LiveActivityRow.activityColumns)
                 FROM live_activities a WHERE a.app_id = \(appID) AND a.activity_id = \(activityID)
                 """, logger: logger)
-            return try await rows.collect().first.map(LiveActivityRow.decodeActivity)
+            guard let row = try await rows.collect().first else { return nil }
+            let counts = try await tokenCounts(appID: appID, activityIDs: [activityID], now: now)
+            return try LiveActivityRow.decodeActivity(row, tokens: counts)
         }
     }
 
@@ -160,7 +174,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
             let after = cursor.flatMap { NewestFirstCursor($0) }
             let rows = try await client.query(
                 """
-                SELECT \(unescaped: LiveActivityRow.activityColumns), \(unescaped: Self.tokenCount(now: now))
+                SELECT \(unescaped: LiveActivityRow.activityColumns)
                 FROM live_activities a
                 WHERE a.app_id = \(appID) AND (\(state?.rawValue)::text IS NULL OR a.state = \(state?.rawValue))
                   AND (\(after?.microseconds)::bigint IS NULL
@@ -169,7 +183,10 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
                 ORDER BY a.created_at DESC, a.activity_id DESC
                 LIMIT \(limit + 1)
                 """, logger: logger)
-            var activities = try await rows.collect().map(LiveActivityRow.decodeActivity)
+            let found = try await rows.collect()
+            let counts = try await tokenCounts(
+                appID: appID, activityIDs: try found.map { try $0.makeRandomAccess()[1].decode(String.self) }, now: now)
+            var activities = try found.map { try LiveActivityRow.decodeActivity($0, tokens: counts) }
             var next: String?
             if activities.count > limit {
                 activities.removeLast()
@@ -185,7 +202,11 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         do {
             return try await DatabaseMetrics.measure("liveActivities.enqueue") {
                 try await client.withDomainTransaction(logger: logger) { connection in
-                    try await enqueue(
+                    // Counting the activity's tokens reaches every part's shard on a Citus cluster;
+                    // the updates on the coordinator may be written after that only over one
+                    // connection per node.
+                    try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
+                    return try await enqueue(
                         appID: appID, activityID: activityID, request: request, allowance: highPriorityPerHour, actor: actor,
                         now: now, on: connection)
                 }

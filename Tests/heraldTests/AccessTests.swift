@@ -12,8 +12,8 @@ import Testing
 @Suite struct AccessTests {
     let devices = "/v1/apps/\(APIHarness.bundleID)/devices"
 
-    @Test func missingUnknownOrMalformedKeysGet401() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func missingUnknownOrMalformedKeysGet401(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             for key in [nil, "hk_" + String(repeating: "0", count: 64), "not-a-key"] {
                 let reply = try await h.request(.get, devices, key: key)
                 #expect(reply.status == .unauthorized && reply.problemSlug == "unauthorized")
@@ -81,8 +81,8 @@ import Testing
         #expect(APIKeyCache(ttl: .zero).principal(for: "hk_secret") == nil)
     }
 
-    @Test func appKeysReachOnlyTheirOwnApp() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func appKeysReachOnlyTheirOwnApp(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let token = APIHarness.token(1)
             let other = try await h.request(.put, "\(devices)/\(token)", key: h.otherAppKey, body: "{}")
             #expect(other.status == .forbidden && other.problemSlug == "forbidden")
@@ -95,8 +95,8 @@ import Testing
         }
     }
 
-    @Test func marketingReadsButNeverWritesOrPrunes() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func marketingReadsButNeverWritesOrPrunes(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let token = APIHarness.token(1)
             _ = try await h.request(.put, "\(devices)/\(token)", key: h.adminKey, body: "{}")
             #expect(try await h.request(.get, "\(devices)/\(token)", key: h.marketingKey).status == .ok)
@@ -117,8 +117,8 @@ import Testing
         }
     }
 
-    @Test func logsNeverContainATokenOrAnAPIKey() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func logsNeverContainATokenOrAnAPIKey(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let token = APIHarness.token(42)
             _ = try await h.request(.put, "\(devices)/\(token)", key: h.appKey, body: #"{"languages":["en"]}"#)
             _ = try await h.request(.put, "\(devices)/\(token)", key: h.appKey, body: #"{"languages":["??"]}"#)
@@ -136,8 +136,8 @@ import Testing
 
 /// What the API remembers of apps: forgotten at once when told, and never kept past its life.
 @Suite struct AppDirectoryTests {
-    @Test func anAppIsReadAgainAfterItsCopyLapsesOrIsForgotten() async throws {
-        try await APIHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func anAppIsReadAgainAfterItsCopyLapsesOrIsForgotten(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
             let directory = AppDirectory(apps: h.store.apps, ttl: .milliseconds(200))
             #expect(try await directory.require(bundleID: APIHarness.bundleID).defaultEnvironment == .production)
             #expect(directory.count == 1)

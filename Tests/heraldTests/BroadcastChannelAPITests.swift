@@ -16,8 +16,8 @@ struct BroadcastChannelAPITests {
     static let bundle = EngineHarness.bundleID
     static let channels = "/v1/apps/\(bundle)/channels"
 
-    @Test func anActivitysUpdatesGoToItsChannelAsOneBroadcastAndAForgottenChannelIsMarkedGone() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func anActivitysUpdatesGoToItsChannelAsOneBroadcastAndAForgottenChannelIsMarkedGone(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI(engine: false) { api in
                 let created = try await api.request(
                     .post, Self.channels, key: api.appKey,
@@ -99,8 +99,8 @@ struct BroadcastChannelAPITests {
         }
     }
 
-    @Test func badChannelRequestsAreRefusedNamingTheFieldAndMakeNothing() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func badChannelRequestsAreRefusedNamingTheFieldAndMakeNothing(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI(engine: false) { api in
                 let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status, String?)] = [
                     (.post, Self.channels, #"{"storagePolicy": 2}"#, .unprocessableContent, "storagePolicy"),
@@ -129,8 +129,8 @@ struct BroadcastChannelAPITests {
         }
     }
 
-    @Test func aStartCampaignNamingAChannelNeedsAnActiveOneAndAnAudienceInItsEnvironment() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aStartCampaignNamingAChannelNeedsAnActiveOneAndAnAudienceInItsEnvironment(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await LiveActivityStartTests.registerDevices(h, 0..<5, type: "ScoreAttributes") { _ in true }
             try await h.withAPI(engine: false) { api in
                 let made = try await api.request(.post, Self.channels, key: api.appKey, body: #"{"environment": "production"}"#)

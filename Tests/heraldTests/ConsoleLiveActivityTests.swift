@@ -9,8 +9,8 @@ import Testing
 /// The console's Live Activity pages (the browser test drives them in Chromium too).
 @Suite(.serialized)
 struct ConsoleLiveActivityTests {
-    @Test func activitiesAreListedShownAndUpdatedByMarketingNotByViewers() async throws {
-        try await APIHarness.with { harness in
+    @Test(arguments: CitusTestDatabase.engines) func activitiesAreListedShownAndUpdatedByMarketingNotByViewers(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { harness in
             let bundle = APIHarness.bundleID
             let device = APIHarness.token(1)
             #expect(try await harness.request(.put, "/v1/apps/\(bundle)/devices/\(device)", key: harness.appKey, body: "{}").status == .created)

@@ -126,8 +126,8 @@ struct LiveActivityStartTests {
         }
     }
 
-    @Test func anAttributesTypeNoDeviceHoldsIsRefusedAtScheduling() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func anAttributesTypeNoDeviceHoldsIsRefusedAtScheduling(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await Self.registerDevices(h, 0..<10, type: "DeliveryAttributes") { _ in true }
             try await h.withAPI(engine: false) { api in
                 let created = try await api.request(

@@ -164,8 +164,8 @@ struct LiveActivityTests {
         }
     }
 
-    @Test func priorityTenBeyondTheAllowanceGoesAtFiveAndSaysSo() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func priorityTenBeyondTheAllowanceGoesAtFiveAndSaysSo(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI(engine: false) { api in
                 let set = try await api.request(
                     .patch, "/v1/apps/\(Self.bundle)", key: api.adminKey, body: #"{"liveActivityHighPriorityPerHour": 2}"#)
@@ -199,8 +199,8 @@ struct LiveActivityTests {
         }
     }
 
-    @Test func badUpdatesAreRefusedNamingTheFieldAndQueueNothing() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func badUpdatesAreRefusedNamingTheFieldAndQueueNothing(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI(engine: false) { api in
                 try await Self.registerTokens(h, api, activity: "sale-1", 0..<1)
                 let big = String(repeating: "x", count: 4100)
@@ -279,8 +279,8 @@ struct LiveActivityTests {
         }
     }
 
-    @Test func startTokensAreKeptPerAttributesTypeReplacedAndGoWithTheirDevice() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func startTokensAreKeptPerAttributesTypeReplacedAndGoWithTheirDevice(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI(engine: false) { api in
                 try await h.register(0..<1) { _ in
                     try DeviceRegistration(

@@ -6,6 +6,7 @@ import HeraldCore
 import HeraldDelivery
 import Hummingbird
 import Synchronization
+import HeraldTestSupport
 import Testing
 
 @testable import herald
@@ -348,8 +349,8 @@ import Testing
         }
     }
 
-    @Test func badEndpointsAreRefusedNamingTheFieldAndChangeNothing() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func badEndpointsAreRefusedNamingTheFieldAndChangeNothing(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI { api in
                 let cases: [(String, String)] = [
                     (#"{"url": "ftp://example.com/hook"}"#, "url"),
@@ -400,8 +401,8 @@ import Testing
 
     /// An app's endpoint is not reachable through the every-app path, nor removable there; the
     /// secret is shown once and never listed.
-    @Test func endpointsAreListedWithoutSecretsAndRemovedWhereTheyBelong() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func endpointsAreListedWithoutSecretsAndRemovedWhereTheyBelong(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI { api in
                 let own = try await Self.add(api, Self.appPath, url: "https://backend.example.com/herald?team=1")
                 let list = try await api.request(.get, Self.appPath, key: api.adminKey)
