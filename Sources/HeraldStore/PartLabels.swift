@@ -18,7 +18,7 @@ enum PartLabels {
             labels = try await client.query(
                 "SELECT herald_part(b) FROM generate_series(0, 255, 16) AS b ORDER BY b", logger: logger
             ).collect().map { try $0.decode(Int32.self) }
-            guard labels.count == 16 else { throw StoreError.unknownValue(column: "herald_part", value: "\(labels.count) labels") }
+            guard labels.count == 16 else { throw StoreError.unexpectedSchema("herald_part gave \(labels.count) part labels, not 16") }
             known.withLock { $0 = labels }
         }
         return labels[Int(bucket) / 16]

@@ -222,11 +222,18 @@ enum StoreError: Error, CustomStringConvertible {
     case missingRow
     /// A column held a value no Herald version writes (an edit behind Herald's back).
     case unknownValue(column: String, value: String)
+    /// A delivery record without its device's bucket: the ledger row's part is unknown (a bug in
+    /// the caller; nothing of the batch is written).
+    case missingBucket(deviceID: Int64)
+    /// The database's schema is not what this Herald's migrations make (a function edited).
+    case unexpectedSchema(String)
 
     var description: String {
         switch self {
         case .missingRow: "the database returned no row where one was expected"
         case .unknownValue(let column, let value): "\(column) holds \"\(value)\", which this Herald does not know"
+        case .missingBucket(let deviceID): "the delivery record of device \(deviceID) has no bucket, so its part is unknown"
+        case .unexpectedSchema(let detail): "the database's schema is not Herald's: \(detail)"
         }
     }
 

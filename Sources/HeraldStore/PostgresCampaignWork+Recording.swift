@@ -174,7 +174,7 @@ extension PostgresCampaignWork {
     static func buckets(of records: [DeliveryRecord]) throws -> [Int32] {
         try records.map { record in
             guard let bucket = record.bucket, (0...255).contains(bucket) else {
-                throw StoreError.unknownValue(column: "deliveries.part", value: "no bucket for device \(record.deviceID)")
+                throw StoreError.missingBucket(deviceID: record.deviceID)
             }
             return Int32(bucket)
         }

@@ -115,7 +115,8 @@ import Testing
         #expect(senders.notifications.isEmpty && work.snapshot.records.isEmpty)
     }
 
-    @Test func aBatchThatCouldNotBeRecordedIsRecordedWhenTheChunkComesBackNotSentAgain() async throws {
+    /// A chunk run whose second batch was sent but could not be recorded (the database away).
+    static func runFailingAtTheSecondRecord() async throws -> (InMemoryCampaignWork, InMemorySenders, UnrecordedBatches) {
         let work = Self.fresh()
         work.state.withLock { $0.failRecordAtBatch = 2 }
         let senders = InMemorySenders()
@@ -123,6 +124,11 @@ import Testing
         await #expect(throws: InMemoryWorkError.unreachable) {
             try await Self.run(work, senders, unrecorded: unrecorded)
         }
+        return (work, senders, unrecorded)
+    }
+
+    @Test func aBatchThatCouldNotBeRecordedIsRecordedWhenTheChunkComesBackNotSentAgain() async throws {
+        let (work, senders, unrecorded) = try await Self.runFailingAtTheSecondRecord()
         let sentBefore = senders.notifications.count
         #expect(work.snapshot.cursor == 50 && work.snapshot.inFlightTo == 100 && unrecorded.count == 1)
 
@@ -136,13 +142,7 @@ import Testing
     }
 
     @Test func keptAnswersThatNoLongerMatchTheChunkAreDroppedAndTheBatchSentAgain() async throws {
-        let work = Self.fresh()
-        work.state.withLock { $0.failRecordAtBatch = 2 }
-        let senders = InMemorySenders()
-        let unrecorded = UnrecordedBatches()
-        await #expect(throws: InMemoryWorkError.unreachable) {
-            try await Self.run(work, senders, unrecorded: unrecorded)
-        }
+        let (work, senders, unrecorded) = try await Self.runFailingAtTheSecondRecord()
         // Another instance took the chunk over and marked a different batch in flight meanwhile.
         work.state.withLock { $0.inFlightTo = 75 }
         #expect(try await Self.run(work, senders, unrecorded: unrecorded) == .completed)
