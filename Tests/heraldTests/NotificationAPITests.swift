@@ -3,6 +3,7 @@ import APNSSimulator
 import Foundation
 import HeraldCore
 import Hummingbird
+import HeraldTestSupport
 import Testing
 
 @testable import herald
@@ -24,8 +25,8 @@ import Testing
         return Int(try rows.first!.decode(Int64.self))
     }
 
-    @Test func aTemplateGoesToEachTokenInItsLanguageAndIsRecorded() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aTemplateGoesToEachTokenInItsLanguageAndIsRecorded(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<2, Self.german)
             let unknown = EngineHarness.token(99).hex
             try await h.withAPI { api in
@@ -77,8 +78,8 @@ import Testing
         }
     }
 
-    @Test func aUserIDReachesItsValidDevicesAndARawPayloadIsShaped() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aUserIDReachesItsValidDevicesAndARawPayloadIsShaped(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<3, Self.german)
             // Device 1 of user-1 is dead: not sent to.
             let dead = try #require(try await h.store.devices.find(appID: h.app.id, token: EngineHarness.token(1)))
@@ -124,8 +125,8 @@ import Testing
         }
     }
 
-    @Test func badSendsNameTheirFieldAndSendNothing() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func badSendsNameTheirFieldAndSendNothing(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<1, Self.german)
             let token = EngineHarness.token(0).hex
             try await h.withAPI { api in
@@ -163,8 +164,8 @@ import Testing
         }
     }
 
-    @Test func anAppKeySendsOnlyForItsOwnApp() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func anAppKeySendsOnlyForItsOwnApp(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             let other = try await h.store.apps.add(APIHarness.newApp("com.example.other"), actor: "test")
             let otherKey = try await h.store.keys.create(role: .app, appID: other.id, name: nil, actor: "test").1
             try await h.withAPI { api in
@@ -177,8 +178,8 @@ import Testing
         }
     }
 
-    @Test func aCampaignTestSendIsRecordedApart() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aCampaignTestSendIsRecordedApart(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<1, Self.german)
             try await h.withAPI { api in
                 let created = try await api.request(
@@ -210,8 +211,8 @@ import Testing
 
     /// The whole path through the API with the engine running inside it: create, schedule,
     /// watch the counters, read the ledger page by page.
-    @Test func aCampaignRunsToTheEndThroughTheAPI() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aCampaignRunsToTheEndThroughTheAPI(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<300, Self.german)
             try await h.withAPI(engine: true) { api in
                 let created = try await api.request(
