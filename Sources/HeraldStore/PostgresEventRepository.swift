@@ -164,11 +164,13 @@ public struct PostgresEventRepository: EventRepository {
                 SELECT * FROM unnest(\(positions)::integer[], \(deviceIDs)::bigint[], \(userIDs)::text[],
                                      \(times)::timestamptz[]) AS t(pos, device_id, user_id, occurred_at)
             ), user_devices AS (
-                SELECT u.user_id, d.id
-                FROM (SELECT DISTINCT user_id FROM input WHERE device_id = 0) u
-                CROSS JOIN LATERAL (
-                    SELECT id FROM devices WHERE app_id = \(appID) AND user_id = u.user_id ORDER BY id DESC LIMIT \(perUser)
-                ) d
+                -- Each user's newest devices, numbered per user: a Citus cluster cannot push
+                -- down a LATERAL subquery with a LIMIT per user.
+                SELECT user_id, id FROM (
+                    SELECT user_id, id, row_number() OVER (PARTITION BY user_id ORDER BY id DESC) AS place FROM devices
+                    WHERE app_id = \(appID) AND user_id = ANY(\(Array(Set(userIDs.filter { !$0.isEmpty })))::text[])
+                ) AS d
+                WHERE place <= \(perUser)
             ), pairs AS (
                 SELECT pos, occurred_at, device_id FROM input WHERE device_id <> 0
                 UNION ALL

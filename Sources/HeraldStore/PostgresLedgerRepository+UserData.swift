@@ -172,6 +172,9 @@ extension PostgresLedgerRepository {
     public func erase(appID: Int64, userID: String, actor: String) async throws -> UserErasure {
         try await DatabaseMetrics.measure("ledger.erase") {
             try await client.withDomainTransaction(logger: logger) { connection in
+                // The user's devices lie in every part's shard on a Citus cluster; the tables on
+                // the coordinator may be written after reading them only over one connection per node.
+                try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                 // What names the user's tokens goes first, while the devices still say which they are.
                 let webhookMessages = try await Self.count(
                     """

@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import PostgresNIO
 import Synchronization
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldAPI
@@ -22,8 +23,8 @@ import Testing
         return try #require(reply.json["requestID"] as? String)
     }
 
-    @Test func theTransactionalLedgerReadsByUserTokenRequestAndPage() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func theTransactionalLedgerReadsByUserTokenRequestAndPage(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<4, NotificationAPITests.german)
             try await h.withAPI { api in
                 let first = try await Self.send(api, tokens: [0, 1, 2])
@@ -62,8 +63,8 @@ import Testing
         }
     }
 
-    @Test func aTokensHistoryShowsItsRegistrationNotificationsAndCampaigns() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aTokensHistoryShowsItsRegistrationNotificationsAndCampaigns(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<4, NotificationAPITests.german)
             let campaign = try await h.runToEnd(try await h.scheduledCampaign(template: "welcome", variables: ["appName": "Acme"]))
             try await h.withAPI { api in
@@ -90,8 +91,8 @@ import Testing
         }
     }
 
-    @Test func aUsersDataIsExportedThenErasedAndTheLedgersKeepNoTrace() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aUsersDataIsExportedThenErasedAndTheLedgersKeepNoTrace(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<4, NotificationAPITests.german)
             _ = try await h.runToEnd(try await h.scheduledCampaign(template: "welcome", variables: ["appName": "Acme"]))
             try await h.withAPI { api in
@@ -144,8 +145,8 @@ import Testing
 
     /// A user shared by many devices (a placeholder such as `guest`) is exported whole, page by
     /// page: no list stops at a limit, nothing repeats.
-    @Test func aUserWithManyDevicesIsExportedWholeAPageAtATime() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aUserWithManyDevicesIsExportedWholeAPageAtATime(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.register(0..<1_203) { n in
                 try DeviceRegistration(
                     environment: .production, languages: ["en"],
