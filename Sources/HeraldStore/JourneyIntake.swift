@@ -251,6 +251,8 @@ enum JourneyIntake {
             guard !keys.isEmpty else { return 0 }
             let made = try await connection.query(
                 """
+                -- RETURNING names columns only (entered_at is now): a Citus cluster loses a
+                -- parameter there when it runs an INSERT … SELECT through the coordinator.
                 INSERT INTO journey_entries (journey_id, version, app_id, user_key, user_id, device_id, entry_number,
                                              entered_at, properties, held_out, step, arrived_at, cause, due_at, outcome,
                                              finished_at)
@@ -265,7 +267,7 @@ enum JourneyIntake {
                     AS t(journey_id, version, user_key, user_id, device_id, entry_number, properties, held_out, start,
                          first_look)
                 ON CONFLICT (journey_id, user_key, entry_number) DO NOTHING
-                RETURNING held_out OR due_at > \(now)
+                RETURNING held_out OR due_at > entered_at
                 """, logger: logger
             ).collect().map { try $0.decode(Bool.self) }
             return made.filter { !$0 }.count

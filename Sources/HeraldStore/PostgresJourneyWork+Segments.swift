@@ -26,6 +26,9 @@ extension PostgresJourneyWork {
             for (journeyID, appID, version, segmentText) in journeys {
                 let segment = try CampaignJSON.decode(Segment.self, from: segmentText)
                 entered += try await client.withDomainTransaction(logger: logger) { connection in
+                    // The segment is matched on every part's shard on a Citus cluster; the entries
+                    // on the coordinator may be written after that only over one connection per node.
+                    try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                     let key = JourneyDefinitions.Key(journeyID: journeyID, version: Int(version))
                     guard let graph = try await definitions.definitions([key], on: connection, logger: logger)[key] else {
                         return 0

@@ -19,8 +19,8 @@ struct JourneyAPITests {
         #"{"entry": \#(entry), "start": "\#(start)", "steps": {\#(steps)}}"#
     }
 
-    @Test func graphsThatCouldNotRunAre422NamingTheStepAndFieldWithNothingStored() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func graphsThatCouldNotRunAre422NamingTheStepAndFieldWithNothingStored(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI { api in
                 // A VoIP template: a journey cannot send it.
                 let voip = #"{"defaultLanguage":"en","body":{"key":"CALL"},"payload":{"pushType":"voip"},"strings":{"en":{"CALL":"Call"}}}"#
@@ -91,8 +91,8 @@ struct JourneyAPITests {
         }
     }
 
-    @Test func aJourneyGoesFromDraftToArchivedAndEventsSentToTheAPIEnterItsUsers() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aJourneyGoesFromDraftToArchivedAndEventsSentToTheAPIEnterItsUsers(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await JourneyTests.registerUsers(h, 4)
             try await h.withAPI { api in
                 let created = try await api.request(.post, Self.path, key: api.marketingKey, body: Self.body(JourneyTests.cart))
@@ -149,8 +149,8 @@ struct JourneyAPITests {
 
     /// The ledger route pages a journey's sends and narrows them by step, version, user and
     /// outcome; a bad filter is a 422 naming it.
-    @Test func theLedgerIsPagedAndFilteredByStepUserAndOutcome() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func theLedgerIsPagedAndFilteredByStepUserAndOutcome(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await JourneyTests.registerUsers(h, 3)
             try await JourneyHarness.with(h) { j in
                 _ = try await j.activeJourney(

@@ -25,8 +25,8 @@ import Testing
         Int(try await h.store.client.query(PostgresQuery(unsafeSQL: sql)).collect().first?.decode(Int64.self) ?? 0)
     }
 
-    @Test func aKilledInstanceOfTwoLosesNoUserAndSendsNoneTwiceButWithTheSameID() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aKilledInstanceOfTwoLosesNoUserAndSendsNoneTwiceButWithTheSameID(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await JourneyTests.registerUsers(h, Self.users)
             let definition = try JSONDecoder().decode(
                 PayloadValue.self,

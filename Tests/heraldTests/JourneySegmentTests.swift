@@ -27,8 +27,8 @@ struct JourneySegmentEntryTests {
         else { throw JourneyTestFailure("segment not saved") }
     }
 
-    @Test func usersMatchingTheSegmentEnterOnceThenAgainAfterTheInterval() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func usersMatchingTheSegmentEnterOnceThenAgainAfterTheInterval(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             // Users 0-9, German for the even ones.
             try await Self.registerSpeakers(h, 10, segment: "German")
             try await JourneyHarness.with(h) { j in
@@ -53,8 +53,8 @@ struct JourneySegmentEntryTests {
     /// A branch on a saved segment reads its latest version when the user comes to it: a new
     /// version saved after the journey was activated counts, and an archived one sends
     /// everyone the `no` way.
-    @Test func aBranchOnASavedSegmentFollowsItsLatestVersion() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aBranchOnASavedSegmentFollowsItsLatestVersion(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await Self.registerSpeakers(h, 6, segment: "Speakers")
             try await JourneyHarness.with(h) { j in
                 let graph = """

@@ -141,8 +141,8 @@ struct JourneyTests {
          "goal": {"event": {"name": "purchase"}}}
         """
 
-    @Test func splitsAreStickyAcrossReentryWhichFollowsItsIntervalAndLimit() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func splitsAreStickyAcrossReentryWhichFollowsItsIntervalAndLimit(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await Self.registerUsers(h, 40)
             try await JourneyHarness.with(h) { j in
                 let journey = try await j.activeJourney("Loop", Self.loop)
@@ -188,8 +188,8 @@ struct JourneyTests {
         }
     }
 
-    @Test func theGoalEndsAnEntryMidWaitPauseHoldsEveryoneAndAUserWithoutDevicesMovesOn() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func theGoalEndsAnEntryMidWaitPauseHoldsEveryoneAndAUserWithoutDevicesMovesOn(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await Self.registerUsers(h, 10)
             try await JourneyHarness.with(h) { j in
                 let journey = try await j.activeJourney("Cart", Self.cart.replacingOccurrences(of: "\"holdoutPercent\": 10", with: "\"holdoutPercent\": 0"))
@@ -250,8 +250,8 @@ struct JourneyTests {
     /// One batch holds two journeys' sends to the same user (each takes its own frequency-cap
     /// place: one goes, the other is capped) and a user whose only device is inside quiet
     /// hours (both sends wait, at their step, until the hours end).
-    @Test func aBatchsSendsObeyCapsPerSendAndHoldUsersInsideQuietHours() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func aBatchsSendsObeyCapsPerSendAndHoldUsersInsideQuietHours(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             let quiet = QuietHours(start: 22 * 60, end: 8 * 60)
             let zones = [Self.zone(whereItIs: 14), Self.zone(whereItIs: 3)]
             try await h.register(0..<2) { n in
@@ -298,8 +298,8 @@ struct JourneyTests {
         }
     }
 
-    @Test func anEntryClaimedByAnEngineThatDiedIsTakenOverWithoutASecondSend() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: CitusTestDatabase.engines) func anEntryClaimedByAnEngineThatDiedIsTakenOverWithoutASecondSend(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             try await Self.registerUsers(h, 3)
             try await JourneyHarness.with(h) { j in
                 let journey = try await j.activeJourney(
