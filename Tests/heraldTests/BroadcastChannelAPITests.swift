@@ -55,10 +55,13 @@ struct BroadcastChannelAPITests {
                         #expect(broadcasts.count == 1 && broadcasts.first?["outcome"] as? String == "accepted")
                         #expect(broadcasts.first?["channelID"] as? String == channelID)
                     }
+                    // Three broadcasts; one sent again after its answer was lost under load (a
+                    // retry, seen once in CI on a loaded machine) arrives twice with the same
+                    // timestamp, which the devices ignore, never as a fourth update.
                     let received = h.simulator.broadcasts
-                    #expect(received.count == 3 && received.allSatisfy { $0.channel.value == channelID && $0.priority == .powerAware })
+                    #expect(received.count >= 3 && received.allSatisfy { $0.channel.value == channelID && $0.priority == .powerAware })
                     let stamps = try received.map { try #require(try Payload(json: $0.payload).aps.timestamp) }
-                    #expect(stamps == stamps.sorted() && Set(stamps).count == 3)
+                    #expect(stamps == stamps.sorted() && Set(stamps).count == 3, "\(stamps)")
                     let scores = try received.map { try Payload(json: $0.payload).aps.contentState }
                     #expect(scores.last == .object(["home": .int(3), "away": .int(0)]))
                     // Each token got the three updates; one sent again after its answer was lost
