@@ -182,7 +182,7 @@ import Testing
                 #expect(byLanguage.values.reduce(0, +) == expectedOpens.reduce(0, +))
 
                 // The CLI shows the same table.
-                let show = try CLITests().herald(["campaigns", "show", id], database: h.configuration.databaseURL)
+                let show = try await CLITests().herald(["campaigns", "show", id], database: h.configuration.databaseURL)
                 #expect(show.status == 0, "\(show.stderr)")
                 #expect(show.stdout.contains("variant cart: weight 1, cart-reminder v1"))
                 #expect(show.stdout.contains("variant sale: weight 1, flash-sale v1"))

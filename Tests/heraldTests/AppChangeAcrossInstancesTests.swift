@@ -13,9 +13,9 @@ import Testing
 
     @Test func anEnvironmentChangeAndADisableMadeByTheCLIReachEveryInstance() async throws {
         try await TestDatabase.withDatabase { url in
-            let secret = try cli.addApp(url)
-            #expect(try cli.herald(["apps", "update", Self.bundleID, "--environment", "sandbox"], database: url).status == 0)
-            let create = try cli.herald(["keys", "create", "--role", "app", "--app", Self.bundleID, "--name", "backend"], database: url)
+            let secret = try await cli.addApp(url)
+            #expect(try await cli.herald(["apps", "update", Self.bundleID, "--environment", "sandbox"], database: url).status == 0)
+            let create = try await cli.herald(["keys", "create", "--role", "app", "--app", Self.bundleID, "--name", "backend"], database: url)
             let key = try #require(create.stdout.split(separator: "\n").last.map(String.init))
 
             // Each remembers apps for ten minutes: only the database's announcement can tell them.
@@ -40,7 +40,7 @@ import Testing
             // Both have looked the app up (and remember it).
             for instance in instances { #expect(try await register(on: instance.port) == "sandbox") }
 
-            #expect(try cli.herald(["apps", "update", Self.bundleID, "--environment", "production"], database: url).status == 0)
+            #expect(try await cli.herald(["apps", "update", Self.bundleID, "--environment", "production"], database: url).status == 0)
             for instance in instances {
                 try await waitUntil("instance on \(instance.port) to store new devices as production") {
                     try await register(on: instance.port) == "production"
@@ -55,13 +55,13 @@ import Testing
                 return reply.json["type"] as? String
             }
             for instance in instances { #expect(try await sendProblem(on: instance.port)?.hasSuffix("app-disabled") != true) }
-            #expect(try cli.herald(["apps", "disable", Self.bundleID], database: url).status == 0)
+            #expect(try await cli.herald(["apps", "disable", Self.bundleID], database: url).status == 0)
             for instance in instances {
                 try await waitUntil("instance on \(instance.port) to refuse sends for the disabled app") {
                     try await sendProblem(on: instance.port)?.hasSuffix("app-disabled") == true
                 }
             }
-            #expect(try cli.herald(["apps", "enable", Self.bundleID], database: url).status == 0)
+            #expect(try await cli.herald(["apps", "enable", Self.bundleID], database: url).status == 0)
             for instance in instances {
                 try await waitUntil("instance on \(instance.port) to take sends again") {
                     try await sendProblem(on: instance.port)?.hasSuffix("app-disabled") != true

@@ -5,9 +5,9 @@ import Testing
 /// `herald campaigns …` as a user runs it, on a fresh database.
 extension CLITests {
     /// Adds the app com.example.cli with a fresh key; the environment that opens its key.
-    func addApp(_ url: String) throws -> [String: String] {
+    func addApp(_ url: String) async throws -> [String: String] {
         let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
-        let add = try herald(
+        let add = try await herald(
             ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
              "--key-file", try keyFile()],
             database: url, extraEnvironment: secret)
@@ -29,41 +29,41 @@ extension CLITests {
 
     @Test func campaignsAreCreatedListedShownAndSteered() async throws {
         try await TestDatabase.withDatabase { url in
-            _ = try addApp(url)
+            _ = try await addApp(url)
             let shipped = TestDatabase.repositoryRoot.appendingPathComponent("templates")
-            #expect(try herald(["templates", "sync", shipped.path], database: url).status == 0)
+            #expect(try await herald(["templates", "sync", shipped.path], database: url).status == 0)
 
             let file = try campaignFile(
                 #"{"app": "com.example.cli", "name": "Spring sale", "templateName": "flash-sale", "variables": {"percentOff": 20, "endTime": "Sunday"}, "audience": {"languages": ["de"]}, "sendAt": "2031-03-01T09:00:00Z"}"#)
-            let created = try herald(["campaigns", "create", "--file", file], database: url)
+            let created = try await herald(["campaigns", "create", "--file", file], database: url)
             #expect(created.status == 0, "\(created.stderr)")
             let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(UUID(uuidString: id) != nil, "\(created.stdout)")
 
-            let list = try herald(["campaigns", "list"], database: url)
+            let list = try await herald(["campaigns", "list"], database: url)
             #expect(list.status == 0 && list.stdout.contains(id) && list.stdout.contains("draft"))
             #expect(list.stdout.hasPrefix("ID"))
-            let show = try herald(["campaigns", "show", id], database: url)
+            let show = try await herald(["campaigns", "show", id], database: url)
             #expect(show.status == 0 && show.stdout.contains("Spring sale") && show.stdout.contains("state:     draft"))
             #expect(show.stdout.contains("[------------------------------] 0% 0/0"))
 
-            let schedule = try herald(["campaigns", "schedule", id], database: url)
+            let schedule = try await herald(["campaigns", "schedule", id], database: url)
             #expect(schedule.status == 0 && schedule.stdout == "\(id): scheduled\n", "\(schedule.stderr)")
-            let shown = try herald(["campaigns", "show", id], database: url)
+            let shown = try await herald(["campaigns", "show", id], database: url)
             #expect(shown.stdout.contains("flash-sale v1"))
             // A scheduled campaign cannot pause: one line, non-zero, nothing changed.
-            let pause = try herald(["campaigns", "pause", id], database: url)
+            let pause = try await herald(["campaigns", "pause", id], database: url)
             #expect(pause.status != 0 && pause.stderr.contains("a scheduled campaign cannot pause"))
             #expect(pause.stderr.split(separator: "\n").count == 1, "\(pause.stderr)")
-            let cancel = try herald(["campaigns", "cancel", id], database: url)
+            let cancel = try await herald(["campaigns", "cancel", id], database: url)
             #expect(cancel.status == 0 && cancel.stdout == "\(id): cancelled\n")
             // Following a finished campaign prints it once and the summary.
-            let follow = try herald(["campaigns", "show", id, "--follow"], database: url)
+            let follow = try await herald(["campaigns", "show", id, "--follow"], database: url)
             #expect(follow.status == 0 && follow.stdout.contains("cancelled") && follow.stdout.contains("audience 0:"))
-            #expect(try herald(["campaigns", "list", "--state", "cancelled"], database: url).stdout.contains(id))
-            #expect(!(try herald(["campaigns", "list", "--state", "draft"], database: url).stdout.contains(id)))
+            #expect(try await herald(["campaigns", "list", "--state", "cancelled"], database: url).stdout.contains(id))
+            #expect(!(try await herald(["campaigns", "list", "--state", "draft"], database: url).stdout.contains(id)))
 
-            let scheduledAtOnce = try herald(["campaigns", "create", "--file", file, "--schedule"], database: url)
+            let scheduledAtOnce = try await herald(["campaigns", "create", "--file", file, "--schedule"], database: url)
             #expect(scheduledAtOnce.status == 0 && scheduledAtOnce.stderr.contains("Spring sale: scheduled"))
         }
     }
@@ -81,7 +81,7 @@ extension CLITests {
                 (["campaigns", "list", "--state", "done"], "--state"),
             ]
             for (arguments, message) in cases {
-                let run = try herald(arguments, database: url)
+                let run = try await herald(arguments, database: url)
                 #expect(run.status != 0, "\(arguments)")
                 #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
                 #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")

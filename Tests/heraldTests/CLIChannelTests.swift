@@ -15,27 +15,27 @@ extension CLITests {
         defer { try? FileManager.default.removeItem(atPath: ca) }
         let management = try #require(simulator.managementPort)
         try await TestDatabase.withDatabase { url in
-            let secret = try addApp(url)
-            func run(_ arguments: [String]) throws -> Run {
-                try herald(arguments, database: url, extraEnvironment: secret)
+            let secret = try await addApp(url)
+            func run(_ arguments: [String]) async throws -> Run {
+                try await herald(arguments, database: url, extraEnvironment: secret)
             }
             // Pushes go to the simulator but no management endpoint is named: never Apple's.
-            let pointed = try run(
+            let pointed = try await run(
                 ["apps", "update", "com.example.cli", "--apns-endpoint", "https://127.0.0.1:\(simulator.port)", "--apns-ca-file", ca])
             #expect(pointed.status == 0, "\(pointed.stderr)")
-            let refused = try run(["channels", "create", "com.example.cli"])
+            let refused = try await run(["channels", "create", "com.example.cli"])
             #expect(refused.status != 0 && refused.stderr.contains("management endpoint"), "\(refused.stderr)")
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
 
-            let set = try run(["apps", "update", "com.example.cli", "--apns-management-endpoint", "https://127.0.0.1:\(management)"])
+            let set = try await run(["apps", "update", "com.example.cli", "--apns-management-endpoint", "https://127.0.0.1:\(management)"])
             #expect(set.status == 0 && set.stdout.contains("channel management https://127.0.0.1:\(management)"), "\(set.stdout)")
-            let created = try run(["channels", "create", "com.example.cli", "--activity", "match-1", "--storage-policy", "0"])
+            let created = try await run(["channels", "create", "com.example.cli", "--activity", "match-1", "--storage-policy", "0"])
             #expect(created.status == 0, "\(created.stderr)")
             let channelID = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(simulator.channels(of: "com.example.cli")[channelID] == .noStorage)
-            let list = try run(["channels", "list", "com.example.cli"])
+            let list = try await run(["channels", "list", "com.example.cli"])
             #expect(list.status == 0 && list.stdout.contains(channelID) && list.stdout.contains("match-1"), "\(list.stdout)")
-            let remote = try run(["channels", "remote", "com.example.cli"])
+            let remote = try await run(["channels", "remote", "com.example.cli"])
             #expect(remote.status == 0 && remote.stdout.contains(channelID) && remote.stdout.contains("yes"), "\(remote.stdout)")
             let cases: [([String], String)] = [
                 (["channels", "create", "com.example.cli", "--storage-policy", "3"], "--storage-policy"),
@@ -48,13 +48,13 @@ extension CLITests {
                 (["channels", "list", "com.example.nope"], "no app"),
             ]
             for (arguments, message) in cases {
-                let result = try run(arguments)
+                let result = try await run(arguments)
                 #expect(result.status != 0, "\(arguments)")
                 #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
             }
             #expect(simulator.channels(of: "com.example.cli").count == 1)
-            let deleted = try run(["channels", "delete", "com.example.cli", channelID])
+            let deleted = try await run(["channels", "delete", "com.example.cli", channelID])
             #expect(deleted.status == 0 && deleted.stdout.contains("deleted"), "\(deleted.stderr)")
             #expect(simulator.channels(of: "com.example.cli").isEmpty)
         }

@@ -6,23 +6,23 @@ import Testing
 extension CLITests {
     @Test func journeysAreSavedVersionedSteeredAndShownAndBadInputExitsWithOneLine() async throws {
         try await TestDatabase.withDatabase { url in
-            _ = try addApp(url)
-            func run(_ arguments: [String]) throws -> Run { try herald(arguments, database: url) }
+            _ = try await addApp(url)
+            func run(_ arguments: [String]) async throws -> Run { try await herald(arguments, database: url) }
             let shipped = TestDatabase.repositoryRoot.appendingPathComponent("templates")
-            #expect(try run(["templates", "sync", shipped.path]).status == 0)
+            #expect(try await run(["templates", "sync", shipped.path]).status == 0)
             let file = try campaignFile(JourneyTests.cart)
-            let created = try run(["journeys", "create", "com.example.cli", "Cart rescue", "--file", file, "--description", "carts"])
+            let created = try await run(["journeys", "create", "com.example.cli", "Cart rescue", "--file", file, "--description", "carts"])
             #expect(created.status == 0 && created.stdout.contains("version 1, draft"), "\(created.stderr)")
-            let activated = try run(["journeys", "steer", "activate", "com.example.cli", "Cart rescue"])
+            let activated = try await run(["journeys", "steer", "activate", "com.example.cli", "Cart rescue"])
             #expect(activated.status == 0 && activated.stdout.contains("active"), "\(activated.stderr)")
             let shorter = try campaignFile(JourneyTests.cart.replacingOccurrences(of: "\"minutes\": 60", with: "\"minutes\": 30"))
-            let updated = try run(["journeys", "update", "com.example.cli", "Cart rescue", "--file", shorter])
+            let updated = try await run(["journeys", "update", "com.example.cli", "Cart rescue", "--file", shorter])
             #expect(updated.status == 0 && updated.stdout.contains("version 2, active"), "\(updated.stderr)")
-            let list = try run(["journeys", "list", "com.example.cli"])
+            let list = try await run(["journeys", "list", "com.example.cli"])
             #expect(list.status == 0 && list.stdout.contains("Cart rescue") && list.stdout.contains("active"), "\(list.stdout)")
-            let shown = try run(["journeys", "show", "com.example.cli", "Cart rescue"])
+            let shown = try await run(["journeys", "show", "com.example.cli", "Cart rescue"])
             #expect(shown.status == 0 && shown.stdout.contains("0 entrants") && shown.stdout.contains("waitFor"), "\(shown.stdout)")
-            let graph = try run(["journeys", "show", "com.example.cli", "Cart rescue", "--version", "1", "--json"])
+            let graph = try await run(["journeys", "show", "com.example.cli", "Cart rescue", "--version", "1", "--json"])
             #expect(graph.status == 0 && graph.stdout.contains("\"minutes\" : 60"), "\(graph.stdout)")
             let cases: [([String], String)] = [
                 (["journeys", "create", "com.example.cli", "Cart rescue", "--file", file], "already has"),
@@ -41,12 +41,12 @@ extension CLITests {
                 (["journeys", "list", "com.example.nope"], "no app"),
             ]
             for (arguments, message) in cases {
-                let result = try run(arguments)
+                let result = try await run(arguments)
                 #expect(result.status != 0, "\(arguments)")
                 #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
             }
-            let archived = try run(["journeys", "steer", "archive", "com.example.cli", "Cart rescue"])
+            let archived = try await run(["journeys", "steer", "archive", "com.example.cli", "Cart rescue"])
             #expect(archived.status == 0 && archived.stdout.contains("archived"), "\(archived.stderr)")
         }
     }

@@ -7,7 +7,7 @@ import Testing
 extension CLITests {
     @Test func liveActivitiesAreListedShownUpdatedAndEndedAndBadInputExitsWithOneLine() async throws {
         try await TestDatabase.withDatabase { url in
-            _ = try addApp(url)
+            _ = try await addApp(url)
             // A device and the update token it registered under order-8812.
             try await TestDatabase.withClient(url) { client in
                 try await client.query(
@@ -19,11 +19,11 @@ extension CLITests {
                     SELECT device.app_id, 'order-8812', device.id, device.part, '\\x0bda0bda0bda0bda'::bytea FROM device, activity
                     """)
             }
-            let update = try herald(
+            let update = try await herald(
                 ["live-activities", "update", "com.example.cli", "order-8812", "--content-state", #"{"stopsAway": 3}"#, "--priority", "10"],
                 database: url)
             #expect(update.status == 0 && update.stdout.contains("queued") && update.stdout.contains("priority 10"), "\(update.stderr)")
-            let list = try herald(["live-activities", "list", "com.example.cli"], database: url)
+            let list = try await herald(["live-activities", "list", "com.example.cli"], database: url)
             #expect(list.status == 0 && list.stdout.contains("order-8812") && list.stdout.contains("active"), "\(list.stdout)")
             let cases: [([String], String)] = [
                 (["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "[1]"], "--content-state"),
@@ -37,18 +37,18 @@ extension CLITests {
                 (["live-activities", "show", "com.example.cli", "no-such"], "no activity"),
             ]
             for (arguments, message) in cases {
-                let run = try herald(arguments, database: url)
+                let run = try await herald(arguments, database: url)
                 #expect(run.status != 0, "\(arguments)")
                 #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
                 #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
             }
-            let end = try herald(
+            let end = try await herald(
                 ["live-activities", "end", "com.example.cli", "order-8812", "--content-state", #"{"stopsAway": 0}"#,
                  "--dismissal-date", "2026-01-01T00:00:00Z"], database: url)
             #expect(end.status == 0 && end.stdout.contains("priority 10"), "\(end.stderr)")
-            let late = try herald(["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "{}"], database: url)
+            let late = try await herald(["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "{}"], database: url)
             #expect(late.status != 0 && late.stderr.contains("has ended"))
-            let show = try herald(["live-activities", "show", "com.example.cli", "order-8812"], database: url)
+            let show = try await herald(["live-activities", "show", "com.example.cli", "order-8812"], database: url)
             #expect(show.status == 0 && show.stdout.contains("ended") && show.stdout.contains("end"), "\(show.stdout)")
             let updates = try await TestDatabase.withClient(url) { client in
                 try await client.query("SELECT count(*) FROM live_activity_updates").collect().first!.decode(Int64.self)

@@ -5,7 +5,7 @@ import Testing
 
 /// Runs the built `herald` binary as a user would.
 @Suite struct CLITests {
-    struct Run {
+    struct Run: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
@@ -14,7 +14,8 @@ import Testing
     static let binary = ProcessInfo.processInfo.environment["HERALD_BINARY"]
         ?? TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/herald").path
 
-    func herald(_ arguments: [String], database: String?, extraEnvironment: [String: String] = [:]) throws -> Run {
+    /// Runs `herald` to its end, waiting on a thread of its own (``onOwnThread``).
+    func herald(_ arguments: [String], database: String?, extraEnvironment: [String: String] = [:]) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
@@ -28,12 +29,14 @@ import Testing
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return try await onOwnThread {
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Run(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
+        }
     }
 
     func keyFile() throws -> String {
@@ -50,7 +53,7 @@ import Testing
         return path
     }
 
-    @Test func helpWorksForEveryCommand() throws {
+    @Test func helpWorksForEveryCommand() async throws {
         for command in [[], ["migrate"], ["serve"], ["apps", "add"], ["apps", "list"], ["keys", "create"], ["keys", "list"],
                         ["keys", "revoke"], ["tokens", "prune"], ["templates", "sync"], ["templates", "list"],
                         ["campaigns", "create"], ["campaigns", "list"], ["campaigns", "show"], ["campaigns", "schedule"],
@@ -59,7 +62,7 @@ import Testing
                         ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"],
                         ["user-data", "export"], ["user-data", "erase"], ["retention", "run"], ["secrets", "rotate"],
                         ["webhooks", "add"], ["webhooks", "list"], ["webhooks", "test"], ["webhooks", "remove"]] {
-            let run = try herald(command + ["--help"], database: nil)
+            let run = try await herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
         }
@@ -67,19 +70,19 @@ import Testing
 
     @Test func migrateIsIdempotentAndTheWholeAdminFlowWorks() async throws {
         try await TestDatabase.withDatabase(migrated: false) { url in
-            let first = try herald(["migrate"], database: url)
+            let first = try await herald(["migrate"], database: url)
             #expect(first.status == 0 && first.stdout.hasPrefix("Applied ") && first.stdout.contains("0002_create_templates.sql"))
-            #expect(try herald(["migrate"], database: url).stdout.contains("Schema is current."))
+            #expect(try await herald(["migrate"], database: url).stdout.contains("Schema is current."))
 
             let secret = Data(repeating: 1, count: 32).base64EncodedString()
-            let add = try herald(
+            let add = try await herald(
                 ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
                  "--key-file", try keyFile(), "--environment", "sandbox"],
                 database: url, extraEnvironment: ["HERALD_SECRET_KEY": secret])
             #expect(add.status == 0, "\(add.stderr)")
-            #expect(try herald(["apps", "list"], database: url).stdout.contains("com.example.cli"))
+            #expect(try await herald(["apps", "list"], database: url).stdout.contains("com.example.cli"))
 
-            let create = try herald(["keys", "create", "--role", "app", "--app", "com.example.cli", "--name", "backend"], database: url)
+            let create = try await herald(["keys", "create", "--role", "app", "--app", "com.example.cli", "--name", "backend"], database: url)
             #expect(create.status == 0)
             let key = try #require(create.stdout.split(separator: "\n").last.map(String.init))
             #expect(key.hasPrefix("hk_") && key.count == 67)
@@ -88,27 +91,27 @@ import Testing
             }
             #expect(principal?.appBundleID == "com.example.cli")
 
-            let list = try herald(["keys", "list"], database: url)
+            let list = try await herald(["keys", "list"], database: url)
             #expect(list.stdout.contains(String(key.prefix(11))) && !list.stdout.contains(key))
-            #expect(try herald(["keys", "revoke", "1"], database: url).status == 0)
-            #expect(try herald(["keys", "list"], database: url).stdout.contains("revoked"))
+            #expect(try await herald(["keys", "revoke", "1"], database: url).status == 0)
+            #expect(try await herald(["keys", "list"], database: url).stdout.contains("revoked"))
 
-            let prune = try herald(["tokens", "prune", "--invalidated-before", "30d", "--dry-run"], database: url)
+            let prune = try await herald(["tokens", "prune", "--invalidated-before", "30d", "--dry-run"], database: url)
             #expect(prune.status == 0 && prune.stdout.contains("Would delete 0 tokens."))
         }
     }
 
     @Test func credentialsKeysAndTheAuditLogFromTheCLI() async throws {
         try await TestDatabase.withDatabase { url in
-            let secret = try addApp(url)
+            let secret = try await addApp(url)
             let newKey = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID()).p8").path
             try TestSigningKey.pem().write(toFile: newKey, atomically: true, encoding: .utf8)
-            let added = try herald(
+            let added = try await herald(
                 ["apps", "credentials", "add", "com.example.cli", "--key-id", "KEY2345678", "--key-file", newKey],
                 database: url, extraEnvironment: secret)
             #expect(added.status == 0 && added.stdout.contains("as standby"), "\(added.stderr)")
-            #expect(try herald(["apps", "credentials", "activate", "com.example.cli", "2"], database: url).status == 0)
-            let list = try herald(["apps", "credentials", "list", "com.example.cli"], database: url)
+            #expect(try await herald(["apps", "credentials", "activate", "com.example.cli", "2"], database: url).status == 0)
+            let list = try await herald(["apps", "credentials", "list", "com.example.cli"], database: url)
             #expect(list.stdout.contains("KEY2345678") && list.stdout.contains("active") && list.stdout.contains("standby"))
             #expect(!list.stdout.contains("PRIVATE"))
             // As the sender notes it when APNs answers 403 for the key (WebhookTests drives that end to end).
@@ -117,9 +120,9 @@ import Testing
                     "UPDATE app_credentials SET rejected_at = now(), rejection_reason = '403 InvalidProviderToken' WHERE id = 2"
                 ).collect()
             }
-            let refused = try herald(["apps", "credentials", "list", "com.example.cli"], database: url)
+            let refused = try await herald(["apps", "credentials", "list", "com.example.cli"], database: url)
             #expect(refused.stdout.contains("REFUSED BY APNS") && refused.stdout.contains("403 InvalidProviderToken"))
-            #expect(try herald(["apps", "credentials", "retire", "com.example.cli", "1"], database: url).status == 0)
+            #expect(try await herald(["apps", "credentials", "retire", "com.example.cli", "1"], database: url).status == 0)
 
             // A .p12 certificate with its password in a file; the list shows its subject and expiry.
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-\(UUID())")
@@ -138,34 +141,34 @@ import Testing
                         notValidAfter: Date(timeIntervalSinceNow: -86400)
                     ).pkcs12(password: "hunter2")))
             try "hunter2\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
-            let certificate = try herald(
+            let certificate = try await herald(
                 ["apps", "credentials", "add", "com.example.cli", "--p12", p12, "--password-file", passwordFile],
                 database: url, extraEnvironment: secret)
             #expect(
                 certificate.status == 0 && certificate.stdout.contains("certificate UID=com.example.cli")
                     && certificate.stdout.contains("as standby"), "\(certificate.stderr)")
-            let withCertificate = try herald(["apps", "credentials", "list", "com.example.cli"], database: url)
+            let withCertificate = try await herald(["apps", "credentials", "list", "com.example.cli"], database: url)
             #expect(withCertificate.stdout.contains("certificate") && withCertificate.stdout.contains("EXPIRES"))
             #expect(!withCertificate.stdout.contains("hunter2"))
             let wrongPassword = directory.appendingPathComponent("wrong").path
             try "hunter3".write(toFile: wrongPassword, atomically: true, encoding: .utf8)
 
-            #expect(try herald(["apps", "disable", "com.example.cli"], database: url).stdout.contains("Disabled"))
-            #expect(try herald(["apps", "list"], database: url).stdout.contains("disabled"))
-            #expect(try herald(["apps", "enable", "com.example.cli"], database: url).status == 0)
-            let update = try herald(["apps", "update", "com.example.cli", "--environment", "sandbox"], database: url)
+            #expect(try await herald(["apps", "disable", "com.example.cli"], database: url).stdout.contains("Disabled"))
+            #expect(try await herald(["apps", "list"], database: url).stdout.contains("disabled"))
+            #expect(try await herald(["apps", "enable", "com.example.cli"], database: url).status == 0)
+            let update = try await herald(["apps", "update", "com.example.cli", "--environment", "sandbox"], database: url)
             #expect(update.status == 0 && update.stdout.contains("sandbox"), "\(update.stderr)")
 
-            let scoped = try herald(
+            let scoped = try await herald(
                 ["keys", "create", "--role", "marketing", "--scope-app", "com.example.cli", "--expires-at", "2030-01-01T00:00:00Z"],
                 database: url)
             #expect(scoped.status == 0 && scoped.stdout.contains("for com.example.cli, expires 2030-01-01"), "\(scoped.stderr)")
-            #expect(try herald(["keys", "list"], database: url).stdout.contains("expires 2030-01-01"))
+            #expect(try await herald(["keys", "list"], database: url).stdout.contains("expires 2030-01-01"))
 
-            let audit = try herald(["audit", "--action", "credential.activate"], database: url)
+            let audit = try await herald(["audit", "--action", "credential.activate"], database: url)
             #expect(audit.status == 0 && audit.stdout.contains("credential.activate") && audit.stdout.contains("KEY2345678"))
             #expect(audit.stdout.split(separator: "\n").count == 2, "\(audit.stdout)")
-            #expect(try herald(["audit", "--app", "com.example.cli", "--limit", "3"], database: url).stdout.split(separator: "\n").count == 4)
+            #expect(try await herald(["audit", "--app", "com.example.cli", "--limit", "3"], database: url).stdout.split(separator: "\n").count == 4)
 
             let bad: [([String], String)] = [
                 (["apps", "credentials", "retire", "com.example.cli", "2"], "active"),
@@ -196,7 +199,7 @@ import Testing
                 (["user-data", "export", "com.nope", "user-1"], "com.nope"),
             ]
             for (arguments, mention) in bad {
-                let run = try herald(arguments, database: url, extraEnvironment: secret)
+                let run = try await herald(arguments, database: url, extraEnvironment: secret)
                 #expect(run.status != 0, "\(arguments)")
                 let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
                 #expect(lines.count == 1 && run.stderr.contains(mention), "\(arguments): \(run.stderr)")
@@ -206,31 +209,31 @@ import Testing
 
     @Test func webhookEndpointsFromTheCLI() async throws {
         try await TestDatabase.withDatabase { url in
-            let secret = try addApp(url)
+            let secret = try await addApp(url)
             for (arguments, mention) in [
                 (["--app", "com.example.cli", "--url", "ftp://example.com/"], "--url"),
                 (["--app", "com.example.cli", "--url", "https://example.com/", "--event", "device.exploded"], "--event"),
                 (["--url", "https://example.com/"], "--all-apps"),
                 (["--app", "com.example.nope", "--url", "https://example.com/"], "--app"),
             ] {
-                let run = try herald(["webhooks", "add"] + arguments, database: url, extraEnvironment: secret)
+                let run = try await herald(["webhooks", "add"] + arguments, database: url, extraEnvironment: secret)
                 let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
                 #expect(run.status != 0 && lines.count == 1 && run.stderr.contains(mention), "\(arguments): \(run.stderr)")
             }
-            let added = try herald(
+            let added = try await herald(
                 ["webhooks", "add", "--app", "com.example.cli", "--url", "https://backend.example.com/hook",
                  "--event", "device.invalidated"],
                 database: url, extraEnvironment: secret)
             #expect(added.status == 0, "\(added.stderr)")
             let printedSecret = try #require(added.stdout.split(separator: "\n").last.map(String.init))
             #expect(printedSecret.hasPrefix("whsec_"))
-            let list = try herald(["webhooks", "list", "--app", "com.example.cli"], database: url)
+            let list = try await herald(["webhooks", "list", "--app", "com.example.cli"], database: url)
             #expect(list.stdout.contains("backend.example.com/hook") && list.stdout.contains("device.invalidated"))
             #expect(!list.stdout.contains(printedSecret))
-            #expect(try herald(["webhooks", "list", "--all-apps"], database: url).stdout.split(separator: "\n").count == 1)
-            #expect(try herald(["webhooks", "test", "--app", "com.example.cli", "1"], database: url).stdout.contains("Queued"))
-            #expect(try herald(["webhooks", "remove", "--all-apps", "1"], database: url).status != 0)
-            let removed = try herald(["webhooks", "remove", "--app", "com.example.cli", "1"], database: url)
+            #expect(try await herald(["webhooks", "list", "--all-apps"], database: url).stdout.split(separator: "\n").count == 1)
+            #expect(try await herald(["webhooks", "test", "--app", "com.example.cli", "1"], database: url).stdout.contains("Queued"))
+            #expect(try await herald(["webhooks", "remove", "--all-apps", "1"], database: url).status != 0)
+            let removed = try await herald(["webhooks", "remove", "--app", "com.example.cli", "1"], database: url)
             #expect(removed.status == 0 && removed.stdout.contains("1 undelivered"), "\(removed.stdout)")
         }
     }
@@ -239,15 +242,15 @@ import Testing
         try await TestDatabase.withDatabase { url in
             let old = Data(repeating: 1, count: 32).base64EncodedString()
             let new = Data(repeating: 2, count: 32).base64EncodedString()
-            let add = try herald(
+            let add = try await herald(
                 ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
                  "--key-file", try keyFile()],
                 database: url, extraEnvironment: ["HERALD_SECRET_KEY": old])
             #expect(add.status == 0, "\(add.stderr)")
-            let without = try herald(["secrets", "rotate"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": new])
+            let without = try await herald(["secrets", "rotate"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": new])
             #expect(without.status != 0 && without.stderr.contains("nothing was changed"), "\(without.stderr)")
             #expect(!without.stderr.contains(old) && !without.stderr.contains(new))
-            let rotate = try herald(
+            let rotate = try await herald(
                 ["secrets", "rotate"], database: url,
                 extraEnvironment: ["HERALD_SECRET_KEY": new, "HERALD_PREVIOUS_SECRET_KEYS": old])
             #expect(rotate.status == 0 && rotate.stdout.contains("Re-sealed 1 credentials"), "\(rotate.stderr)")
@@ -258,7 +261,7 @@ import Testing
             }
             guard case .signingKey(let pem)? = opened else { Issue.record("no signing key: \(String(describing: opened))"); return }
             #expect(pem.contains("BEGIN PRIVATE KEY"))
-            let badPrevious = try herald(
+            let badPrevious = try await herald(
                 ["secrets", "rotate"], database: url,
                 extraEnvironment: ["HERALD_SECRET_KEY": new, "HERALD_PREVIOUS_SECRET_KEYS": "nope"])
             #expect(badPrevious.status != 0 && badPrevious.stderr.contains("HERALD_PREVIOUS_SECRET_KEYS"))
@@ -273,24 +276,24 @@ import Testing
             let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID())").path
             try (secret + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: secretFile) }
-            let fromFile = try herald(
+            let fromFile = try await herald(
                 ["apps", "add", "--bundle-id", "com.example.file", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
                  "--key-file", try keyFile(), "--secret-key-file", secretFile],
                 database: url)
             #expect(fromFile.status == 0 && !fromFile.stderr.contains("warning"), "\(fromFile.stderr)")
-            let fromArgument = try herald(
+            let fromArgument = try await herald(
                 ["apps", "add", "--bundle-id", "com.example.arg", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
                  "--key-file", try keyFile(), "--secret-key", secret],
                 database: url)
             #expect(fromArgument.status == 0, "\(fromArgument.stderr)")
             #expect(fromArgument.stderr.contains("warning: --secret-key shows in the process list"), "\(fromArgument.stderr)")
             #expect(!fromArgument.stderr.contains(secret) && !fromArgument.stdout.contains(secret))
-            let missing = try herald(
+            let missing = try await herald(
                 ["apps", "add", "--bundle-id", "com.example.none", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
                  "--key-file", try keyFile(), "--secret-key-file", "/nonexistent/secret"],
                 database: url)
             #expect(missing.status != 0 && missing.stderr.contains("--secret-key-file: cannot read"), "\(missing.stderr)")
-            let withPassword = try herald(
+            let withPassword = try await herald(
                 ["apps", "list", "--database-url", url.replacingOccurrences(of: "herald@", with: "herald:hunter2@")], database: nil)
             #expect(withPassword.stderr.contains("warning: a password in --database-url"), "\(withPassword.stderr)")
             #expect(!withPassword.stderr.contains("hunter2"))
@@ -317,7 +320,7 @@ import Testing
                 (["tokens", "prune", "--not-registered-since", "yesterday"], [:], "--not-registered-since"),
             ]
             for (arguments, environment, mention) in cases {
-                let run = try herald(arguments, database: url, extraEnvironment: environment)
+                let run = try await herald(arguments, database: url, extraEnvironment: environment)
                 #expect(run.status != 0, "\(arguments)")
                 let lines = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("Usage") && !$0.contains("--help") && !$0.isEmpty }
                 #expect(lines.count == 1, "\(arguments): \(run.stderr)")
@@ -334,12 +337,12 @@ import Testing
     @Test func templatesSyncStoresWhatChangedAndListShowsIt() async throws {
         try await TestDatabase.withDatabase { url in
             let shipped = TestDatabase.repositoryRoot.appendingPathComponent("templates")
-            let first = try herald(["templates", "sync", shipped.path], database: url)
+            let first = try await herald(["templates", "sync", shipped.path], database: url)
             #expect(first.status == 0, "\(first.stderr)")
             for name in ["cart-reminder", "flash-sale", "welcome"] {
                 #expect(first.stdout.contains("\(name): v1 (new)"), "\(first.stdout)")
             }
-            let again = try herald(["templates", "sync", shipped.path], database: url)
+            let again = try await herald(["templates", "sync", shipped.path], database: url)
             #expect(again.status == 0 && again.stdout.contains("welcome: v1 (unchanged)"), "\(again.stdout)")
 
             // A copy with one string changed: only that template gets a new version.
@@ -349,12 +352,12 @@ import Testing
             let strings = copy.appendingPathComponent("welcome/en.lproj/Localizable.strings")
             let text = try String(contentsOf: strings, encoding: .utf8)
             try text.replacingOccurrences(of: "Welcome to %@", with: "Welcome aboard %@").write(to: strings, atomically: true, encoding: .utf8)
-            let dry = try herald(["templates", "sync", copy.path, "--dry-run"], database: url)
+            let dry = try await herald(["templates", "sync", copy.path, "--dry-run"], database: url)
             #expect(dry.status == 0 && dry.stdout.contains("welcome: v2 (would be new)") && dry.stdout.contains("Dry run"), "\(dry.stdout)")
-            let changed = try herald(["templates", "sync", copy.path], database: url)
+            let changed = try await herald(["templates", "sync", copy.path], database: url)
             #expect(changed.stdout.contains("welcome: v2 (new)") && changed.stdout.contains("flash-sale: v1 (unchanged)"), "\(changed.stdout)")
 
-            let list = try herald(["templates", "list"], database: url)
+            let list = try await herald(["templates", "list"], database: url)
             #expect(list.status == 0)
             let lines = list.stdout.split(separator: "\n")
             #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 6)
@@ -385,7 +388,7 @@ import Testing
             // The key is missing.
             try write(#""OTHER" = "x";"# + "\n", "ja.strings")
 
-            let run = try herald(["templates", "sync", directory.path], database: url)
+            let run = try await herald(["templates", "sync", directory.path], database: url)
             #expect(run.status != 0)
             #expect(run.stdout.isEmpty, "\(run.stdout)")
             let lines = run.stderr.split(separator: "\n").map(String.init)
@@ -404,8 +407,8 @@ import Testing
         }
     }
 
-    @Test func aMissingDatabaseURLNamesTheVariable() throws {
-        let run = try herald(["migrate"], database: nil)
+    @Test func aMissingDatabaseURLNamesTheVariable() async throws {
+        let run = try await herald(["migrate"], database: nil)
         #expect(run.status != 0)
         #expect(run.stderr.contains("HERALD_DATABASE_URL"))
     }

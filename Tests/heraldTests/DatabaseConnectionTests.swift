@@ -79,7 +79,7 @@ import Testing
         let cli = CLITests()
         // Nothing listens: refused at once.
         let closed = try ServeTests.freePort()
-        let refused = try cli.herald(["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable")
+        let refused = try await cli.herald(["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable")
         #expect(refused.status != 0)
         let line = refused.stderr.split(separator: "\n").filter { !$0.isEmpty }
         #expect(line.count == 1 && line.first?.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused") == true,
@@ -87,7 +87,7 @@ import Testing
         // A peer that accepts and never answers: timed out after connect_timeout, not later.
         let silent = try SilentPeer()
         let started = ContinuousClock.now
-        let timedOut = try cli.herald(
+        let timedOut = try await cli.herald(
             ["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(silent.port)/herald?sslmode=disable&connect_timeout=1")
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(timedOut.status != 0 && timedOut.stderr.contains("127.0.0.1:\(silent.port)") && timedOut.stderr.contains("timed out"),
@@ -95,7 +95,7 @@ import Testing
         // A database that does not exist, on a server that runs.
         var components = URLComponents(string: TestDatabase.serverURL)!
         components.path = "/no_such_database"
-        let missing = try cli.herald(["campaigns", "list"], database: components.string!)
+        let missing = try await cli.herald(["campaigns", "list"], database: components.string!)
         #expect(missing.status != 0 && missing.stderr.contains("database no_such_database does not exist"), "\(missing.stderr)")
         // serve too, before it listens.
         let port = try ServeTests.freePort()

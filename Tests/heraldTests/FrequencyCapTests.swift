@@ -86,17 +86,17 @@ import Testing
                 ("0/7d", "from 1 to 1000"), ("3/0d", "whole hours"), ("3/91d", "whole hours"), ("3/week", "N/Xd or N/Xh"),
                 ("-1/7d", "from 1 to 1000"), ("3", "N/Xd or N/Xh"),
             ] {
-                let run = try cli.herald(
+                let run = try await cli.herald(
                     ["apps", "set", EngineHarness.bundleID, "--frequency-cap=\(cap)"], database: h.configuration.databaseURL)
                 #expect(run.status != 0 && run.stderr.contains(message), "\(cap): \(run.stderr)")
                 #expect(run.stderr.split(separator: "\n").count == 1)
             }
             #expect(try await h.store.apps.find(id: h.app.id)?.frequencyCaps == [])
-            let set = try cli.herald(
+            let set = try await cli.herald(
                 ["apps", "set", EngineHarness.bundleID, "--frequency-cap", "3/7d", "--frequency-cap", "1/12h"],
                 database: h.configuration.databaseURL)
             #expect(set.status == 0 && set.stdout.contains("frequency caps 3/7d, 1/12h"), "\(set.stdout) \(set.stderr)")
-            let cleared = try cli.herald(
+            let cleared = try await cli.herald(
                 ["apps", "set", EngineHarness.bundleID, "--frequency-cap", "none"], database: h.configuration.databaseURL)
             #expect(cleared.status == 0 && cleared.stdout.contains("frequency caps none"))
         }

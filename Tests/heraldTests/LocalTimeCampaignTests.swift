@@ -211,10 +211,10 @@ import Testing
                 (["--default-time-zone", "Mars/Olympus"], "not an IANA time zone"),
                 ([String](), "give --default-time-zone"),
             ] {
-                let run = try cli.herald(["apps", "set", EngineHarness.bundleID] + arguments, database: h.configuration.databaseURL)
+                let run = try await cli.herald(["apps", "set", EngineHarness.bundleID] + arguments, database: h.configuration.databaseURL)
                 #expect(run.status != 0 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
             }
-            let set = try cli.herald(
+            let set = try await cli.herald(
                 ["apps", "set", EngineHarness.bundleID, "--default-time-zone", "Europe/Paris", "--quiet-hours", "22:00-07:30"],
                 database: h.configuration.databaseURL)
             #expect(set.status == 0 && set.stdout.contains("default time zone Europe/Paris, quiet hours 22:00-07:30"), "\(set.stderr)")

@@ -17,7 +17,7 @@ import Testing
 
     @Test func serveRefusesToStartAndTheCLIRefusesToSealNamingWhatTheKeyCannotOpen() async throws {
         try await TestDatabase.withDatabase { url in
-            _ = try cli.addApp(url)  // sealed with `right`
+            _ = try await cli.addApp(url)  // sealed with `right`
             let port = try ServeTests.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).log")
             FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -35,12 +35,12 @@ import Testing
             // Nothing new is sealed with it, and the refusal names the row.
             let newKey = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID()).p8").path
             try TestSigningKey.pem().write(toFile: newKey, atomically: true, encoding: .utf8)
-            let add = try cli.herald(
+            let add = try await cli.herald(
                 ["apps", "credentials", "add", "com.example.cli", "--key-id", "KEY2345678", "--key-file", newKey],
                 database: url, extraEnvironment: ["HERALD_SECRET_KEY": Self.wrong])
             #expect(add.status != 0 && add.stderr.contains("credential 1 of com.example.cli"), "\(add.stderr)")
             #expect(add.stderr.split(separator: "\n").count == 1, "\(add.stderr)")
-            let webhook = try cli.herald(
+            let webhook = try await cli.herald(
                 ["webhooks", "add", "--app", "com.example.cli", "--url", "https://backend.example.com/hook"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": Self.wrong])
             #expect(webhook.status != 0 && webhook.stderr.contains("credential 1 of com.example.cli"), "\(webhook.stderr)")
             let stored = try await TestDatabase.withClient(url) { client in
@@ -50,7 +50,7 @@ import Testing
             #expect(stored == 1)
 
             // Rotation without the old key names the row it cannot open, and changes nothing.
-            let rotate = try cli.herald(["secrets", "rotate"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": Self.wrong])
+            let rotate = try await cli.herald(["secrets", "rotate"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": Self.wrong])
             #expect(rotate.status != 0 && rotate.stderr.contains("credential 1 of com.example.cli"), "\(rotate.stderr)")
             #expect(rotate.stderr.contains("nothing was changed"))
 
