@@ -33,6 +33,7 @@ public struct PostgresSegments: SegmentRepository {
     {
         try await DatabaseMetrics.measure("segments.create") {
             let definition = try CampaignJSON.encode(segment)
+            try await plan(appID: appID, segment: segment)
             return try await client.withDomainTransaction(logger: logger) { connection -> SegmentSave in
                 let made = try await connection.query(
                     """
@@ -61,6 +62,7 @@ public struct PostgresSegments: SegmentRepository {
     {
         try await DatabaseMetrics.measure("segments.update") {
             let definition = try segment.map { try CampaignJSON.encode($0) }
+            if let segment { try await plan(appID: appID, segment: segment) }
             let setDescription = description != nil
             return try await client.withDomainTransaction(logger: logger) { connection -> SegmentSave in
                 let found = try await connection.query(
@@ -160,6 +162,16 @@ public struct PostgresSegments: SegmentRepository {
             let rows = try await client.query(sql.query, logger: logger)
             return try await rows.collect().map(DeviceRow.decode)
         }
+    }
+
+    /// Plans the segment's count without running it (`EXPLAIN`), before a version is saved: a
+    /// condition the database cannot run (a segment built from events on a Citus cluster,
+    /// docs/scaling.md) is refused with the database's error, and nothing is stored that no
+    /// campaign could use.
+    func plan(appID: Int64, segment: Segment) async throws {
+        var sql = SQLBuilder("EXPLAIN SELECT count(*) FROM devices WHERE ")
+        try Self.appendMatch(appID: appID, segment: segment, now: Date(), to: &sql)
+        _ = try await client.query(sql.query, logger: logger).collect()
     }
 
     /// PostgreSQL's plan for the count, run (`EXPLAIN (ANALYZE, BUFFERS)`), for `herald bench segments`.

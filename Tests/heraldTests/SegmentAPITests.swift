@@ -98,4 +98,50 @@ import Testing
             #expect(byApp.status == .forbidden)
         }
     }
+
+    /// Segments built from events join `events`, which a Citus cluster keeps on its coordinator
+    /// (docs/scaling.md, "What a cluster cannot do yet"): there each is refused with 501
+    /// `not-supported-on-cluster` and nothing is saved; on one PostgreSQL the same requests work.
+    @Test(arguments: CitusTestDatabase.engines) func eventSegmentsAreRefusedOnAClusterAndWorkOnOnePostgreSQL(onCluster: Bool) async throws {
+        try await APIHarness.with(onCluster: onCluster) { h in
+            try await Self.register(h)
+            let segments = [
+                #"{"not": {"opened": {"withinDays": 30}}}"#, #"{"converted": {"event": "purchase"}}"#,
+                #"{"any": [{"language": "pt"}, {"event": {"name": "cart_abandoned"}}]}"#,
+            ]
+            for segment in segments {
+                let evaluated = try await h.request(
+                    .post, "\(Self.path)/evaluate", key: h.marketingKey, body: #"{"segment": \#(segment), "sample": 2}"#)
+                let saved = try await h.request(
+                    .post, Self.path, key: h.marketingKey, body: #"{"name": "by events", "segment": \#(segment)}"#)
+                if onCluster {
+                    for reply in [evaluated, saved] {
+                        #expect(reply.status == .notImplemented, "\(segment): \(reply.body)")
+                        #expect(reply.problemSlug == "not-supported-on-cluster", "\(segment): \(reply.body)")
+                        #expect(reply.headers[.contentType] == "application/problem+json")
+                    }
+                } else {
+                    #expect(evaluated.status == .ok && evaluated.json["count"] is Int, "\(segment): \(evaluated.body)")
+                    #expect(saved.status == .created, "\(segment): \(saved.body)")
+                    #expect(try await h.request(.delete, "\(Self.path)/by%20events", key: h.marketingKey).status == .noContent)
+                }
+            }
+            // A saved segment changed to one built from events keeps its version on a cluster.
+            let plain = try await h.request(.post, Self.path, key: h.marketingKey, body: #"{"name": "plain", "segment": {"language": "pt"}}"#)
+            #expect(plain.status == .created, "\(plain.body)")
+            let edited = try await h.request(
+                .patch, "\(Self.path)/plain", key: h.marketingKey, body: #"{"segment": \#(segments[1])}"#)
+            #expect(edited.status == (onCluster ? .notImplemented : .ok), "\(edited.body)")
+            let shown = try await h.request(.get, "\(Self.path)/plain", key: h.marketingKey)
+            #expect(shown.json["version"] as? Int == (onCluster ? 1 : 2), "\(shown.body)")
+            // "Not opened in 30 days" with no events is every device.
+            if !onCluster {
+                let all = try await h.request(
+                    .post, "\(Self.path)/evaluate", key: h.marketingKey, body: #"{"segment": \#(segments[0])}"#)
+                #expect(all.json["count"] as? Int == 12, "\(all.body)")
+            }
+            let stored = try await h.store.client.query("SELECT count(*) FROM segment_versions").collect()
+            #expect(try stored.first?.decode(Int64.self) == (onCluster ? 1 : 5))
+        }
+    }
 }
