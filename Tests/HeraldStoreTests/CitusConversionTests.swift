@@ -94,7 +94,7 @@ struct CitusConversionTests {
     @Test func aWorkerThatCannotBeReachedStopsTheConversionBeforeAnythingChanges() async throws {
         try await CitusTestDatabase.with(converted: false) { url in
             try await TestDatabase.withClient(url) { client in
-                try CitusTestDatabase.ops(["stop-worker", "2"])
+                try await CitusTestDatabase.ops(["stop-worker", "2"])
                 do {
                     await #expect {
                         _ = try await CitusConversion(client: client, logger: TestDatabase.logger).convert(after: try Self.runner(client))
@@ -111,10 +111,10 @@ struct CitusConversionTests {
                     ).collect().first!.decode(Int64.self)
                     #expect(keys > 40)
                 } catch {
-                    try? CitusTestDatabase.ops(["start-worker", "2"])
+                    try? await CitusTestDatabase.ops(["start-worker", "2"])
                     throw error
                 }
-                try CitusTestDatabase.ops(["start-worker", "2"])
+                try await CitusTestDatabase.ops(["start-worker", "2"])
             }
         }
     }

@@ -42,8 +42,14 @@ public enum CitusTestDatabase {
     /// Runs `ops/citus` with `arguments` (to stop or start a worker), its output discarded.
     /// Spawned and waited for directly: Foundation's `Process` can miss the exit of a script
     /// that leaves a server running behind it.
-    public static func ops(_ arguments: [String]) throws {
+    /// It is waited for on a thread of its own (``onOwnThread``): stopping or starting a
+    /// worker takes seconds.
+    public static func ops(_ arguments: [String]) async throws {
         guard let directory else { throw CitusTestError.noDirectory }
+        try await onOwnThread { try spawnAndWait(arguments, directory: directory) }
+    }
+
+    private static func spawnAndWait(_ arguments: [String], directory: String) throws {
         let script = TestDatabase.repositoryRoot.appendingPathComponent("ops/citus").path
         let command = "exec \"$0\" \"$@\" >/dev/null 2>&1 </dev/null"
         let argv = ["/bin/sh", "-c", command, script, arguments[0], directory] + arguments.dropFirst()

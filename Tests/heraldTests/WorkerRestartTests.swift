@@ -35,7 +35,7 @@ struct WorkerRestartTests {
                 try await h.waitFor("some outcomes before the stop", timeout: .seconds(300)) {
                     try await Self.recorded(h, campaign, parts: Set(0..<16)) >= 600
                 }
-                try CitusTestDatabase.ops(["stop-worker", "2"])
+                try await CitusTestDatabase.ops(["stop-worker", "2"])
                 do {
                     let atStop = try await Self.recorded(h, campaign, parts: running)
                     // The other worker's parts carry on without it.
@@ -54,10 +54,10 @@ struct WorkerRestartTests {
                     #expect(shown.status == .ok, "\(shown.body)")
                     #expect(try await h.campaign(campaign.id).state == .running)
                 } catch {
-                    try? CitusTestDatabase.ops(["start-worker", "2"])
+                    try? await CitusTestDatabase.ops(["start-worker", "2"])
                     throw error
                 }
-                try CitusTestDatabase.ops(["start-worker", "2"])
+                try await CitusTestDatabase.ops(["start-worker", "2"])
                 try await h.waitFor("the campaign to complete once the worker is back", timeout: .seconds(420)) {
                     try await h.campaign(campaign.id).state == .completed
                 }
