@@ -144,9 +144,7 @@ public struct PostgresSegments: SegmentRepository {
     /// How many of the app's valid devices the segment matches at `now`.
     public func count(appID: Int64, segment: Segment, now: Date) async throws -> Int {
         try await DatabaseMetrics.measure("segments.count") {
-            var sql = SQLBuilder("SELECT count(*) FROM devices WHERE ")
-            try Self.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
-            let rows = try await client.query(sql.query, logger: logger)
+            let rows = try await client.query(try Self.countQuery(appID: appID, segment: segment, now: now), logger: logger)
             return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
         }
     }
@@ -169,16 +167,22 @@ public struct PostgresSegments: SegmentRepository {
     /// docs/scaling.md) is refused with the database's error, and nothing is stored that no
     /// campaign could use.
     func plan(appID: Int64, segment: Segment) async throws {
-        var sql = SQLBuilder("EXPLAIN SELECT count(*) FROM devices WHERE ")
-        try Self.appendMatch(appID: appID, segment: segment, now: Date(), to: &sql)
-        _ = try await client.query(sql.query, logger: logger).collect()
+        let query = try Self.countQuery(appID: appID, segment: segment, now: Date(), explain: "EXPLAIN")
+        _ = try await client.query(query, logger: logger).collect()
     }
 
     /// PostgreSQL's plan for the count, run (`EXPLAIN (ANALYZE, BUFFERS)`), for `herald bench segments`.
     public func explainCount(appID: Int64, segment: Segment, now: Date) async throws -> [String] {
-        var sql = SQLBuilder("EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM devices WHERE ")
-        try Self.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
-        return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(String.self) }
+        let query = try Self.countQuery(appID: appID, segment: segment, now: now, explain: "EXPLAIN (ANALYZE, BUFFERS)")
+        return try await client.query(query, logger: logger).collect().map { try $0.decode(String.self) }
+    }
+
+    /// The count of the segment's devices, behind `explain` when given: what ``count``,
+    /// ``plan`` and ``explainCount`` send.
+    static func countQuery(appID: Int64, segment: Segment, now: Date, explain: String? = nil) throws -> PostgresQuery {
+        var sql = SQLBuilder((explain.map { $0 + " " } ?? "") + "SELECT count(*) FROM devices WHERE ")
+        try appendMatch(appID: appID, segment: segment, now: now, to: &sql)
+        return sql.query
     }
 
     /// The app's valid devices for which the segment is true (unknown counts as false).

@@ -41,8 +41,7 @@ public enum CitusTestDatabase {
 
     /// Runs `ops/citus` with `arguments` (to stop or start a worker), its output discarded.
     /// Spawned and waited for directly: Foundation's `Process` can miss the exit of a script
-    /// that leaves a server running behind it.
-    /// It is waited for on a thread of its own (``onOwnThread``): stopping or starting a
+    /// that leaves a server running behind it. It is waited for on a thread of its own (``onOwnThread``): stopping or starting a
     /// worker takes seconds.
     public static func ops(_ arguments: [String]) async throws {
         guard let directory else { throw CitusTestError.noDirectory }
