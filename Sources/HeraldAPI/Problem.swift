@@ -160,8 +160,9 @@ extension Problem {
         return problem
     }
 
-    /// A query that the Citus cluster Herald runs on refuses (docs/scaling.md, "What a cluster
-    /// cannot do yet"): the same request works on one PostgreSQL.
+    /// A query that the Citus cluster Herald runs on refuses as not supported (SQLSTATE 0A000):
+    /// a safeguard, since every statement Herald sends is written so that a cluster runs it
+    /// (docs/scaling.md, "Which table goes where").
     public static func notSupportedOnCluster(_ detail: String) -> Problem {
         Problem(status: .notImplemented, slug: "not-supported-on-cluster", title: "Not supported on this cluster", detail: detail)
     }

@@ -7,8 +7,9 @@ import PostgresNIO
 /// parameter. The conditions always restrict to one app's valid devices.
 enum AudienceQuery {
     /// Appends the filter's conditions, joined with AND, without a leading WHERE; its segments
-    /// too unless `segments` is false (a chunk's read tests them apart: ``appendSegmentTest``).
-    static func appendConditions(to sql: inout SQLBuilder, appID: Int64, filter: AudienceFilter, segments: Bool = true) throws {
+    /// too, their events looked up as `events` says (``EventLookup/choose(appID:filter:on:logger:)``),
+    /// unless `events` is nil (a chunk's read tests them apart: ``appendSegmentTest``).
+    static func appendConditions(to sql: inout SQLBuilder, appID: Int64, filter: AudienceFilter, events: EventLookup?) throws {
         sql.append("app_id = ")
         sql.bind(appID)
         sql.append(" AND invalidated_at IS NULL")
@@ -50,11 +51,11 @@ enum AudienceQuery {
             sql.bind(timeZones)
             sql.append("::text[])")
         }
-        if segments, hasSegments(filter) {
+        if let events, hasSegments(filter) {
             // Plain conjuncts for a count: WHERE drops unknown as it drops false, and the planner
             // may use an index for a top-level condition (migration 0026).
             sql.append(" AND ")
-            try appendSegmentTest(filter, to: &sql)
+            try appendSegmentTest(filter, events: events, to: &sql)
         }
         if let type = filter.startTokenType {
             // A Live Activity start campaign: devices holding a start token of the type.
@@ -71,7 +72,7 @@ enum AudienceQuery {
     }
 
     /// The filter's segment and saved segment, as one condition: `(a) AND (b)`.
-    static func appendSegmentTest(_ filter: AudienceFilter, to sql: inout SQLBuilder) throws {
+    static func appendSegmentTest(_ filter: AudienceFilter, events: EventLookup, to sql: inout SQLBuilder) throws {
         var parts = [Segment]()
         if let segment = filter.segment { parts.append(segment) }
         if let reference = filter.savedSegment {
@@ -83,7 +84,7 @@ enum AudienceQuery {
         }
         for (index, part) in parts.enumerated() {
             sql.append(index == 0 ? "(" : " AND (")
-            try SegmentQuery.append(part, now: filter.segmentTime ?? Date(), to: &sql)
+            try SegmentQuery.append(part, now: filter.segmentTime ?? Date(), events: events, to: &sql)
             sql.append(")")
         }
     }

@@ -262,7 +262,8 @@ enum CampaignLifecycle {
         let bound = try await maxRows.collect().first?.decode(Int64.self) ?? 0
 
         var count = SQLBuilder("SELECT count(*) FROM devices WHERE ")
-        try AudienceQuery.appendConditions(to: &count, appID: appID, filter: filter)
+        let events = try await EventLookup.choose(appID: appID, filter: filter, on: connection, logger: logger)
+        try AudienceQuery.appendConditions(to: &count, appID: appID, filter: filter, events: events)
         count.append(" AND id <= ")
         count.bind(bound)
         let countRows = try await connection.query(count.query, logger: logger)

@@ -59,7 +59,8 @@ struct Zoning {
             query.append("0")
         }
         query.append(", count(*) FROM devices WHERE ")
-        try AudienceQuery.appendConditions(to: &query, appID: appID, filter: filter)
+        let events = try await EventLookup.choose(appID: appID, filter: filter, on: connection, logger: logger)
+        try AudienceQuery.appendConditions(to: &query, appID: appID, filter: filter, events: events)
         query.append(" AND id <= ")
         query.bind(bound)
         query.append(" GROUP BY 1, 2, 3")

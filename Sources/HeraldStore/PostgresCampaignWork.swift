@@ -108,7 +108,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         -> [Device]
     {
         try await DatabaseMetrics.measure("work.nextDevices") {
-            let sql = try Self.chunkRead(lease, filter: filter, after: cursor, limit: limit, prefix: "SELECT ")
+            let events = try await EventLookup.choose(appID: lease.appID, filter: filter, client: client, logger: logger)
+            let sql = try Self.chunkRead(lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "SELECT ")
             let rows = try await client.query(sql.query, logger: logger)
             return try await rows.collect().map(DeviceRow.decode)
         }
@@ -119,7 +120,9 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     public func explainNextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
         -> [String]
     {
-        let sql = try Self.chunkRead(lease, filter: filter, after: cursor, limit: limit, prefix: "EXPLAIN (ANALYZE, BUFFERS) SELECT ")
+        let events = try await EventLookup.choose(appID: lease.appID, filter: filter, client: client, logger: logger)
+        let sql = try Self.chunkRead(
+            lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "EXPLAIN (ANALYZE, BUFFERS) SELECT ")
         return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(String.self) }
     }
 
@@ -128,16 +131,17 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     /// scan returns, through `herald_keep` (migration 0026): as a plain filter, the planner would
     /// estimate it selective and read the chunk's whole range (or a language's whole bitmap) and
     /// sort it, for every page.
-    static func chunkRead(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int, prefix: String) throws
-        -> SQLBuilder
+    static func chunkRead(
+        _ lease: ChunkLease, filter: AudienceFilter, events: EventLookup, after cursor: Int64, limit: Int, prefix: String
+    ) throws -> SQLBuilder
     {
         var sql = SQLBuilder(prefix)
         AudienceQuery.deviceColumns(filter, into: &sql)
         sql.append(" FROM devices WHERE ")
-        try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter, segments: false)
+        try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter, events: nil)
         if AudienceQuery.hasSegments(filter) {
             sql.append(" AND herald_keep((")
-            try AudienceQuery.appendSegmentTest(filter, to: &sql)
+            try AudienceQuery.appendSegmentTest(filter, events: events, to: &sql)
             sql.append(") IS TRUE)")
         }
         // Keyset in ID order up to the frozen bound; (app_id, part, id, bucket) is indexed, so the

@@ -46,7 +46,8 @@ extension PostgresJourneyWork {
                                        NULLIF(user_id, '') AS user_id, id AS device_id
                                 FROM devices WHERE \u{20}
                         """)
-                    try PostgresSegments.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
+                    let events = try await EventLookup.choose(appID: appID, segments: [segment], on: connection, logger: logger)
+                    try PostgresSegments.appendMatch(appID: appID, segment: segment, now: now, events: events, to: &sql)
                     sql.append(
                         """
                             ) d ORDER BY user_key, device_id DESC)

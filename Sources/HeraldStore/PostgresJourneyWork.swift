@@ -219,8 +219,9 @@ public struct PostgresJourneyWork: JourneyWork {
         _ segment: Segment, appID: Int64, column: String, values: [Value], type: String, now: Date
     ) async throws -> [Value] {
         guard !values.isEmpty else { return [] }
+        let events = try await EventLookup.choose(appID: appID, segments: [segment], client: client, logger: logger)
         var sql = SQLBuilder("SELECT DISTINCT \(column) FROM devices WHERE ")
-        try PostgresSegments.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
+        try PostgresSegments.appendMatch(appID: appID, segment: segment, now: now, events: events, to: &sql)
         sql.append(" AND \(column) = ANY(")
         sql.bind(values)
         sql.append("::\(type)[])")

@@ -144,7 +144,9 @@ public struct PostgresSegments: SegmentRepository {
     /// How many of the app's valid devices the segment matches at `now`.
     public func count(appID: Int64, segment: Segment, now: Date) async throws -> Int {
         try await DatabaseMetrics.measure("segments.count") {
-            let rows = try await client.query(try Self.countQuery(appID: appID, segment: segment, now: now), logger: logger)
+            let events = try await EventLookup.choose(appID: appID, segments: [segment], client: client, logger: logger)
+            let rows = try await client.query(
+                try Self.countQuery(appID: appID, segment: segment, now: now, events: events), logger: logger)
             return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
         }
     }
@@ -153,8 +155,9 @@ public struct PostgresSegments: SegmentRepository {
     public func sample(appID: Int64, segment: Segment, now: Date, limit: Int) async throws -> [Device] {
         guard limit > 0 else { return [] }
         return try await DatabaseMetrics.measure("segments.sample") {
+            let events = try await EventLookup.choose(appID: appID, segments: [segment], client: client, logger: logger)
             var sql = SQLBuilder("SELECT \(DeviceRow.columns) FROM devices WHERE ")
-            try Self.appendMatch(appID: appID, segment: segment, now: now, to: &sql)
+            try Self.appendMatch(appID: appID, segment: segment, now: now, events: events, to: &sql)
             sql.append(" ORDER BY id LIMIT ")
             sql.bind(limit)
             let rows = try await client.query(sql.query, logger: logger)
@@ -163,34 +166,38 @@ public struct PostgresSegments: SegmentRepository {
     }
 
     /// Plans the segment's count without running it (`EXPLAIN`), before a version is saved: a
-    /// condition the database cannot run (a segment built from events on a Citus cluster,
-    /// docs/scaling.md) is refused with the database's error, and nothing is stored that no
-    /// campaign could use.
+    /// condition the database cannot run is refused with the database's error, and nothing is
+    /// stored that no campaign could use.
     func plan(appID: Int64, segment: Segment) async throws {
-        let query = try Self.countQuery(appID: appID, segment: segment, now: Date(), explain: "EXPLAIN")
+        let events = try await EventLookup.choose(appID: appID, segments: [segment], client: client, logger: logger)
+        let query = try Self.countQuery(appID: appID, segment: segment, now: Date(), events: events, explain: "EXPLAIN")
         _ = try await client.query(query, logger: logger).collect()
     }
 
     /// PostgreSQL's plan for the count, run (`EXPLAIN (ANALYZE, BUFFERS)`), for `herald bench segments`.
     public func explainCount(appID: Int64, segment: Segment, now: Date) async throws -> [String] {
-        let query = try Self.countQuery(appID: appID, segment: segment, now: now, explain: "EXPLAIN (ANALYZE, BUFFERS)")
+        let events = try await EventLookup.choose(appID: appID, segments: [segment], client: client, logger: logger)
+        let query = try Self.countQuery(
+            appID: appID, segment: segment, now: now, events: events, explain: "EXPLAIN (ANALYZE, BUFFERS)")
         return try await client.query(query, logger: logger).collect().map { try $0.decode(String.self) }
     }
 
     /// The count of the segment's devices, behind `explain` when given: what ``count``,
     /// ``plan`` and ``explainCount`` send.
-    static func countQuery(appID: Int64, segment: Segment, now: Date, explain: String? = nil) throws -> PostgresQuery {
+    static func countQuery(appID: Int64, segment: Segment, now: Date, events: EventLookup, explain: String? = nil) throws
+        -> PostgresQuery
+    {
         var sql = SQLBuilder((explain.map { $0 + " " } ?? "") + "SELECT count(*) FROM devices WHERE ")
-        try appendMatch(appID: appID, segment: segment, now: now, to: &sql)
+        try appendMatch(appID: appID, segment: segment, now: now, events: events, to: &sql)
         return sql.query
     }
 
     /// The app's valid devices for which the segment is true (unknown counts as false).
-    static func appendMatch(appID: Int64, segment: Segment, now: Date, to sql: inout SQLBuilder) throws {
+    static func appendMatch(appID: Int64, segment: Segment, now: Date, events: EventLookup, to sql: inout SQLBuilder) throws {
         sql.append("app_id = ")
         sql.bind(appID)
         sql.append(" AND invalidated_at IS NULL AND (")
-        try SegmentQuery.append(segment, now: now, to: &sql)
+        try SegmentQuery.append(segment, now: now, events: events, to: &sql)
         sql.append(")")
     }
 

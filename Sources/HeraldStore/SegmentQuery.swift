@@ -10,8 +10,9 @@ import PostgresNIO
 /// Comparisons on attributes are guarded by the JSON type in a CASE, so a value of another
 /// type (a number stored as a string) is unknown, never a cast error; dates are read with
 /// `herald_try_timestamptz`, which answers NULL for text that is not one (migration 0023).
+/// Conditions on events take the form that `events` chooses (``EventLookup``).
 enum SegmentQuery {
-    static func append(_ segment: Segment, now: Date, to sql: inout SQLBuilder) throws {
+    static func append(_ segment: Segment, now: Date, events: EventLookup, to sql: inout SQLBuilder) throws {
         switch segment {
         case .all(let parts), .any(let parts):
             let joiner: String
@@ -19,12 +20,12 @@ enum SegmentQuery {
             sql.append("(")
             for (index, part) in parts.enumerated() {
                 if index > 0 { sql.append(joiner) }
-                try append(part, now: now, to: &sql)
+                try append(part, now: now, events: events, to: &sql)
             }
             sql.append(")")
         case .not(let inner):
             sql.append("(NOT ")
-            try append(inner, now: now, to: &sql)
+            try append(inner, now: now, events: events, to: &sql)
             sql.append(")")
         case .attribute(let key, let test):
             try appendAttribute(key, test, to: &sql)
@@ -78,40 +79,80 @@ enum SegmentQuery {
         case .received(let campaign, let window):
             // The ledger row lies in its device's part: on a Citus cluster the subquery then
             // joins within one shard (ledger and devices are co-located by part).
-            appendExists(
-                "deliveries d", "d.part = devices.part AND d.outcome = 'accepted'", campaign: campaign, time: "d.created_at", window: window, now: now,
-                to: &sql)
-        case .opened(let campaign, let window):
-            appendExists(
-                "events e", "e.kind = 'opened'", campaign: campaign, time: "e.occurred_at", window: window, now: now, to: &sql)
-        case .converted(let event, let minimum, let window):
             sql.append(
-                "EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id = devices.id"
-                    + " AND e.kind = 'converted'")
-            if let event {
-                sql.append(" AND e.name = ")
-                sql.bind(event)
-            }
-            if let minimum {
-                sql.append(" AND e.value >= ")
-                sql.bind(minimum)
-            }
-            appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
+                "EXISTS (SELECT 1 FROM deliveries d WHERE d.app_id = devices.app_id AND d.device_id = devices.id"
+                    + " AND d.part = devices.part AND d.outcome = 'accepted'")
+            appendCampaign(campaign, alias: "d", to: &sql)
+            appendWindow(window, column: "d.created_at", now: now, to: &sql)
             sql.append(")")
+        case .opened(let campaign, let window):
+            appendDeviceEvents("opened", events: events, to: &sql) { sql in
+                appendCampaign(campaign, alias: "e", to: &sql)
+                appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
+            }
+        case .converted(let event, let minimum, let window):
+            appendDeviceEvents("converted", events: events, to: &sql) { sql in
+                if let event {
+                    sql.append(" AND e.name = ")
+                    sql.bind(event)
+                }
+                if let minimum {
+                    sql.append(" AND e.value >= ")
+                    sql.bind(minimum)
+                }
+                appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
+            }
         case .event(let name, let window):
             // The device's own events, or its user's that named no device (migration 0027).
-            sql.append(
-                "(EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id = devices.id"
-                    + " AND e.kind = 'custom' AND e.name = ")
-            sql.bind(name)
-            appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
-            sql.append(
-                ") OR EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id IS NULL"
-                    + " AND e.user_id = devices.user_id AND e.kind = 'custom' AND e.name = ")
-            sql.bind(name)
-            appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
-            sql.append("))")
+            let conditions: (inout SQLBuilder) -> Void = { sql in
+                sql.append(" AND e.name = ")
+                sql.bind(name)
+                appendWindow(window, column: "e.occurred_at", now: now, to: &sql)
+            }
+            sql.append("(")
+            appendDeviceEvents("custom", events: events, to: &sql, conditions)
+            switch events {
+            case .perDevice:
+                sql.append(
+                    " OR EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id IS NULL"
+                        + " AND e.user_id = devices.user_id AND e.kind = 'custom'")
+            case .asSet(let appID):
+                // A device without a user is not in the set (false, not unknown), as with EXISTS.
+                sql.append(
+                    " OR (devices.user_id IS NOT NULL AND devices.user_id IN (SELECT e.user_id FROM events e WHERE e.app_id = ")
+                sql.bind(appID)
+                sql.append(" AND e.device_id IS NULL AND e.user_id IS NOT NULL AND e.kind = 'custom'")
+            }
+            conditions(&sql)
+            sql.append(events == .perDevice ? "))" : ")))")
         }
+    }
+
+    /// The device's events of `kind` that meet `conditions` (SQL on `e`, each starting " AND "):
+    /// an `EXISTS` correlated with the device, or the device in the app's set of them.
+    private static func appendDeviceEvents(
+        _ kind: String, events: EventLookup, to sql: inout SQLBuilder, _ conditions: (inout SQLBuilder) -> Void
+    ) {
+        switch events {
+        case .perDevice:
+            sql.append(
+                "EXISTS (SELECT 1 FROM events e WHERE e.app_id = devices.app_id AND e.device_id = devices.id"
+                    + " AND e.kind = '\(kind)'")
+        case .asSet(let appID):
+            // Never NULL in the set: `devices.id IN` is then true or false, as EXISTS is.
+            sql.append("devices.id IN (SELECT e.device_id FROM events e WHERE e.app_id = ")
+            sql.bind(appID)
+            sql.append(" AND e.device_id IS NOT NULL AND e.kind = '\(kind)'")
+        }
+        conditions(&sql)
+        sql.append(")")
+    }
+
+    private static func appendCampaign(_ campaign: UUID?, alias: String, to sql: inout SQLBuilder) {
+        guard let campaign else { return }
+        sql.append(" AND \(alias).campaign_id = (SELECT c.id FROM campaigns c WHERE c.public_id = ")
+        sql.bind(campaign)
+        sql.append(")")
     }
 
     private static func appendAttribute(_ key: String, _ test: Segment.AttributeTest, to sql: inout SQLBuilder) throws {
@@ -182,23 +223,6 @@ enum SegmentQuery {
 
     /// A device's rows in `table` (aliased, with `app_id`, `device_id` and `campaign_id`) where
     /// `condition` holds: of one campaign or any, within the window or ever.
-    private static func appendExists(
-        _ table: String, _ condition: String, campaign: UUID?, time: String, window: Segment.DayWindow?, now: Date,
-        to sql: inout SQLBuilder
-    ) {
-        let alias = table.split(separator: " ").last.map(String.init) ?? table
-        sql.append(
-            "EXISTS (SELECT 1 FROM \(table) WHERE \(alias).app_id = devices.app_id AND \(alias).device_id = devices.id"
-                + " AND \(condition)")
-        if let campaign {
-            sql.append(" AND \(alias).campaign_id = (SELECT c.id FROM campaigns c WHERE c.public_id = ")
-            sql.bind(campaign)
-            sql.append(")")
-        }
-        appendWindow(window, column: time, now: now, to: &sql)
-        sql.append(")")
-    }
-
     private static func appendWindow(_ window: Segment.DayWindow?, column: String, now: Date, to sql: inout SQLBuilder) {
         guard let window else { return }
         sql.append(" AND \(column) >= ")

@@ -14,8 +14,10 @@ struct CustomEventTests {
 
     static func now(minus days: Double = 0) -> String { RFC3339.format(Date().addingTimeInterval(-days * 86_400)) }
 
-    @Test func customEventsAreStoredOnceAndSegmentsFindTheirDevicesAndUsers() async throws {
-        try await EngineHarness.with { h in
+    @Test(arguments: EngineHarness.engines) func customEventsAreStoredOnceAndSegmentsFindTheirDevicesAndUsers(onCluster: Bool)
+        async throws
+    {
+        try await EngineHarness.with(onCluster: onCluster) { h in
             // 0: a device with its own event; 1 and 2: user u1's devices (the event names the user);
             // 3: an event ten days ago; 4: nothing.
             try await h.register(0..<5) { n in
