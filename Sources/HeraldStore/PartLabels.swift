@@ -1,3 +1,5 @@
+import APNSCore
+import Crypto
 import Logging
 import PostgresNIO
 import Synchronization
@@ -27,5 +29,29 @@ enum PartLabels {
     /// `alias.part = <label>`, or `true` without a label (rows across parts).
     static func condition(_ alias: String, label: Int32?) -> String {
         label.map { "\(alias).part = \($0)" } ?? "true"
+    }
+
+    /// The bucket of `token`'s device: the first byte of the token's SHA-256, as `devices.bucket`
+    /// computes it (migration 0001), and so its part (`part = herald_part(bucket)`, checked).
+    static func bucket(of token: DeviceToken) -> Int32 {
+        SHA256.hash(data: token.bytes).withUnsafeBytes { Int32($0[0]) }
+    }
+
+    /// `alias.part = <label>` for the part `token`'s device is in: a lookup by token then reads
+    /// one part's rows, and on a Citus cluster one shard instead of all sixteen.
+    static func condition(_ alias: String, token: DeviceToken, client: PostgresClient, logger: Logger) async throws
+        -> String
+    {
+        condition(alias, label: try await label(ofBucket: bucket(of: token), client: client, logger: logger))
+    }
+
+    /// `alias.part IN (…)`, the parts of the tokens' devices.
+    static func condition(_ alias: String, tokens: [DeviceToken], client: PostgresClient, logger: Logger) async throws
+        -> String
+    {
+        var labels = Set<Int32>()
+        for token in tokens { labels.insert(try await label(ofBucket: bucket(of: token), client: client, logger: logger)) }
+        guard !labels.isEmpty else { return "false" }
+        return "\(alias).part IN (\(labels.sorted().map(String.init).joined(separator: ", ")))"
     }
 }

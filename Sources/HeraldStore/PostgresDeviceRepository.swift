@@ -32,10 +32,11 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     public func find(appID: Int64, token: DeviceToken) async throws -> Device? {
         try await DatabaseMetrics.measure("devices.find") {
+            let part = try await PartLabels.condition("devices", token: token, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 SELECT \(unescaped: DeviceRow.columns) FROM devices
-                WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: token.bytes))
+                WHERE app_id = \(appID) AND \(unescaped: part) AND token = \(ByteBuffer(bytes: token.bytes))
                 """, logger: logger)
             return try await rows.collect().first.map(DeviceRow.decode)
         }
@@ -43,10 +44,11 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     public func find(appID: Int64, tokens: [DeviceToken]) async throws -> [DeviceToken: Device] {
         try await DatabaseMetrics.measure("devices.findMany") {
+            let parts = try await PartLabels.condition("devices", tokens: tokens, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 SELECT \(unescaped: DeviceRow.columns) FROM devices
-                WHERE app_id = \(appID) AND token = ANY(\(tokens.map { ByteBuffer(bytes: $0.bytes) })::bytea[])
+                WHERE app_id = \(appID) AND \(unescaped: parts) AND token = ANY(\(tokens.map { ByteBuffer(bytes: $0.bytes) })::bytea[])
                 """, logger: logger)
             var found = [DeviceToken: Device]()
             for try await row in rows {
@@ -59,9 +61,10 @@ public struct PostgresDeviceRepository: DeviceRepository {
 
     public func delete(appID: Int64, token: DeviceToken) async throws -> Bool {
         try await DatabaseMetrics.measure("devices.delete") {
+            let part = try await PartLabels.condition("devices", token: token, client: client, logger: logger)
             let rows = try await client.query(
                 """
-                DELETE FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: token.bytes))
+                DELETE FROM devices WHERE app_id = \(appID) AND \(unescaped: part) AND token = \(ByteBuffer(bytes: token.bytes))
                 RETURNING id
                 """, logger: logger)
             return try await !rows.collect().isEmpty

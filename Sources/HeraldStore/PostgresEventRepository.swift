@@ -123,8 +123,9 @@ public struct PostgresEventRepository: EventRepository {
     private func deviceIDs(appID: Int64, tokens: [DeviceToken]) async throws -> ([DeviceToken: Int64], [Int64: String]) {
         guard !tokens.isEmpty else { return ([:], [:]) }
         let bytes = tokens.map { ByteBuffer(bytes: $0.bytes) }
+        let parts = try await PartLabels.condition("devices", tokens: tokens, client: client, logger: logger)
         let rows = try await client.query(
-            "SELECT token, id, user_id FROM devices WHERE app_id = \(appID) AND token = ANY(\(bytes)::bytea[])",
+            "SELECT token, id, user_id FROM devices WHERE app_id = \(appID) AND \(unescaped: parts) AND token = ANY(\(bytes)::bytea[])",
             logger: logger)
         var ids = [DeviceToken: Int64](), users = [Int64: String]()
         for try await (token, id, userID) in rows.decode((ByteBuffer, Int64, String?).self) {

@@ -46,8 +46,9 @@ public struct PostgresLedgerRepository: LedgerRepository {
     public func history(appID: Int64, token: DeviceToken) async throws -> DeviceHistory {
         try await DatabaseMetrics.measure("ledger.history") {
             let bytes = ByteBuffer(bytes: token.bytes)
+            let part = try await PartLabels.condition("devices", token: token, client: client, logger: logger)
             let devices = try await client.query(
-                "SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app_id = \(appID) AND token = \(bytes)",
+                "SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app_id = \(appID) AND \(unescaped: part) AND token = \(bytes)",
                 logger: logger)
             let device = try await devices.collect().first.map(DeviceRow.decode)
             let notifications = try await client.query(

@@ -21,11 +21,12 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         -> Bool
     {
         try await DatabaseMetrics.measure("liveActivities.registerStartToken") {
+            let part = try await PartLabels.condition("devices", token: device, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 INSERT INTO live_activity_start_tokens (app_id, device_id, part, attributes_type, token)
                 SELECT app_id, id, part, \(attributesType), \(ByteBuffer(bytes: token.bytes)) FROM devices
-                WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))
+                WHERE app_id = \(appID) AND \(unescaped: part) AND token = \(ByteBuffer(bytes: device.bytes))
                 ON CONFLICT (app_id, device_id, attributes_type, part) DO UPDATE SET token = EXCLUDED.token, registered_at = EXCLUDED.registered_at
                 RETURNING device_id
                 """, logger: logger)
@@ -35,11 +36,13 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
 
     public func removeStartToken(appID: Int64, device: DeviceToken, attributesType: String) async throws -> Bool {
         try await DatabaseMetrics.measure("liveActivities.removeStartToken") {
+            let part = try await PartLabels.label(ofBucket: PartLabels.bucket(of: device), client: client, logger: logger)
             let rows = try await client.query(
                 """
                 DELETE FROM live_activity_start_tokens s USING devices d
-                WHERE d.app_id = \(appID) AND d.token = \(ByteBuffer(bytes: device.bytes)) AND s.app_id = d.app_id
-                  AND s.device_id = d.id AND s.part = d.part AND s.attributes_type = \(attributesType)
+                WHERE d.app_id = \(appID) AND \(unescaped: PartLabels.condition("d", label: part))
+                  AND d.token = \(ByteBuffer(bytes: device.bytes)) AND s.app_id = d.app_id
+                  AND s.device_id = d.id AND \(unescaped: PartLabels.condition("s", label: part)) AND s.attributes_type = \(attributesType)
                 RETURNING s.device_id
                 """, logger: logger)
             return try await !rows.collect().isEmpty
@@ -50,11 +53,12 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         -> [(attributesType: String, tokenSuffix: String, registeredAt: Date)]
     {
         try await DatabaseMetrics.measure("liveActivities.startTokens") {
+            let part = try await PartLabels.condition("d", token: device, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 SELECT s.attributes_type, s.token, s.registered_at FROM live_activity_start_tokens s
                 JOIN devices d ON d.app_id = s.app_id AND d.id = s.device_id AND d.part = s.part
-                WHERE d.app_id = \(appID) AND d.token = \(ByteBuffer(bytes: device.bytes))
+                WHERE d.app_id = \(appID) AND \(unescaped: part) AND d.token = \(ByteBuffer(bytes: device.bytes))
                 ORDER BY s.attributes_type
                 """, logger: logger)
             var found = [(attributesType: String, tokenSuffix: String, registeredAt: Date)]()
@@ -69,13 +73,14 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         async throws -> UpdateTokenRegistration
     {
         try await DatabaseMetrics.measure("liveActivities.registerUpdateToken") {
-            try await client.withDomainTransaction(logger: logger) { connection -> UpdateTokenRegistration in
-                // The device is found by its token, which reaches every part's shard on a Citus
-                // cluster: the activity's row on the coordinator may be written after that only
-                // over one connection per node.
+            let part = try await PartLabels.condition("devices", token: device, client: client, logger: logger)
+            return try await client.withDomainTransaction(logger: logger) { connection -> UpdateTokenRegistration in
+                // The device is read from its part's shard on a Citus cluster; the activity's row
+                // on the coordinator is written after that over one connection per node, as
+                // after any read of a distributed table.
                 try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                 let devices = try await connection.query(
-                    "SELECT id, part FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))",
+                    "SELECT id, part FROM devices WHERE app_id = \(appID) AND \(unescaped: part) AND token = \(ByteBuffer(bytes: device.bytes))",
                     logger: logger)
                 guard let (deviceID, part) = try await devices.collect().first?.decode((Int64, Int32).self) else {
                     return .unknownDevice
@@ -106,15 +111,20 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
     public func registerUpdateToken(
         appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken, now: Date
     ) async throws -> (UpdateTokenRegistration, activityID: String?) {
+        let part = try await PartLabels.label(ofBucket: PartLabels.bucket(of: device), client: client, logger: logger)
         let rows = try await client.query(
             """
             SELECT s.activity_id FROM live_activity_starts s
             JOIN devices d ON d.app_id = s.app_id AND d.id = s.device_id AND d.part = s.part
-            WHERE d.app_id = \(appID) AND d.token = \(ByteBuffer(bytes: device.bytes)) AND s.attributes_type = \(attributesType)
+            WHERE d.app_id = \(appID) AND \(unescaped: PartLabels.condition("d", label: part))
+              AND d.token = \(ByteBuffer(bytes: device.bytes)) AND s.attributes_type = \(attributesType)
             """, logger: logger)
         guard let activityID = try await rows.collect().first?.decode(String.self) else {
             let known = try await client.query(
-                "SELECT 1 FROM devices WHERE app_id = \(appID) AND token = \(ByteBuffer(bytes: device.bytes))", logger: logger)
+                """
+                SELECT 1 FROM devices WHERE app_id = \(appID) AND \(unescaped: PartLabels.condition("devices", label: part))
+                  AND token = \(ByteBuffer(bytes: device.bytes))
+                """, logger: logger)
             return (try await known.collect().isEmpty ? .unknownDevice : .noStartedActivity, nil)
         }
         let outcome = try await registerUpdateToken(
@@ -124,10 +134,12 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
 
     public func removeUpdateToken(appID: Int64, activityID: String, device: DeviceToken) async throws -> Bool {
         try await DatabaseMetrics.measure("liveActivities.removeUpdateToken") {
+            let part = try await PartLabels.label(ofBucket: PartLabels.bucket(of: device), client: client, logger: logger)
             let rows = try await client.query(
                 """
                 DELETE FROM live_activity_tokens t USING devices d
-                WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND d.app_id = t.app_id AND t.device_id = d.id AND t.part = d.part
+                WHERE t.app_id = \(appID) AND t.activity_id = \(activityID) AND d.app_id = t.app_id AND t.device_id = d.id
+                  AND \(unescaped: PartLabels.condition("t", label: part)) AND \(unescaped: PartLabels.condition("d", label: part))
                   AND d.token = \(ByteBuffer(bytes: device.bytes))
                 RETURNING t.id
                 """, logger: logger)

@@ -46,6 +46,36 @@ import Testing
         }
     }
 
+    /// A lookup by token names the part the token's bucket is in (on a cluster, one shard): each
+    /// of 40 devices, spread over the parts, is found alone and among the others, its history is
+    /// read, and a delete by token removes that device and no other.
+    @Test(arguments: CitusTestDatabase.engines) func lookupsByTokenFindTheirDeviceInItsPart(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
+            let tokens = (1...40).map { StoreFixture.token($0) }
+            for token in tokens {
+                _ = try await f.devices.register(appID: f.app.id, token: token, registration: StoreFixture.registration())
+            }
+            let parts = try await f.client.query("SELECT count(DISTINCT part) FROM devices WHERE app_id = \(f.app.id)")
+                .collect().first!.decode(Int64.self)
+            #expect(parts >= 10, "40 tokens fell in only \(parts) parts")
+            for token in tokens {
+                #expect(try await f.devices.find(appID: f.app.id, token: token)?.token == token)
+            }
+            let unknown = StoreFixture.token(99)
+            let found = try await f.devices.find(appID: f.app.id, tokens: tokens + [unknown])
+            #expect(Set(found.keys) == Set(tokens))
+            #expect(try await f.devices.find(appID: f.app.id, token: unknown) == nil)
+            let ledger = PostgresLedgerRepository(client: f.client, logger: TestDatabase.logger)
+            #expect(try await ledger.history(appID: f.app.id, token: tokens[7]).device?.token == tokens[7])
+            for token in tokens.prefix(10) {
+                #expect(try await f.devices.delete(appID: f.app.id, token: token))
+                #expect(try await !f.devices.delete(appID: f.app.id, token: token))
+            }
+            let left = try await f.devices.find(appID: f.app.id, tokens: tokens)
+            #expect(Set(left.keys) == Set(tokens.dropFirst(10)))
+        }
+    }
+
     @Test func aChunkInsideOnePartNamesItAndOneAcrossPartsDoesNot() {
         #expect(DeviceBucket.part(of: 0...15) == 0)
         #expect(DeviceBucket.part(of: 240...255) == 15)
