@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldStore
 import HeraldTestSupport
+import NIOCore
 import Testing
 
 @testable import herald
@@ -46,6 +47,43 @@ struct JourneySegmentEntryTests {
                 let entries = try await j.entries(journey)
                 #expect(entries.keys.sorted() == (0..<10).filter { $0 % 2 == 0 }.map { "u:user-\($0)" })
                 #expect(entries.values.allSatisfy { $0.count == 2 })
+            }
+        }
+    }
+
+    /// Entry on a segment built from events: the users who did `cart_abandoned` this week, as a
+    /// user (the event names no device) or on one of their devices. On a Citus cluster the
+    /// events are looked up as a set (docs/scaling.md, "Segments built from events").
+    @Test(arguments: CitusTestDatabase.engines) func aSegmentBuiltFromEventsLetsInTheUsersWhoDidIt(onCluster: Bool) async throws {
+        try await EngineHarness.with(onCluster: onCluster) { h in
+            try await h.register(0..<6) { n in
+                try DeviceRegistration(
+                    environment: .production, languages: ["en"], authorization: AuthorizationSettings(status: .authorized, alert: true),
+                    timeZone: "UTC", userID: "user-\(n)", attributes: ["firstName": "Ana"])
+            }
+            // user-1 as a user, user-3's device, user-5 as a user a month ago.
+            try await h.store.client.query(
+                """
+                INSERT INTO events (app_id, kind, identity, occurred_at, user_id, name)
+                VALUES (\(h.app.id), 'custom', sha256('u1'), now() - interval '1 day', 'user-1', 'cart_abandoned'),
+                       (\(h.app.id), 'custom', sha256('u5'), now() - interval '30 days', 'user-5', 'cart_abandoned')
+                """)
+            try await h.store.client.query(
+                """
+                INSERT INTO events (app_id, kind, identity, occurred_at, device_id, user_id, name)
+                SELECT app_id, 'custom', sha256(token), now() - interval '1 day', id, user_id, 'cart_abandoned' FROM devices
+                WHERE app_id = \(h.app.id) AND token = \(ByteBuffer(bytes: EngineHarness.token(3).bytes))
+                """)
+            let segment = try Segment(json: try JSONReader.parse(Array(#"{"event": {"name": "cart_abandoned", "withinDays": 7}}"#.utf8)))
+            guard case .saved = try await h.store.segments.create(
+                appID: h.app.id, name: "Abandoned", description: nil, segment: segment, actor: "test")
+            else { throw JourneyTestFailure("segment not saved") }
+            try await JourneyHarness.with(h) { j in
+                let journey = try await j.activeJourney(
+                    "Come back",
+                    #"{"entry": {"segment": "Abandoned"}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#)
+                #expect(try await h.store.journeyWork.enterSegments(now: Date().addingTimeInterval(60)) == 2)
+                #expect(try await j.entries(journey).keys.sorted() == ["u:user-1", "u:user-3"])
             }
         }
     }
