@@ -46,7 +46,8 @@ public struct PostgresLedgerRepository: LedgerRepository {
     public func history(appID: Int64, token: DeviceToken) async throws -> DeviceHistory {
         try await DatabaseMetrics.measure("ledger.history") {
             let bytes = ByteBuffer(bytes: token.bytes)
-            let part = try await PartLabels.condition("devices", token: token, client: client, logger: logger)
+            let label = try await PartLabels.label(ofBucket: PartLabels.bucket(of: token), client: client, logger: logger)
+            let part = PartLabels.condition("devices", label: label)
             let devices = try await client.query(
                 "SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app_id = \(appID) AND \(unescaped: part) AND token = \(bytes)",
                 logger: logger)
@@ -61,7 +62,7 @@ public struct PostgresLedgerRepository: LedgerRepository {
             var campaigns = [CampaignDeliveryRecord]()
             if let device {
                 campaigns = try await Self.campaignDeliveries(
-                    appID: appID, deviceIDs: [device.id], latestCampaigns: DeviceHistory.campaignLimit,
+                    appID: appID, deviceIDs: [device.id], part: label, latestCampaigns: DeviceHistory.campaignLimit,
                     limit: DeviceHistory.campaignLimit, on: client, logger: logger)
             }
             return DeviceHistory(device: device, notifications: records, campaigns: campaigns)
@@ -70,8 +71,11 @@ public struct PostgresLedgerRepository: LedgerRepository {
 
     /// What campaigns did with these devices: each of the app's campaigns (or its latest
     /// `latestCampaigns`) probes the deliveries primary key `(app_id, campaign_id, device_id)`.
+    /// The ledger rows of the devices, all in `part` (a ledger row lies in its device's part: on a
+    /// Citus cluster one shard is read).
     static func campaignDeliveries(
-        appID: Int64, deviceIDs: [Int64], latestCampaigns: Int?, limit: Int, on client: PostgresClient, logger: Logger
+        appID: Int64, deviceIDs: [Int64], part: Int32, latestCampaigns: Int?, limit: Int, on client: PostgresClient,
+        logger: Logger
     ) async throws -> [CampaignDeliveryRecord] {
         guard !deviceIDs.isEmpty else { return [] }
         let rows = try await client.query(
@@ -81,7 +85,8 @@ public struct PostgresLedgerRepository: LedgerRepository {
                   LIMIT \(latestCampaigns ?? Int.max)) c
             JOIN LATERAL (
                 SELECT * FROM deliveries d
-                WHERE d.app_id = \(appID) AND d.campaign_id = c.id AND d.device_id = ANY (\(deviceIDs)::bigint[])
+                WHERE d.app_id = \(appID) AND \(unescaped: PartLabels.condition("d", label: part)) AND d.campaign_id = c.id
+                  AND d.device_id = ANY (\(deviceIDs)::bigint[])
             ) d ON true
             ORDER BY c.id DESC, d.device_id
             LIMIT \(limit)

@@ -73,6 +73,24 @@ import Testing
             }
             let left = try await f.devices.find(appID: f.app.id, tokens: tokens)
             #expect(Set(left.keys) == Set(tokens.dropFirst(10)))
+            guard onCluster, let url = CitusTestDatabase.url else { return }
+            // On the cluster each of these is one shard's statement: over a connection where
+            // Citus refuses any statement of several shards, they still work.
+            var configuration = try DatabaseURL(url).clientConfiguration(maxConnections: 2)
+            configuration.options.additionalStartupParameters.append(("citus.multi_task_query_log_level", "error"))
+            let strict = PostgresClient(configuration: configuration, backgroundLogger: TestDatabase.logger)
+            try await strict.whileRunning { () async throws in
+                await #expect(throws: PSQLError.self, "a statement over all shards is refused") {
+                    try await strict.query("SELECT count(*) FROM devices WHERE app_id = \(f.app.id)").collect()
+                }
+                let devices = PostgresDeviceRepository(client: strict, logger: TestDatabase.logger)
+                let ledger = PostgresLedgerRepository(client: strict, logger: TestDatabase.logger)
+                for token in tokens.dropFirst(10) {
+                    #expect(try await devices.find(appID: f.app.id, token: token)?.token == token)
+                }
+                #expect(try await ledger.history(appID: f.app.id, token: tokens[20]).device?.token == tokens[20])
+                #expect(try await devices.delete(appID: f.app.id, token: tokens[10]))
+            }
         }
     }
 
