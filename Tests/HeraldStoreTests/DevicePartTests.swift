@@ -90,6 +90,12 @@ import Testing
                 }
                 #expect(try await ledger.history(appID: f.app.id, token: tokens[20]).device?.token == tokens[20])
                 #expect(try await devices.delete(appID: f.app.id, token: tokens[10]))
+                // Registration (the upsert, new and again) names its part in SQL.
+                let (_, created) = try await devices.register(
+                    appID: f.app.id, token: StoreFixture.token(77), registration: StoreFixture.registration())
+                let (_, again) = try await devices.register(
+                    appID: f.app.id, token: StoreFixture.token(77), registration: StoreFixture.registration())
+                #expect(created && !again)
             }
         }
     }
