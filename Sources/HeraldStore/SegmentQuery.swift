@@ -221,8 +221,7 @@ enum SegmentQuery {
         }
     }
 
-    /// A device's rows in `table` (aliased, with `app_id`, `device_id` and `campaign_id`) where
-    /// `condition` holds: of one campaign or any, within the window or ever.
+    /// ` AND column >= <start of the window>`, or nothing for "ever".
     private static func appendWindow(_ window: Segment.DayWindow?, column: String, now: Date, to sql: inout SQLBuilder) {
         guard let window else { return }
         sql.append(" AND \(column) >= ")
