@@ -19,7 +19,7 @@ public enum CitusTestDatabase {
     public static let only = ProcessInfo.processInfo.environment["HERALD_TEST_CITUS_ONLY"] != nil
     /// The engines a test written for both runs on, as its `onCluster` argument: one PostgreSQL,
     /// and the cluster when `HERALD_TEST_CITUS_URL` names one; only the cluster when
-    /// `HERALD_TEST_CITUS_ONLY` is set (ops/test's cluster phase, after the one-PostgreSQL run).
+    /// `HERALD_TEST_CITUS_ONLY` is set (ops/test's cluster run, beside the one-PostgreSQL run).
     public static let engines = isAvailable ? (only ? [true] : [false, true]) : [false]
 
     /// Runs `body` with the cluster's database, emptied and migrated, and distributed by
