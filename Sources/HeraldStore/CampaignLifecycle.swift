@@ -262,7 +262,7 @@ enum CampaignLifecycle {
         let bound = try await maxRows.collect().first?.decode(Int64.self) ?? 0
 
         var count = SQLBuilder("SELECT count(*) FROM devices WHERE ")
-        let events = try await EventLookup.choose(appID: appID, filter: filter, on: connection, logger: logger)
+        let events = try await EventLookup.choose(appID: appID, segments: filter.segmentParts, on: connection, logger: logger)
         try AudienceQuery.appendConditions(to: &count, appID: appID, filter: filter, events: events)
         count.append(" AND id <= ")
         count.bind(bound)

@@ -59,7 +59,7 @@ struct Zoning {
             query.append("0")
         }
         query.append(", count(*) FROM devices WHERE ")
-        let events = try await EventLookup.choose(appID: appID, filter: filter, on: connection, logger: logger)
+        let events = try await EventLookup.choose(appID: appID, segments: filter.segmentParts, on: connection, logger: logger)
         try AudienceQuery.appendConditions(to: &query, appID: appID, filter: filter, events: events)
         query.append(" AND id <= ")
         query.bind(bound)

@@ -44,19 +44,6 @@ enum EventLookup: Sendable, Equatable {
             try await choose(appID: appID, segments: segments, on: connection, logger: logger)
         }
     }
-
-    /// The lookup for an audience filter's segments.
-    static func choose(appID: Int64, filter: AudienceFilter, on connection: PostgresConnection, logger: Logger)
-        async throws -> EventLookup
-    {
-        try await choose(appID: appID, segments: filter.segmentParts, on: connection, logger: logger)
-    }
-
-    static func choose(appID: Int64, filter: AudienceFilter, client: PostgresClient, logger: Logger) async throws
-        -> EventLookup
-    {
-        try await choose(appID: appID, segments: filter.segmentParts, client: client, logger: logger)
-    }
 }
 
 extension Segment {

@@ -37,12 +37,17 @@ enum PartLabels {
         SHA256.hash(data: token.bytes).withUnsafeBytes { Int32($0[0]) }
     }
 
+    /// The label of the part `token`'s device is in.
+    static func label(ofToken token: DeviceToken, client: PostgresClient, logger: Logger) async throws -> Int32 {
+        try await label(ofBucket: bucket(of: token), client: client, logger: logger)
+    }
+
     /// `alias.part = <label>` for the part `token`'s device is in: a lookup by token then reads
     /// one part's rows, and on a Citus cluster one shard instead of all sixteen.
     static func condition(_ alias: String, token: DeviceToken, client: PostgresClient, logger: Logger) async throws
         -> String
     {
-        condition(alias, label: try await label(ofBucket: bucket(of: token), client: client, logger: logger))
+        condition(alias, label: try await label(ofToken: token, client: client, logger: logger))
     }
 
     /// `alias.part IN (…)`, the parts of the tokens' devices.
@@ -50,7 +55,7 @@ enum PartLabels {
         -> String
     {
         var labels = Set<Int32>()
-        for token in tokens { labels.insert(try await label(ofBucket: bucket(of: token), client: client, logger: logger)) }
+        for token in tokens { labels.insert(try await label(ofToken: token, client: client, logger: logger)) }
         guard !labels.isEmpty else { return "false" }
         return "\(alias).part IN (\(labels.sorted().map(String.init).joined(separator: ", ")))"
     }

@@ -143,7 +143,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
         try await DatabaseMetrics.measure("campaigns.estimate") {
             if let error = filter.validate().first { throw error }
             let filter = try await SavedSegmentResolver.resolve(filter, appID: appID, client: client, logger: logger)
-            let events = try await EventLookup.choose(appID: appID, filter: filter, client: client, logger: logger)
+            let events = try await EventLookup.choose(appID: appID, segments: filter.segmentParts, client: client, logger: logger)
             var sql = SQLBuilder("SELECT count(*) FROM devices WHERE ")
             try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter, events: events)
             let rows = try await client.query(sql.query, logger: logger)
@@ -160,7 +160,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
                 let milliseconds = max(1, Int(budget * 1000))
                 let count = try await client.withTransaction(logger: logger) { connection in
                     _ = try await connection.query("SELECT set_config('statement_timeout', \(String(milliseconds)), true)", logger: logger)
-                    let events = try await EventLookup.choose(appID: appID, filter: filter, on: connection, logger: logger)
+                    let events = try await EventLookup.choose(appID: appID, segments: filter.segmentParts, on: connection, logger: logger)
                     var sql = SQLBuilder("SELECT count(*) FROM devices WHERE ")
                     try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter, events: events)
                     return try await connection.query(sql.query, logger: logger).collect().first?.decode(Int64.self) ?? 0
@@ -179,7 +179,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
             "SELECT greatest(reltuples, 1)::float8 FROM pg_class WHERE oid = 'devices'::regclass", logger: logger)
         let tuples = try await rows.collect().first?.decode(Double.self) ?? 1
         let percent = min(100, max(0.01, 5_000_000 / tuples))
-        let events = try await EventLookup.choose(appID: appID, filter: filter, client: client, logger: logger)
+        let events = try await EventLookup.choose(appID: appID, segments: filter.segmentParts, client: client, logger: logger)
         var sql = SQLBuilder("SELECT count(*) FROM devices TABLESAMPLE SYSTEM (\(String(format: "%.4f", percent))) WHERE ")
         try AudienceQuery.appendConditions(to: &sql, appID: appID, filter: filter, events: events)
         let sampled = try await client.query(sql.query, logger: logger).collect().first?.decode(Int64.self) ?? 0
@@ -191,7 +191,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
         return try await DatabaseMetrics.measure("campaigns.estimateOverCap") {
             if let error = filter.validate().first { throw error }
             let filter = try await SavedSegmentResolver.resolve(filter, appID: appID, client: client, logger: logger)
-            let events = try await EventLookup.choose(appID: appID, filter: filter, client: client, logger: logger)
+            let events = try await EventLookup.choose(appID: appID, segments: filter.segmentParts, client: client, logger: logger)
             // The devices at a cap now, from the sends counted, then those of them the filter takes.
             var sql = SQLBuilder(
                 """

@@ -108,7 +108,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         -> [Device]
     {
         try await DatabaseMetrics.measure("work.nextDevices") {
-            let events = try await EventLookup.choose(appID: lease.appID, filter: filter, client: client, logger: logger)
+            let events = try await EventLookup.choose(appID: lease.appID, segments: filter.segmentParts, client: client, logger: logger)
             let sql = try Self.chunkRead(lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "SELECT ")
             let rows = try await client.query(sql.query, logger: logger)
             return try await rows.collect().map(DeviceRow.decode)
@@ -120,7 +120,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     public func explainNextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
         -> [String]
     {
-        let events = try await EventLookup.choose(appID: lease.appID, filter: filter, client: client, logger: logger)
+        let events = try await EventLookup.choose(appID: lease.appID, segments: filter.segmentParts, client: client, logger: logger)
         let sql = try Self.chunkRead(
             lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "EXPLAIN (ANALYZE, BUFFERS) SELECT ")
         return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(String.self) }

@@ -46,7 +46,7 @@ public struct PostgresLedgerRepository: LedgerRepository {
     public func history(appID: Int64, token: DeviceToken) async throws -> DeviceHistory {
         try await DatabaseMetrics.measure("ledger.history") {
             let bytes = ByteBuffer(bytes: token.bytes)
-            let label = try await PartLabels.label(ofBucket: PartLabels.bucket(of: token), client: client, logger: logger)
+            let label = try await PartLabels.label(ofToken: token, client: client, logger: logger)
             let part = PartLabels.condition("devices", label: label)
             let devices = try await client.query(
                 "SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app_id = \(appID) AND \(unescaped: part) AND token = \(bytes)",

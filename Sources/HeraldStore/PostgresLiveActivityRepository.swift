@@ -36,7 +36,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
 
     public func removeStartToken(appID: Int64, device: DeviceToken, attributesType: String) async throws -> Bool {
         try await DatabaseMetrics.measure("liveActivities.removeStartToken") {
-            let part = try await PartLabels.label(ofBucket: PartLabels.bucket(of: device), client: client, logger: logger)
+            let part = try await PartLabels.label(ofToken: device, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 DELETE FROM live_activity_start_tokens s USING devices d
@@ -111,7 +111,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
     public func registerUpdateToken(
         appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken, now: Date
     ) async throws -> (UpdateTokenRegistration, activityID: String?) {
-        let part = try await PartLabels.label(ofBucket: PartLabels.bucket(of: device), client: client, logger: logger)
+        let part = try await PartLabels.label(ofToken: device, client: client, logger: logger)
         let rows = try await client.query(
             """
             SELECT s.activity_id FROM live_activity_starts s
@@ -134,7 +134,7 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
 
     public func removeUpdateToken(appID: Int64, activityID: String, device: DeviceToken) async throws -> Bool {
         try await DatabaseMetrics.measure("liveActivities.removeUpdateToken") {
-            let part = try await PartLabels.label(ofBucket: PartLabels.bucket(of: device), client: client, logger: logger)
+            let part = try await PartLabels.label(ofToken: device, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 DELETE FROM live_activity_tokens t USING devices d
