@@ -37,7 +37,17 @@ import Testing
                 #expect(first.counters.accepted == 85 && first.counters.deferred == 15)
                 // Two minutes later: the ten throttled once are accepted, five deferred again.
                 clock.set(start.addingTimeInterval(121))
-                try await h.waitFor("the second try") { try await h.campaign(campaign.id).counters.accepted == 95 }
+                // Each chunk tries its own devices: wait until the five are deferred again too, or
+                // a chunk tried later would reckon their next try from the clock moved below.
+                try await h.waitFor("the second try") {
+                    let again = try await h.store.client.query(
+                        """
+                        SELECT count(*) FROM deliveries
+                        WHERE campaign_id = \(campaign.id) AND outcome = 'deferred' AND attempts = 2 AND retry_at IS NOT NULL
+                        """
+                    ).collect().first?.decode(Int64.self)
+                    return try await h.campaign(campaign.id).counters.accepted == 95 && again == 5
+                }
                 #expect(try await h.campaign(campaign.id).state == .running)
                 // Four more minutes: the third and last try; those five stay deferred for good.
                 clock.set(start.addingTimeInterval(121 + 241))
