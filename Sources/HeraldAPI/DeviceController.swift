@@ -21,8 +21,8 @@ struct DeviceController {
 
     @Sendable func register(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<DeviceResponse> {
         let (app, token) = try await target(context, access: .write)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        let registration = try RegistrationInput.parse(object, defaultEnvironment: app.defaultEnvironment)
+        let registration = try await RequestDecoding.body(RegistrationRequest.self, of: request, context: context)
+            .registration(defaultEnvironment: app.defaultEnvironment)
         let (device, created) = try await devices.register(appID: app.id, token: token, registration: registration)
         return EditedResponse(status: created ? .created : .ok, response: DeviceResponse(device))
     }

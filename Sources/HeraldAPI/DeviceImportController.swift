@@ -169,20 +169,16 @@ struct DeviceImportController {
     }
 
     static func parse(_ bytes: ByteBuffer, defaultEnvironment: APNSEnvironment) throws -> DeviceImportItem {
-        guard case .object(let object) = try JSONFields.parse(bytes.readableBytesView) else {
-            throw Problem.invalidRequest("each line must be a JSON object")
-        }
-        guard case .string(let hex)? = object["token"] else {
-            throw ValidationError(field: "token", reason: "each line needs a token as a hex string")
-        }
+        let value = try JSONFields.parse(bytes.readableBytesView)
+        guard value.isObject else { throw Problem.invalidRequest("each line must be a JSON object") }
+        let line = try RequestDecoding.decode(ImportLineRequest.self, from: value)
         let token: DeviceToken
         do {
-            token = try DeviceToken(hex: hex)
+            token = try DeviceToken(hex: line.token)
         } catch {
             throw ValidationError(field: "token", reason: error.description)
         }
-        let registration = try RegistrationInput.parse(object, defaultEnvironment: defaultEnvironment, extraFields: ["token"])
-        return DeviceImportItem(token: token, registration: registration)
+        return DeviceImportItem(token: token, registration: try line.registration.registration(defaultEnvironment: defaultEnvironment))
     }
 }
 

@@ -91,24 +91,10 @@ enum JSONFields {
         return date
     }
 
-    /// A `Decodable` value from a JSON value (dates as RFC 3339), with the decoding error's
-    /// path as the field.
+    /// A `Decodable` value from a JSON value, with the field below `field` named in errors
+    /// (``RequestDecoding``).
     static func decode<Value: Decodable>(_ type: Value.Type, from value: PayloadValue, field: String) throws -> Value {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = RFC3339.parse(text) else {
-                throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 time"))
-            }
-            return date
-        }
-        do {
-            return try decoder.decode(type, from: try JSONEncoder().encode(value))
-        } catch let error as DecodingError {
-            throw Problem.invalidField(
-                TemplatePreview.field(of: error, under: field), "has the wrong type or an unknown value")
-        }
+        try RequestDecoding.decode(type, from: value, field: field)
     }
 
     /// 422 listing every validation error (`field` is the first one's); nothing when empty.

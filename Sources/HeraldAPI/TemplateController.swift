@@ -126,8 +126,7 @@ struct TemplateController {
         // Another app's template is unknown to a scoped key, whatever the body says.
         guard let latest = try await templates.latest(name: name) else { throw Problem.unknownTemplate() }
         _ = try await visibleOwner(latest, principal)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        let input = try TemplatePreview.Input.parse(object)
+        let input = try await RequestDecoding.body(TemplatePreview.Input.self, of: request, context: context)
         var record = latest
         if let version = input.version {
             guard let found = try await templates.version(name: name, version: version) else {

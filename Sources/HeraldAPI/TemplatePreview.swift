@@ -7,111 +7,64 @@ import Hummingbird
 /// `POST /v1/templates/{name}/preview`: for each described recipient, the language it would
 /// get and, in both localization modes, the exact payload (or why there is none).
 enum TemplatePreview {
-    static let fields: Set<String> = ["version", "variables", "attributes", "userID", "recipients", "payload"]
-    static let recipientFields: Set<String> = ["languages", "authorization", "timeZone"]
-    static let payloadFields: Set<String> = [
-        "pushType", "sound", "criticalSound", "badge", "category", "threadID", "interruptionLevel", "relevanceScore",
-        "mutableContent", "custom",
-    ]
     static let maximumRecipients = 50
 
     /// A recipient left without `authorization` allows alerts, badges and sounds: a preview is
     /// mostly asked for what a device that allows notifications gets.
     static let defaultAuthorization = AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true)
 
-    struct RecipientInput {
+    struct RecipientInput: Decodable {
         var languages: [LanguageTag]
         var authorization: AuthorizationSettings
         var timeZone: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case languages, authorization, timeZone }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            languages = try LanguageList.tags(in: container, forKey: .languages)
+            authorization = try container.decodeIfPresent(AuthorizationRequest.self, forKey: .authorization)?.settings
+                ?? TemplatePreview.defaultAuthorization
+            timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
+            if let timeZone, TimeZone(identifier: timeZone) == nil || timeZone.utf8.count > 64 {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .timeZone, in: container, debugDescription: "must be an IANA time zone such as Europe/Berlin")
+            }
+        }
     }
 
-    /// The request body, checked field by field.
-    struct Input {
+    /// The request body.
+    struct Input: Decodable {
         var version: Int?
-        var variables: [String: PayloadValue] = [:]
-        var attributes: [String: PayloadValue] = [:]
+        var variables: [String: PayloadValue]
+        var attributes: [String: PayloadValue]
         var userID: String?
-        var recipients: [RecipientInput] = []
-        var payload = PayloadOptions()
+        var recipients: [RecipientInput]
+        /// Overrides of the template's payload defaults, as a campaign's push options give them.
+        var payload: PayloadOptions
 
-        static func parse(_ object: [String: PayloadValue]) throws -> Input {
-            try JSONFields.refuseUnknown(object, known: TemplatePreview.fields)
-            var input = Input()
-            switch object["version"] {
-            case nil, .null?: break
-            case .int(let number)? where number >= 1: input.version = number
-            default: throw Problem.invalidField("version", "must be a version number, 1 or more")
+        enum CodingKeys: String, CodingKey, CaseIterable { case version, variables, attributes, userID, recipients, payload }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            version = try container.decodeIfPresent(Int.self, forKey: .version)
+            if let version, version < 1 {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .version, in: container, debugDescription: "must be a version number, 1 or more")
             }
-            input.variables = try TemplatePreview.object(object["variables"], field: "variables")
-            input.attributes = try TemplatePreview.object(object["attributes"], field: "attributes")
-            switch object["userID"] {
-            case nil, .null?: break
-            case .string(let text)?: input.userID = text
-            default: throw Problem.invalidField("userID", "must be a string or null")
-            }
+            variables = try container.decodeIfPresent([String: PayloadValue].self, forKey: .variables) ?? [:]
+            attributes = try container.decodeIfPresent([String: PayloadValue].self, forKey: .attributes) ?? [:]
+            userID = try container.decodeIfPresent(String.self, forKey: .userID)
             let maximum = TemplatePreview.maximumRecipients
-            guard case .array(let items)? = object["recipients"], !items.isEmpty, items.count <= maximum else {
-                throw Problem.invalidField(
-                    "recipients", "must be an array of 1 to \(maximum) recipients, each with languages and authorization")
+            let count = try container.decodeIfPresent([PayloadValue].self, forKey: .recipients)?.count ?? 0
+            guard (1...maximum).contains(count) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .recipients, in: container,
+                    debugDescription: "must be an array of 1 to \(maximum) recipients, each with languages and authorization")
             }
-            for (index, item) in items.enumerated() {
-                let field = "recipients[\(index)]"
-                guard case .object(let recipient) = item else {
-                    throw Problem.invalidField(field, "must be an object with languages and authorization")
-                }
-                try JSONFields.refuseUnknown(recipient, known: TemplatePreview.recipientFields, prefix: field)
-                let languages = try RegistrationInput.languageTags(recipient["languages"], field: "\(field).languages")
-                var authorization = TemplatePreview.defaultAuthorization
-                switch recipient["authorization"] {
-                case nil, .null?: break
-                case let value?:
-                    authorization = try RegistrationInput.authorization(value, field: "\(field).authorization")
-                }
-                var timeZone: String?
-                switch recipient["timeZone"] {
-                case nil, .null?: break
-                case .string(let name)? where TimeZone(identifier: name) != nil && name.utf8.count <= 64: timeZone = name
-                default: throw Problem.invalidField("\(field).timeZone", "must be an IANA time zone such as Europe/Berlin")
-                }
-                input.recipients.append(RecipientInput(languages: languages, authorization: authorization, timeZone: timeZone))
-            }
-            input.payload = try TemplatePreview.payloadOptions(object["payload"])
-            return input
+            recipients = try container.decode([RecipientInput].self, forKey: .recipients)
+            payload = try container.decodeIfPresent(PayloadOptions.self, forKey: .payload) ?? PayloadOptions()
         }
-    }
-
-    static func object(_ value: PayloadValue?, field: String) throws -> [String: PayloadValue] {
-        switch value {
-        case nil, .null?: return [:]
-        case .object(let members)?: return members
-        default: throw Problem.invalidField(field, "must be a JSON object")
-        }
-    }
-
-    /// Overrides of the template's payload defaults, as a campaign's push options give them.
-    static func payloadOptions(_ value: PayloadValue?) throws -> PayloadOptions {
-        let members = try object(value, field: "payload")
-        try JSONFields.refuseUnknown(members, known: payloadFields, prefix: "payload")
-        do {
-            let data = try JSONEncoder().encode(PayloadValue.object(members))
-            return try JSONDecoder().decode(PayloadOptions.self, from: data)
-        } catch let error as DecodingError {
-            throw Problem.invalidField(field(of: error, under: "payload"), "has the wrong type or an unknown value")
-        }
-    }
-
-    /// `payload.criticalSound.volume` from a decoding error's path.
-    static func field(of error: DecodingError, under prefix: String) -> String {
-        let path: [any CodingKey]
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            path = context.codingPath
-        case .keyNotFound(let key, let context):
-            path = context.codingPath + [key]
-        @unknown default:
-            path = []
-        }
-        return JSONPath.of(path, under: prefix)
     }
 
     // MARK: - Rendering

@@ -1,0 +1,41 @@
+import APNSCore
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// The one way a request body (or part of one) becomes a typed request: a `Decodable` type
+/// read from the parsed JSON by ``PayloadValueDecoder``, with unknown keys refused and every
+/// error a ``ValidationError`` naming the field (422 problem+json).
+enum RequestDecoding {
+    static let decoder = PayloadValueDecoder(parseDate: RFC3339.parse)
+
+    /// `type` from `value`; `field` prefixes the names in errors (a value inside a larger body).
+    static func decode<Value: Decodable>(_ type: Value.Type, from value: PayloadValue, field: String? = nil)
+        throws(ValidationError) -> Value
+    {
+        do {
+            return try decoder.decode(type, from: value)
+        } catch let error as DecodingError {
+            throw validationError(error, under: field)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError(field: field ?? "body", reason: "cannot be read: \(type)")
+        }
+    }
+
+    /// The request's body as `type`: 400 when the body is not JSON or not an object, 422
+    /// naming the field otherwise (``JSONFields/bodyObject(_:context:upTo:what:)``).
+    static func body<Value: Decodable>(
+        _ type: Value.Type, of request: Request, context: HeraldRequestContext, upTo limit: Int? = nil
+    ) async throws -> Value {
+        let object = try await JSONFields.bodyObject(request, context: context, upTo: limit)
+        return try decode(type, from: .object(object))
+    }
+
+    static func validationError(_ error: DecodingError, under prefix: String?) -> ValidationError {
+        let (field, reason) = error.fieldAndReason
+        let name = [prefix, field.isEmpty ? nil : field].compactMap { $0 }.joined(separator: field.hasPrefix("[") ? "" : ".")
+        return ValidationError(field: name.isEmpty ? "body" : name, reason: reason)
+    }
+}
