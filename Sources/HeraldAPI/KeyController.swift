@@ -8,7 +8,15 @@ import Hummingbird
 /// instance: this one forgets the cached key with its answer, the others on the database's
 /// notification (`APIKeyCache`).
 struct KeyController {
-    static let createFields: Set<String> = ["role", "app", "apps", "name", "expiresAt"]
+    /// `POST /v1/admin/keys`: the role, the app of an `app` key, the apps a key is limited to,
+    /// a name and when it expires.
+    struct CreateBody: Decodable {
+        var role: APIKeyRole
+        var app: String?
+        var apps: [String]?
+        var name: String?
+        var expiresAt: Date?
+    }
 
     let directory: AppDirectory
     let keys: any APIKeyRepository
@@ -29,32 +37,23 @@ struct KeyController {
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<KeyResponse> {
         let principal = try context.requirePrincipal()
         try principal.requireAdmin()
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.createFields)
-        let role: APIKeyRole = try PageQuery.oneOf(try JSONFields.requiredString(object["role"], field: "role"), field: "role")
+        let body = try await RequestDecoding.body(CreateBody.self, of: request, context: context)
         var appID: Int64?
-        if let bundleID = try JSONFields.string(object["app"], field: "app") {
+        if let bundleID = body.app {
             appID = try await directory.require(bundleID: bundleID, field: "app").id
         }
         var scope: [Int64]?
-        if let value = object["apps"], value != .null {
-            guard case .array(let items) = value else {
-                throw Problem.invalidField("apps", "must be an array of bundle IDs")
-            }
-            guard items.count <= NewAPIKey.maximumScope else {
+        if let bundleIDs = body.apps {
+            guard bundleIDs.count <= NewAPIKey.maximumScope else {
                 throw Problem.invalidField("apps", "at most \(NewAPIKey.maximumScope) apps")
             }
             var ids = [Int64]()
-            for (index, item) in items.enumerated() {
-                let field = "apps[\(index)]"
-                guard case .string(let bundleID) = item else { throw Problem.invalidField(field, "must be a bundle ID") }
-                ids.append(try await directory.require(bundleID: bundleID, field: field).id)
+            for (index, bundleID) in bundleIDs.enumerated() {
+                ids.append(try await directory.require(bundleID: bundleID, field: "apps[\(index)]").id)
             }
             scope = ids
         }
-        let new = try NewAPIKey(
-            role: role, appID: appID, appScope: scope, name: try JSONFields.string(object["name"], field: "name"),
-            expiresAt: try JSONFields.date(object["expiresAt"], field: "expiresAt"))
+        let new = try NewAPIKey(role: body.role, appID: appID, appScope: scope, name: body.name, expiresAt: body.expiresAt)
         let (key, secret) = try await keys.create(new, actor: principal.keyPrefix)
         return EditedResponse(status: .created, response: KeyResponse(key, secret: secret.value))
     }

@@ -7,8 +7,35 @@ import Hummingbird
 /// live count and a sample of matching devices; `POST …/segments/evaluate` counts a segment
 /// that is not saved (docs/segments.md). Marketing and admin keys.
 struct SegmentController {
-    static let createFields: Set<String> = ["name", "description", "segment"]
-    static let editFields: Set<String> = ["description", "segment"]
+    /// `POST …/segments`: a name, a note, and the conditions (``Segment``'s own JSON).
+    struct CreateBody: Decodable {
+        var name: String
+        var description: String?
+        var segment: PayloadValue
+    }
+
+    /// `PATCH …/segments/{name}`: new conditions (a new version), a new note, or both; a
+    /// description given as `null` is removed.
+    struct EditBody: Decodable {
+        var segment: PayloadValue?
+        var description: String??
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case segment, description }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            segment = try container.decodeIfPresent(PayloadValue.self, forKey: .segment)
+            description = container.contains(.description)
+                ? .some(try container.decodeIfPresent(String.self, forKey: .description)) : nil
+        }
+    }
+
+    /// `POST …/segments/evaluate`: the conditions and how many matching devices to show.
+    struct EvaluateBody: Decodable {
+        var segment: PayloadValue
+        var sample: Int?
+    }
+
     static let maximumSample = 50
 
     let directory: AppDirectory
@@ -25,13 +52,11 @@ struct SegmentController {
 
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<SegmentResponse> {
         let app = try await self.app(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.createFields)
-        let name = try JSONFields.requiredString(object["name"], field: "name")
+        let body = try await RequestDecoding.body(CreateBody.self, of: request, context: context)
+        let name = body.name
         if let problem = SavedSegment.nameProblem(name) { throw Problem.invalidField("name", problem) }
-        let description = try Self.description(object["description"])
-        guard let json = object["segment"], json != .null else { throw Problem.invalidField("segment", "is required") }
-        let segment = try Segment(json: json)
+        let description = try Self.checked(description: body.description)
+        let segment = try Segment(json: body.segment)
         let actor = try context.requirePrincipal().keyPrefix
         switch try await segments.create(appID: app.id, name: name, description: description, segment: segment, actor: actor) {
         case .saved(let saved):
@@ -48,14 +73,13 @@ struct SegmentController {
     @Sendable func edit(request: Request, context: HeraldRequestContext) async throws -> SegmentResponse {
         let app = try await self.app(context)
         let name = try Self.name(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.editFields)
+        let body = try await RequestDecoding.body(EditBody.self, of: request, context: context)
         var segment: Segment?
-        if let json = object["segment"] {
+        if let json = body.segment {
             guard json != .null else { throw Problem.invalidField("segment", "cannot be removed; delete the segment instead") }
             segment = try Segment(json: json)
         }
-        let description: String?? = object.keys.contains("description") ? .some(try Self.description(object["description"])) : nil
+        let description: String?? = try body.description.map { try Self.checked(description: $0) }
         guard segment != nil || description != nil else {
             throw Problem.invalidRequest("give segment or description")
         }
@@ -111,11 +135,9 @@ struct SegmentController {
     /// A segment's count and sample before it is saved (the builder's live count).
     @Sendable func evaluate(request: Request, context: HeraldRequestContext) async throws -> SegmentCountResponse {
         let app = try await self.app(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: ["segment", "sample"])
-        guard let json = object["segment"], json != .null else { throw Problem.invalidField("segment", "is required") }
-        let segment = try Segment(json: json)
-        let sample = try JSONFields.int(object["sample"], field: "sample") ?? 10
+        let body = try await RequestDecoding.body(EvaluateBody.self, of: request, context: context)
+        let segment = try Segment(json: body.segment)
+        let sample = body.sample ?? 10
         guard (0...Self.maximumSample).contains(sample) else {
             throw Problem.invalidField("sample", "must be 0 to \(Self.maximumSample)")
         }
@@ -145,8 +167,8 @@ struct SegmentController {
         return name
     }
 
-    static func description(_ value: PayloadValue?) throws -> String? {
-        guard let text = try JSONFields.string(value, field: "description") else { return nil }
+    static func checked(description text: String?) throws -> String? {
+        guard let text else { return nil }
         guard TextRules.storedLength(text) <= SavedSegment.maximumDescriptionLength else {
             throw Problem.invalidField("description", "at most \(SavedSegment.maximumDescriptionLength) characters")
         }

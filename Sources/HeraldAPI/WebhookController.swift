@@ -9,7 +9,13 @@ import Hummingbird
 /// secret is in that answer and nowhere else), list them with their delivery state, remove
 /// one, send it a test message, and read its latest messages.
 struct WebhookController {
-    static let addFields: Set<String> = ["url", "events", "description"]
+    /// `POST …/webhooks`: where to deliver, which events (all without), and a note.
+    struct AddBody: Decodable {
+        var url: String
+        var events: [String]?
+        var description: String?
+    }
+
     static let maximumMessages = 200
 
     let directory: AppDirectory
@@ -35,13 +41,9 @@ struct WebhookController {
 
     @Sendable func add(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<WebhookResponse> {
         let app = try await adminScope(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.addFields)
+        let body = try await RequestDecoding.body(AddBody.self, of: request, context: context)
         let new = try NewWebhookEndpoint(
-            url: try JSONFields.requiredString(object["url"], field: "url"),
-            events: try Self.strings(object["events"], field: "events"),
-            description: try JSONFields.string(object["description"], field: "description"),
-            allowPrivateAddresses: allowPrivateAddresses)
+            url: body.url, events: body.events, description: body.description, allowPrivateAddresses: allowPrivateAddresses)
         let created = try await webhooks.addEndpoint(appID: app?.id, new, actor: try context.requirePrincipal().keyPrefix)
         var response = WebhookResponse(created.endpoint)
         response.secret = created.secret
@@ -92,19 +94,6 @@ struct WebhookController {
         Problem(
             status: .notFound, slug: "unknown-webhook", title: "Unknown webhook endpoint",
             detail: "there is no webhook endpoint with this ID here", field: "webhookID")
-    }
-
-    /// An array of strings, or nil when absent.
-    static func strings(_ value: PayloadValue?, field: String) throws -> [String]? {
-        switch value {
-        case nil, .null?: return nil
-        case .array(let items)?:
-            return try items.enumerated().map { index, item in
-                guard case .string(let text) = item else { throw Problem.invalidField("\(field)[\(index)]", "must be a string") }
-                return text
-            }
-        default: throw Problem.invalidField(field, "must be an array of strings")
-        }
     }
 }
 
