@@ -116,8 +116,8 @@ final class PayloadValueDecoding: Decoder {
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
             // A RawRepresentable's own refusal ("Cannot initialize …") says nothing a caller can use.
             guard let names = Self.caseNames(of: type), case .string = value else { throw DecodingError.dataCorrupted(context) }
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: codingPath, debugDescription: "must be one of \(names.joined(separator: ", "))"))
+            let choices = names.count == 2 ? "\(names[0]) or \(names[1])" : "one of \(names.joined(separator: ", "))"
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "must be \(choices)"))
         }
         if let readKeys, case .object(let members) = value {
             for key in members.keys.sorted() where !readKeys.contains(key) {

@@ -7,13 +7,37 @@ import Hummingbird
 /// first signing key, and change how an app reaches APNs, the settings campaigns obey (default
 /// time zone, quiet hours, frequency caps), or whether it is disabled.
 struct AppController {
-    static let createFields: Set<String> = [
-        "bundleID", "teamID", "defaultEnvironment", "apnsEndpoint", "apnsCA", "credential",
-    ]
-    static let editFields: Set<String> = [
-        "defaultTimeZone", "quietHours", "frequencyCaps", "liveActivityHighPriorityPerHour", "defaultEnvironment",
-        "apnsEndpoint", "apnsCA", "apnsManagementEndpoint", "disabled",
-    ]
+    /// `POST /v1/apps`: the app, how it reaches APNs, and its first signing key.
+    struct CreateBody: Decodable {
+        var bundleID: String
+        var teamID: String
+        var defaultEnvironment: APNSEnvironment?
+        var apnsEndpoint: String?
+        var apnsCA: String?
+        var credential: CredentialController.SigningKeyBody?
+    }
+
+    /// `PATCH /v1/apps/{bundleID}`: members left out stay as they are.
+    struct EditBody: Decodable {
+        var defaultTimeZone: PatchField<String>
+        var quietHours: PatchField<String>
+        var frequencyCaps: PatchField<[String]>
+        var liveActivityHighPriorityPerHour: PatchField<Int>
+        var defaultEnvironment: PatchField<APNSEnvironment>
+        var apnsEndpoint: PatchField<String>
+        var apnsCA: PatchField<String>
+        var apnsManagementEndpoint: PatchField<String>
+        var disabled: PatchField<Bool>
+
+        var changesSettings: Bool {
+            defaultTimeZone.isGiven || quietHours.isGiven || frequencyCaps.isGiven || liveActivityHighPriorityPerHour.isGiven
+        }
+
+        var isEmpty: Bool {
+            !changesSettings && !defaultEnvironment.isGiven && !apnsEndpoint.isGiven && !apnsCA.isGiven
+                && !apnsManagementEndpoint.isGiven && !disabled.isGiven
+        }
+    }
     /// Extra CA certificates in PEM, at most this many bytes.
     static let maximumCAPEM = 64 * 1024
 
@@ -39,20 +63,15 @@ struct AppController {
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<AppResponse> {
         let principal = try context.requirePrincipal()
         try principal.requireAdmin()
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.createFields)
-        guard let credential = try JSONFields.object(object["credential"], field: "credential") else {
+        let body = try await RequestDecoding.body(CreateBody.self, of: request, context: context)
+        guard let credential = body.credential else {
             throw Problem.invalidField("credential", "is required: {\"keyID\": \"ABC123DEFG\", \"privateKey\": \"<the .p8 file's text>\"}")
         }
-        try JSONFields.refuseUnknown(credential, known: CredentialController.keyFields, prefix: "credential")
         let newApp = try NewApp(
-            bundleID: try JSONFields.requiredString(object["bundleID"], field: "bundleID"),
-            teamID: try JSONFields.requiredString(object["teamID"], field: "teamID"),
-            keyID: try JSONFields.requiredString(credential["keyID"], field: "credential.keyID"),
-            signingKeyPEM: try CredentialController.privateKey(credential["privateKey"], field: "credential.privateKey"),
-            defaultEnvironment: try Self.environment(object["defaultEnvironment"]) ?? .production,
-            apnsEndpoint: try JSONFields.string(object["apnsEndpoint"], field: "apnsEndpoint"),
-            apnsCAPEM: try Self.caPEM(object["apnsCA"]), keyField: "credential.")
+            bundleID: body.bundleID, teamID: body.teamID, keyID: credential.keyID,
+            signingKeyPEM: try CredentialController.privateKey(credential.privateKey, field: "credential.privateKey"),
+            defaultEnvironment: body.defaultEnvironment ?? .production, apnsEndpoint: body.apnsEndpoint,
+            apnsCAPEM: try body.apnsCA.map(Self.caPEM), keyField: "credential.")
         let app = try await apps.add(newApp, actor: principal.keyPrefix)
         directory.replace(app)
         return EditedResponse(status: .created, response: AppResponse(app))
@@ -71,62 +90,46 @@ struct AppController {
         let principal = try context.requirePrincipal()
         try principal.requireAdmin()
         let app = try await directory.current(try await directory.require(bundleID: try context.parameters.require("bundleID")))
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.editFields)
-        guard !object.isEmpty else { throw Problem.invalidRequest("give at least one field to change") }
+        let body = try await RequestDecoding.body(EditBody.self, of: request, context: context)
+        guard !body.isEmpty else { throw Problem.invalidRequest("give at least one field to change") }
         var settings = AppSettings(
             defaultTimeZone: app.defaultTimeZone, quietHours: app.quietHours, frequencyCaps: app.frequencyCaps,
             liveActivityHighPriorityPerHour: app.liveActivityHighPriorityPerHour)
-        if let value = object["defaultTimeZone"] {
-            settings.defaultTimeZone = try JSONFields.string(value, field: "defaultTimeZone")
-        }
-        if let value = object["quietHours"] {
-            settings.quietHours = try JSONFields.string(value, field: "quietHours").map { text in
+        if let zone = body.defaultTimeZone.change { settings.defaultTimeZone = zone }
+        if let text = body.quietHours.change {
+            settings.quietHours = try text.map { text in
                 switch QuietHours.parse(text) {
                 case .success(let quiet): return quiet
                 case .failure(let error): throw Problem.invalidField("quietHours", error.reason)
                 }
             }
         }
-        if let value = object["frequencyCaps"] {
-            settings.frequencyCaps = try Self.caps(value)
-        }
-        if let value = object["liveActivityHighPriorityPerHour"] {
-            guard let allowance = try JSONFields.int(value, field: "liveActivityHighPriorityPerHour") else {
-                throw Problem.invalidField("liveActivityHighPriorityPerHour", "must be a whole number")
-            }
+        if let texts = body.frequencyCaps.change { settings.frequencyCaps = try Self.caps(texts ?? []) }
+        if let allowance = body.liveActivityHighPriorityPerHour.change {
+            guard let allowance else { throw Problem.invalidField("liveActivityHighPriorityPerHour", "must be a whole number") }
             settings.liveActivityHighPriorityPerHour = allowance
         }
         try JSONFields.check(settings.validate(), what: "app")
         var changes = AppChanges()
-        if let value = object["defaultEnvironment"] {
-            guard let environment = try Self.environment(value) else {
-                throw Problem.invalidField("defaultEnvironment", "must be sandbox or production")
-            }
+        if let environment = body.defaultEnvironment.change {
+            guard let environment else { throw Problem.invalidField("defaultEnvironment", "must be sandbox or production") }
             changes.defaultEnvironment = environment
         }
-        if let value = object["apnsEndpoint"] {
-            let endpoint = try JSONFields.string(value, field: "apnsEndpoint")
+        if let endpoint = body.apnsEndpoint.change {
             if let endpoint, let problem = NewApp.endpointProblem(endpoint) { throw problem }
             changes.apnsEndpoint = .some(endpoint)
         }
-        if let value = object["apnsCA"] { changes.apnsCAPEM = .some(try Self.caPEM(value)) }
-        if let value = object["apnsManagementEndpoint"] {
-            let endpoint = try JSONFields.string(value, field: "apnsManagementEndpoint")
+        if let text = body.apnsCA.change { changes.apnsCAPEM = .some(try text.map(Self.caPEM)) }
+        if let endpoint = body.apnsManagementEndpoint.change {
             if let endpoint, let problem = NewApp.endpointProblem(endpoint, field: "apnsManagementEndpoint") { throw problem }
             changes.apnsManagementEndpoint = .some(endpoint)
         }
-        if let value = object["disabled"] {
-            guard let disabled = try JSONFields.bool(value, field: "disabled") else {
-                throw Problem.invalidField("disabled", "must be true or false")
-            }
+        if let disabled = body.disabled.change {
+            guard let disabled else { throw Problem.invalidField("disabled", "must be true or false") }
             changes.disabled = disabled
         }
         var updated = app
-        let settingsChanged = Set(object.keys).intersection([
-            "defaultTimeZone", "quietHours", "frequencyCaps", "liveActivityHighPriorityPerHour",
-        ])
-        if !settingsChanged.isEmpty {
+        if body.changesSettings {
             guard let stored = try await apps.updateSettings(appID: app.id, settings: settings, actor: principal.keyPrefix)
             else { throw Problem.unknownApp() }
             updated = stored
@@ -140,17 +143,8 @@ struct AppController {
         return AppResponse(updated)
     }
 
-    static func environment(_ value: PayloadValue?) throws -> APNSEnvironment? {
-        guard let text = try JSONFields.string(value, field: "defaultEnvironment") else { return nil }
-        guard let environment = APNSEnvironment(rawValue: text) else {
-            throw Problem.invalidField("defaultEnvironment", "must be sandbox or production")
-        }
-        return environment
-    }
-
     /// PEM certificates to trust for the app's endpoint override, or nil.
-    static func caPEM(_ value: PayloadValue?) throws -> String? {
-        guard let text = try JSONFields.string(value, field: "apnsCA") else { return nil }
+    static func caPEM(_ text: String) throws -> String {
         guard text.utf8.count <= maximumCAPEM, text.contains("-----BEGIN CERTIFICATE-----"),
             text.contains("-----END CERTIFICATE-----"), TextRules.forbiddenCharacter(in: text) == nil
         else {
@@ -159,18 +153,8 @@ struct AppController {
         return text
     }
 
-    /// `["3/7d", "1/1d"]`, or null for none.
-    static func caps(_ value: PayloadValue) throws -> [FrequencyCap] {
-        if value == .null { return [] }
-        guard case .array(let items) = value else {
-            throw Problem.invalidField("frequencyCaps", "must be an array of caps such as \"3/7d\"")
-        }
-        let texts = try items.enumerated().map { index, item in
-            guard case .string(let text) = item else {
-                throw Problem.invalidField("frequencyCaps[\(index)]", "must be a string N/Xd or N/Xh, e.g. 3/7d")
-            }
-            return text
-        }
+    /// `["3/7d", "1/1d"]`; none when empty.
+    static func caps(_ texts: [String]) throws -> [FrequencyCap] {
         switch FrequencyCap.parse(list: texts) {
         case .success(let caps): return caps
         case .failure(let error): throw Problem.invalidField(error.field, error.reason)

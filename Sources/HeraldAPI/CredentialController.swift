@@ -10,8 +10,35 @@ import Hummingbird
 /// switches to a newly active key within `HERALD_APNS_CREDENTIAL_RECHECK_MS` on every instance,
 /// without a restart and without dropping a notification (docs/admin.md "Credentials").
 struct CredentialController {
-    static let keyFields: Set<String> = ["keyID", "privateKey"]
-    static let addFields: Set<String> = ["kind", "keyID", "privateKey", "certificate", "password", "activate"]
+    /// A `.p8` signing key: its ID and the file's text.
+    struct SigningKeyBody: Decodable {
+        var keyID: String
+        var privateKey: String
+    }
+
+    /// `POST …/credentials`: a signing key (`kind` token, the default) or a client certificate
+    /// (`kind` certificate, a `.p12` in base64 and its password), standby unless `activate`.
+    struct AddBody: Decodable {
+        var kind: AppCredential.Kind?
+        var keyID: String?
+        var privateKey: String?
+        var certificate: String?
+        var password: String?
+        var activate: Bool?
+
+        /// 422 naming the first of `fields` given, which the other kind takes.
+        func refuse(_ fields: KeyPath<AddBody, String?>..., names: [String], kind: String) throws {
+            for (field, name) in zip(fields, names) where self[keyPath: field] != nil {
+                throw Problem.invalidField(name, "does not go with kind \(kind)")
+            }
+        }
+
+        static func required(_ value: String?, _ field: String) throws -> String {
+            guard let value else { throw Problem.invalidField(field, "is required") }
+            return value
+        }
+    }
+
     /// A `.p8` is about 250 bytes; anything much bigger is not one.
     static let maximumPrivateKey = 8 * 1024
 
@@ -34,27 +61,23 @@ struct CredentialController {
 
     @Sendable func add(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<CredentialResponse> {
         let app = try await adminApp(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.addFields)
-        let kind = try JSONFields.string(object["kind"], field: "kind") ?? AppCredential.Kind.token.rawValue
+        let body = try await RequestDecoding.body(AddBody.self, of: request, context: context)
         let new: NewCredential
-        switch AppCredential.Kind(rawValue: kind) {
-        case .token?:
-            try Self.refuse(["certificate", "password"], in: object, kind: "token")
+        switch body.kind ?? .token {
+        case .token:
+            try body.refuse(\.certificate, \.password, names: ["certificate", "password"], kind: "token")
             new = .signingKey(
                 try NewSigningKey(
-                    keyID: try JSONFields.requiredString(object["keyID"], field: "keyID"),
-                    pem: try Self.privateKey(object["privateKey"], field: "privateKey")))
-        case .certificate?:
-            try Self.refuse(["keyID", "privateKey"], in: object, kind: "certificate")
+                    keyID: try AddBody.required(body.keyID, "keyID"),
+                    pem: try Self.privateKey(try AddBody.required(body.privateKey, "privateKey"), field: "privateKey")))
+        case .certificate:
+            try body.refuse(\.keyID, \.privateKey, names: ["keyID", "privateKey"], kind: "certificate")
             new = .certificate(
                 try certificates.read(
-                    pkcs12: try Self.pkcs12(object["certificate"], field: "certificate"),
-                    password: try JSONFields.string(object["password"], field: "password") ?? "",
-                    bundleID: app.bundleID, now: Date(), field: ""))
-        case nil: throw Problem.invalidField("kind", "must be token or certificate")
+                    pkcs12: try Self.pkcs12(try AddBody.required(body.certificate, "certificate"), field: "certificate"),
+                    password: body.password ?? "", bundleID: app.bundleID, now: Date(), field: ""))
         }
-        let activate = try JSONFields.bool(object["activate"], field: "activate") ?? false
+        let activate = body.activate ?? false
         let credential = try await apps.addCredential(
             appID: app.id, new, activate: activate, actor: try context.requirePrincipal().keyPrefix)
         return EditedResponse(status: .created, response: CredentialResponse(credential))
@@ -107,15 +130,8 @@ struct CredentialController {
     }
 
     /// Fields of the other kind are a mistake worth naming, not something to ignore.
-    static func refuse(_ fields: [String], in object: [String: PayloadValue], kind: String) throws {
-        for field in fields where object[field] != nil {
-            throw Problem.invalidField(field, "does not go with kind \(kind)")
-        }
-    }
-
     /// A `.p12` file as base64; never echoed back in an error.
-    static func pkcs12(_ value: PayloadValue?, field: String) throws -> [UInt8] {
-        let text = try JSONFields.requiredString(value, field: field)
+    static func pkcs12(_ text: String, field: String) throws -> [UInt8] {
         // Base64 of the largest .p12 the reader takes (32 KiB), with room for line breaks.
         guard text.utf8.count <= 48 * 1024 else { throw Problem.invalidField(field, "is too large for a .p12 file") }
         guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
@@ -125,8 +141,7 @@ struct CredentialController {
     }
 
     /// The `.p8` PEM text; never echoed back in an error.
-    static func privateKey(_ value: PayloadValue?, field: String) throws -> String {
-        let text = try JSONFields.requiredString(value, field: field)
+    static func privateKey(_ text: String, field: String) throws -> String {
         guard text.utf8.count <= maximumPrivateKey else {
             throw Problem.invalidField(field, "is too long for a .p8 signing key")
         }

@@ -6,7 +6,7 @@ import Foundation
 /// a switch, or the old key kept for a while after one); a `retired` one has had its secret
 /// wiped and stays only as a record (docs/admin.md "Credentials").
 public struct AppCredential: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         /// A `.p8` signing key for provider tokens.
         case token
         /// A TLS client certificate.

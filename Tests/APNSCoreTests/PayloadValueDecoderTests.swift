@@ -4,6 +4,7 @@ import Testing
 
 @Suite struct PayloadValueDecoderTests {
     enum Mode: String, Decodable, CaseIterable { case server, client }
+    enum Level: String, Decodable, CaseIterable { case low, normal, high }
 
     struct Inner: Decodable, Equatable {
         var status: String
@@ -15,6 +16,7 @@ import Testing
         var count: Int32?
         var ratio: Double?
         var mode: Mode?
+        var level: Level?
         var at: Date?
         var tags: [String]?
         var inner: Inner?
@@ -95,8 +97,9 @@ import Testing
             (#"{"name": "n", "count": 1.5}"#, "count", "must be an integer"),
             (#"{"name": "n", "count": 3000000000}"#, "count", "must be an integer from -2147483648 to 2147483647"),
             (#"{"name": "n", "ratio": true}"#, "ratio", "must be a number"),
-            (#"{"name": "n", "mode": "both"}"#, "mode", "must be one of server, client"),
+            (#"{"name": "n", "mode": "both"}"#, "mode", "must be server or client"),
             (#"{"name": "n", "mode": 1}"#, "mode", "must be a string"),
+            (#"{"name": "n", "level": "max"}"#, "level", "must be one of low, normal, high"),
             (#"{"name": "n", "at": "2999-13-01"}"#, "at", "must be an RFC 3339 time such as 2026-12-01T09:00:00Z"),
             (#"{"name": "n", "tags": "a"}"#, "tags", "must be an array"),
             (#"{"name": "n", "tags": ["a", 2]}"#, "tags[1]", "must be a string"),
