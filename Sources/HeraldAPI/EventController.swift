@@ -23,8 +23,8 @@ struct EventController {
         let principal = try context.requirePrincipal()
         try principal.requireEventAccess(bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
-        let object = try await JSONFields.bodyObject(request, context: context, upTo: Self.maximumBodyBytes)
-        let events = try EventInput.events(object, now: Date())
+        let events = try await RequestDecoding.body(EventsBody.self, of: request, context: context, upTo: Self.maximumBodyBytes)
+            .checked(now: Date())
         do {
             let receipt = try await self.events.record(appID: app.id, events: events)
             return EventReceiptResponse(
@@ -45,87 +45,91 @@ struct EventReceiptResponse: ResponseEncodable {
     var attributed: Int
 }
 
-/// Reads an events body: `{"events": [{"type": "opened", "apnsID": …, "occurredAt": …}, …]}`.
-enum EventInput {
-    static let fields: Set<String> = ["type", "apnsID", "occurredAt", "token", "userID", "name", "value", "id", "properties"]
+/// An events body: `{"events": [{"type": "opened", "apnsID": …, "occurredAt": …}, …]}`.
+struct EventsBody: Decodable {
+    var events: [EventBody]
 
-    static func events(_ object: [String: PayloadValue], now: Date) throws -> [AppEvent] {
-        try JSONFields.refuseUnknown(object, known: ["events"])
-        guard case .array(let items)? = object["events"], !items.isEmpty, items.count <= EventController.maximumEvents
+    enum CodingKeys: String, CodingKey, CaseIterable { case events }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let maximum = EventController.maximumEvents
+        guard case .array(let items)? = try container.decodeIfPresent(PayloadValue.self, forKey: .events),
+            (1...maximum).contains(items.count)
         else {
-            throw Problem.invalidField("events", "must be an array of 1 to \(EventController.maximumEvents) events")
+            throw DecodingError.dataCorruptedError(
+                forKey: .events, in: container, debugDescription: "must be an array of 1 to \(maximum) events")
         }
-        var events = [AppEvent]()
-        events.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
-            let field = "events[\(index)]"
-            guard let members = try JSONFields.object(item, field: field) else {
-                throw Problem.invalidField(field, "must be a JSON object")
-            }
-            let event = try self.event(members, field: field)
-            if let error = event.validate(now: now).first {
-                throw Problem.invalidField("\(field).\(error.field)", error.reason)
-            }
-            events.append(event)
-        }
-        return events
+        events = try container.decode([EventBody].self, forKey: .events)
     }
 
-    private static func event(_ members: [String: PayloadValue], field: String) throws -> AppEvent {
-        try JSONFields.refuseUnknown(members, known: fields, prefix: field)
-        guard let occurredAt = try JSONFields.date(members["occurredAt"], field: "\(field).occurredAt") else {
-            throw Problem.invalidField("\(field).occurredAt", "is required: the device's time of the event")
+    /// The events, each checked against `now` (a time far in the future is refused).
+    func checked(now: Date) throws -> [AppEvent] {
+        try events.enumerated().map { index, body in
+            if let error = body.event.validate(now: now).first {
+                throw Problem.invalidField("events[\(index)].\(error.field)", error.reason)
+            }
+            return body.event
+        }
+    }
+}
+
+/// One event: an open (by apns-id), a conversion (a name and a value) or a custom event (a
+/// name and properties), each with the device's time and the device or user it is about.
+struct EventBody: Decodable {
+    var event: AppEvent
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case type, apnsID, occurredAt, token, userID, name, value, id, properties
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func refuse(_ key: CodingKeys, _ reason: String) -> DecodingError {
+            .dataCorruptedError(forKey: key, in: container, debugDescription: reason)
+        }
+        guard let occurredAt = try container.decodeIfPresent(Date.self, forKey: .occurredAt) else {
+            throw refuse(.occurredAt, "is required: the device's time of the event")
         }
         var token: DeviceToken?
-        if let hex = try JSONFields.string(members["token"], field: "\(field).token") {
+        if let hex = try container.decodeIfPresent(String.self, forKey: .token) {
             guard let parsed = try? DeviceToken(hex: hex) else {
-                throw Problem.invalidField("\(field).token", "must be a device token: an even number of hex digits")
+                throw refuse(.token, "must be a device token: an even number of hex digits")
             }
             token = parsed
         }
-        let userID = try JSONFields.string(members["userID"], field: "\(field).userID")
-        let eventID = try JSONFields.string(members["id"], field: "\(field).id")
-        let type = try JSONFields.requiredString(members["type"], field: "\(field).type")
-        switch type {
+        let userID = try container.decodeIfPresent(String.self, forKey: .userID)
+        let eventID = try container.decodeIfPresent(String.self, forKey: .id)
+        switch try container.decode(String.self, forKey: .type) {
         case "opened":
-            for key in ["name", "value", "properties"] where members[key] != nil {
-                throw Problem.invalidField("\(field).\(key)", "belongs to conversions, not opens")
+            for key in [CodingKeys.name, .value, .properties] where container.contains(key) {
+                throw refuse(key, "belongs to conversions, not opens")
             }
-            let text = try JSONFields.requiredString(members["apnsID"], field: "\(field).apnsID")
-            guard let apnsID = UUID(uuidString: text) else {
-                throw Problem.invalidField("\(field).apnsID", "must be the notification's apns-id, a UUID")
+            guard let apnsID = UUID(uuidString: try container.decode(String.self, forKey: .apnsID)) else {
+                throw refuse(.apnsID, "must be the notification's apns-id, a UUID")
             }
-            return AppEvent(
-                kind: .opened(apnsID: apnsID), occurredAt: occurredAt, token: token, userID: userID, eventID: eventID)
+            event = AppEvent(kind: .opened(apnsID: apnsID), occurredAt: occurredAt, token: token, userID: userID, eventID: eventID)
         case "converted":
-            if members["apnsID"] != nil {
-                throw Problem.invalidField("\(field).apnsID", "belongs to opens; a conversion names its device or user")
+            if container.contains(.apnsID) { throw refuse(.apnsID, "belongs to opens; a conversion names its device or user") }
+            if container.contains(.properties) {
+                throw refuse(.properties, "belongs to custom events; a conversion has a name and a value")
             }
-            if members["properties"] != nil {
-                throw Problem.invalidField("\(field).properties", "belongs to custom events; a conversion has a name and a value")
-            }
-            let name = try JSONFields.requiredString(members["name"], field: "\(field).name")
-            let value: Double?
-            switch members["value"] {
-            case nil, .null?: value = nil
-            case .int(let number)?: value = Double(number)
-            case .double(let number)?: value = number
-            default: throw Problem.invalidField("\(field).value", "must be a number")
-            }
-            return AppEvent(
-                kind: .converted(name: name, value: value), occurredAt: occurredAt, token: token, userID: userID,
-                eventID: eventID)
+            event = AppEvent(
+                kind: .converted(
+                    name: try container.decode(String.self, forKey: .name),
+                    value: try container.decodeIfPresent(Double.self, forKey: .value)),
+                occurredAt: occurredAt, token: token, userID: userID, eventID: eventID)
         case "custom":
-            for key in ["apnsID", "value"] where members[key] != nil {
-                throw Problem.invalidField("\(field).\(key)", "does not belong to a custom event: give its properties")
+            for key in [CodingKeys.apnsID, .value] where container.contains(key) {
+                throw refuse(key, "does not belong to a custom event: give its properties")
             }
-            let name = try JSONFields.requiredString(members["name"], field: "\(field).name")
-            let properties = try JSONFields.object(members["properties"], field: "\(field).properties") ?? [:]
-            return AppEvent(
-                kind: .custom(name: name, properties: properties), occurredAt: occurredAt, token: token, userID: userID,
-                eventID: eventID)
+            event = AppEvent(
+                kind: .custom(
+                    name: try container.decode(String.self, forKey: .name),
+                    properties: try container.decodeIfPresent([String: PayloadValue].self, forKey: .properties) ?? [:]),
+                occurredAt: occurredAt, token: token, userID: userID, eventID: eventID)
         default:
-            throw Problem.invalidField("\(field).type", "must be opened, converted or custom")
+            throw refuse(.type, "must be opened, converted or custom")
         }
     }
 }

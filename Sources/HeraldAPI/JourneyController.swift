@@ -8,8 +8,24 @@ import Hummingbird
 /// keys. A graph that could not run is refused with the JSON path of its problem below
 /// `journey.` (`journey.steps.remind.send.template`), and nothing is stored.
 struct JourneyController {
-    static let createFields: Set<String> = ["name", "description", "journey"]
-    static let editFields: Set<String> = ["description", "journey"]
+    /// `POST …/journeys`: a name, a note, and the graph (``JourneyDefinition``'s own JSON).
+    struct CreateBody: Decodable {
+        var name: String
+        var description: String?
+        var journey: PayloadValue?
+    }
+
+    /// `PATCH …/journeys/{name}`: a new graph (a new version), a new note (`null` removes it),
+    /// or both.
+    struct EditBody: Decodable {
+        var journey: PayloadValue?
+        var description: PatchField<String>
+    }
+
+    /// `POST …/journeys/validate`.
+    struct ValidateBody: Decodable {
+        var journey: PayloadValue?
+    }
 
     let directory: AppDirectory
     let journeys: any JourneyRepository
@@ -29,12 +45,11 @@ struct JourneyController {
 
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<JourneyResponse> {
         let app = try await self.app(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.createFields)
-        let name = try JSONFields.requiredString(object["name"], field: "name")
+        let body = try await RequestDecoding.body(CreateBody.self, of: request, context: context)
+        let name = body.name
         if let problem = Journey.nameProblem(name) { throw Problem.invalidField("name", problem) }
-        let description = try Self.description(object["description"])
-        let definition = try Self.definition(object["journey"])
+        let description = try Self.checked(description: body.description)
+        let definition = try Self.definition(body.journey)
         let actor = try context.requirePrincipal().keyPrefix
         let saved = try Self.saved(
             try await journeys.create(appID: app.id, name: name, description: description, definition: definition, actor: actor),
@@ -45,10 +60,9 @@ struct JourneyController {
     @Sendable func edit(request: Request, context: HeraldRequestContext) async throws -> JourneyResponse {
         let app = try await self.app(context)
         let name = try Self.name(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.editFields)
-        let definition = try object["journey"].map { try Self.definition($0) }
-        let description: String?? = object.keys.contains("description") ? .some(try Self.description(object["description"])) : nil
+        let body = try await RequestDecoding.body(EditBody.self, of: request, context: context)
+        let definition = try body.journey.map { try Self.definition($0) }
+        let description: String?? = try body.description.change.map { try Self.checked(description: $0) }
         guard definition != nil || description != nil else { throw Problem.invalidRequest("give journey or description") }
         let actor = try context.requirePrincipal().keyPrefix
         let saved = try Self.saved(
@@ -60,9 +74,8 @@ struct JourneyController {
     /// Checks a graph as saving would, without saving it (the console's editor).
     @Sendable func validate(request: Request, context: HeraldRequestContext) async throws -> JourneyCheckResponse {
         _ = try await self.app(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: ["journey"])
-        let graph = try JourneyDefinition(json: try Self.definition(object["journey"]))
+        let body = try await RequestDecoding.body(ValidateBody.self, of: request, context: context)
+        let graph = try JourneyDefinition(json: try Self.definition(body.journey))
         return JourneyCheckResponse(valid: true, steps: graph.steps.count)
     }
 
@@ -198,8 +211,8 @@ struct JourneyController {
         return name
     }
 
-    static func description(_ value: PayloadValue?) throws -> String? {
-        guard let text = try JSONFields.string(value, field: "description") else { return nil }
+    static func checked(description text: String?) throws -> String? {
+        guard let text else { return nil }
         guard TextRules.storedLength(text) <= Journey.maximumDescriptionLength,
             TextRules.forbiddenCharacter(in: text.replacingOccurrences(of: "\n", with: " ")) == nil
         else {
