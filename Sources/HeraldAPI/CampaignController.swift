@@ -42,7 +42,7 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let object = try await JSONFields.bodyObject(request, context: context)
-        let draft = try await CampaignInput.draft(object) { bundleID in
+        let draft = try await CampaignBody.draft(.object(object)) { bundleID in
             let app = try await directory.require(bundleID: bundleID, field: "app")
             try principal.requireScope(bundleID: app.bundleID)
             return app
@@ -91,7 +91,10 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
-        let patch = try CampaignInput.patch(try await JSONFields.bodyObject(request, context: context))
+        let body = try await RequestDecoding.body(CampaignBody.self, of: request, context: context)
+        guard body.app == nil else { throw Problem.invalidField("app", "cannot be changed: a campaign stays in its app") }
+        let patch = try body.patch()
+        try JSONFields.check(patch.validate(), what: "campaign")
         do {
             guard let edited = try await campaigns.updateDraft(id: campaign.id, patch: patch, actor: principal.keyPrefix)
             else { throw Problem.unknownCampaign() }
@@ -114,15 +117,18 @@ struct CampaignController {
         }
     }
 
+    /// `POST /v1/campaigns/estimate`: how many devices an audience reaches now.
+    struct EstimateBody: Decodable {
+        var app: String
+        var audience: AudienceBody?
+    }
+
     @Sendable func estimate(request: Request, context: HeraldRequestContext) async throws -> EstimateResponse {
         try context.requirePrincipal().requireCampaignAccess()
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: ["app", "audience"])
-        let app = try await directory.current(
-            try await directory.require(
-                bundleID: try JSONFields.requiredString(object["app"], field: "app"), field: "app"))
+        let body = try await RequestDecoding.body(EstimateBody.self, of: request, context: context)
+        let app = try await directory.current(try await directory.require(bundleID: body.app, field: "app"))
         try context.requirePrincipal().requireScope(bundleID: app.bundleID)
-        let audience = try CampaignInput.audience(object["audience"], field: "audience") ?? AudienceFilter()
+        let audience = try body.audience?.filter(field: "audience") ?? AudienceFilter()
         try JSONFields.check(audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) },
             what: "audience")
         return EstimateResponse(

@@ -40,8 +40,9 @@ enum NotificationInput {
         }
         var pushOptions = PushOptions()
         if let value = object["pushOptions"], value != .null {
-            let members = try JSONFields.object(value, field: "pushOptions") ?? [:]
-            try JSONFields.refuseUnknown(members, known: CampaignInput.pushOptionFields, prefix: "pushOptions")
+            if case .object(let members) = value, members["liveActivity"] != nil {
+                throw Problem.invalidField("pushOptions.liveActivity", "belongs to campaigns that start Live Activities")
+            }
             pushOptions = try JSONFields.decode(PushOptions.self, from: value, field: "pushOptions")
             if pushOptions.pushType == .liveactivity {
                 throw Problem.invalidField(

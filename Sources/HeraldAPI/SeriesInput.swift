@@ -25,7 +25,7 @@ enum SeriesInput {
         object["app"] = .string(app.bundleID)
         object["name"] = .string(name)
         do {
-            return try await CampaignInput.draft(object) { _ in app }
+            return try await CampaignBody.draft(.object(object)) { _ in app }
         } catch var problem as Problem {
             problem.field = problem.field.map { "campaign.\($0)" }
             problem.errors = problem.errors?.map { Problem.FieldError(field: $0.field.map { "campaign.\($0)" }, message: $0.message) }
