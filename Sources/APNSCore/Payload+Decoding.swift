@@ -67,7 +67,11 @@ extension Payload {
     /// integral value (`3`, `3.0`, `3e0`) becomes `.int`, any other (`2.5`, or an integer beyond
     /// `Int`) `.double`. A key repeated in one object keeps its first value (Foundation's rule).
     public init(json bytes: some Collection<UInt8>) throws(PayloadDecodingError) {
-        let root = try PayloadValue.parseJSON(bytes)
+        try self.init(value: try PayloadValue.parseJSON(bytes))
+    }
+
+    /// The payload a parsed JSON value holds, read by the rules of ``init(json:)``.
+    public init(value root: PayloadValue) throws(PayloadDecodingError) {
         guard case .object(var members) = root else {
             throw PayloadDecodingError(path: "", reason: .notAnObject)
         }

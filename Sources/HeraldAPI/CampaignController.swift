@@ -136,6 +136,14 @@ struct CampaignController {
             overFrequencyCap: try await campaigns.estimateOverCap(appID: app.id, filter: audience, caps: app.frequencyCaps))
     }
 
+    /// `POST /v1/campaigns/{id}/test`: the tokens to send to, their environment, and which
+    /// variant's message.
+    struct TestBody: Decodable {
+        var tokens: PayloadValue?
+        var environment: APNSEnvironment?
+        var variant: String?
+    }
+
     /// Sends the campaign's notification now to the listed tokens (registered or not), with its
     /// template (the pinned version, or the latest for a draft), variables and push options;
     /// `variant` picks one message of an A/B test (the first by default).
@@ -144,12 +152,11 @@ struct CampaignController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: ["tokens", "environment", "variant"])
+        let body = try await RequestDecoding.body(TestBody.self, of: request, context: context)
         guard let app = try await directory.app(id: campaign.appID) else { throw Problem.unknownCampaign() }
-        let tokens = try NotificationInput.tokens(object["tokens"])
+        let tokens = try NotificationInput.tokens(body.tokens)
         var index = 0
-        if let name = try JSONFields.string(object["variant"], field: "variant") {
+        if let name = body.variant {
             guard let found = campaign.messages.firstIndex(where: { $0.name == name }) else {
                 throw Problem.invalidField(
                     "variant", "must name one of the campaign's variants: \(campaign.messages.map(\.name).joined(separator: ", "))")
@@ -163,7 +170,7 @@ struct CampaignController {
                 content: .template(
                     name: message.templateName, version: message.templateVersion, localization: campaign.localization,
                     variables: message.variables),
-                pushOptions: message.pushOptions, environment: try NotificationInput.environment(object["environment"]),
+                pushOptions: message.pushOptions, environment: body.environment,
                 ledger: .campaignTest(campaignID: campaign.id), actor: principal.keyPrefix))
         return DirectSendResponse(requestID: nil, results: results)
     }

@@ -23,9 +23,9 @@ struct NotificationController {
             // change was announced); the sender checks again before anything leaves.
             throw Problem.appDisabled(app.bundleID)
         }
-        let object = try await JSONFields.bodyObject(request, context: context)
+        let body = try await RequestDecoding.body(NotificationInput.Body.self, of: request, context: context)
         let requestID = UUID()
-        var sendRequest = try NotificationInput.request(object, app: app, requestID: requestID, actor: principal.keyPrefix)
+        var sendRequest = try NotificationInput.request(body, app: app, requestID: requestID, actor: principal.keyPrefix)
         if sendRequest.respectQuietHours || sendRequest.respectFrequencyCaps {
             // Its quiet hours and caps as they are now.
             sendRequest.app = try await directory.current(app)
