@@ -13,7 +13,27 @@ import Hummingbird
 /// alphabet (`-` for `+`, `_` for `/`).
 struct ChannelController {
     static let maximumPageSize = 200
-    static let createFields: Set<String> = ["environment", "storagePolicy", "activityID"]
+
+    /// `POST …/channels`: the environment (the app's default without), whether APNs keeps the
+    /// latest message for devices offline, and the activity whose updates the channel carries.
+    struct CreateBody: Decodable {
+        var environment: APNSEnvironment?
+        var storagePolicy: StoragePolicyBody?
+        var activityID: String?
+    }
+
+    struct StoragePolicyBody: Decodable {
+        var policy: ChannelStoragePolicy
+
+        init(from decoder: any Decoder) throws {
+            guard case .int(let number) = try decoder.singleValueContainer().decode(PayloadValue.self),
+                let policy = ChannelStoragePolicy(rawValue: number)
+            else {
+                throw DecodingError.invalid("must be 0 (no message kept) or 1 (the latest kept for devices offline)", in: decoder)
+            }
+            self.policy = policy
+        }
+    }
 
     let directory: AppDirectory
     let channels: any BroadcastChannelRepository
@@ -30,29 +50,10 @@ struct ChannelController {
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<ChannelResponse> {
         let app = try await self.app(context)
         if app.disabledAt != nil { throw Problem.appDisabled(app.bundleID) }
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: Self.createFields)
-        var environment = app.defaultEnvironment
-        if let value = try JSONFields.string(object["environment"], field: "environment") {
-            guard let parsed = APNSEnvironment(rawValue: value) else {
-                throw Problem.invalidField("environment", "must be sandbox or production")
-            }
-            environment = parsed
-        }
-        var policy = ChannelStoragePolicy.mostRecent
-        if object["storagePolicy"] != nil {
-            guard let value = try? JSONFields.int(object["storagePolicy"], field: "storagePolicy"),
-                let parsed = ChannelStoragePolicy(rawValue: value)
-            else {
-                throw Problem.invalidField(
-                    "storagePolicy", "must be 0 (no message kept) or 1 (the latest kept for devices offline)")
-            }
-            policy = parsed
-        }
-        var activityID: String?
-        if let value = try JSONFields.string(object["activityID"], field: "activityID") {
-            activityID = try LiveActivityInput.activityID(value)
-        }
+        let body = try await RequestDecoding.body(CreateBody.self, of: request, context: context)
+        let environment = body.environment ?? app.defaultEnvironment
+        let policy = body.storagePolicy?.policy ?? .mostRecent
+        let activityID = try body.activityID.map(LiveActivityInput.activityID)
         let principal = try context.requirePrincipal()
         do {
             let channel = try await manager.create(

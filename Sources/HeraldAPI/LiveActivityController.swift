@@ -40,7 +40,7 @@ struct LiveActivityController {
     @Sendable func registerStartToken(request: Request, context: HeraldRequestContext) async throws -> StartTokenResponse {
         let (app, device) = try await target(context, access: .write)
         let type = try Self.attributesType(context)
-        let token = try LiveActivityInput.token(try await JSONFields.bodyObject(request, context: context))
+        let token = try await RequestDecoding.body(LiveActivityInput.TokenBody.self, of: request, context: context).deviceToken
         guard try await activities.registerStartToken(appID: app.id, device: device, attributesType: type, token: token) else {
             throw Problem.notFound("this device token is not registered for this app: register the device first")
         }
@@ -72,7 +72,7 @@ struct LiveActivityController {
     {
         let (app, device) = try await target(context, access: .write)
         let activityID = try Self.activityID(context)
-        let token = try LiveActivityInput.token(try await JSONFields.bodyObject(request, context: context))
+        let token = try await RequestDecoding.body(LiveActivityInput.TokenBody.self, of: request, context: context).deviceToken
         switch try await activities.registerUpdateToken(
             appID: app.id, activityID: activityID, device: device, token: token, now: Date())
         {
@@ -94,7 +94,7 @@ struct LiveActivityController {
     {
         let (app, device) = try await target(context, access: .write)
         let type = try Self.attributesType(context)
-        let token = try LiveActivityInput.token(try await JSONFields.bodyObject(request, context: context))
+        let token = try await RequestDecoding.body(LiveActivityInput.TokenBody.self, of: request, context: context).deviceToken
         let (outcome, activityID) = try await activities.registerUpdateToken(
             appID: app.id, device: device, attributesType: type, token: token, now: Date())
         switch outcome {
@@ -159,7 +159,7 @@ struct LiveActivityController {
         let app = try await self.app(context, access: .write)
         if app.disabledAt != nil { throw Problem.appDisabled(app.bundleID) }
         let activityID = try Self.activityID(context)
-        let input = try LiveActivityInput.update(try await JSONFields.bodyObject(request, context: context))
+        let input = try await RequestDecoding.body(LiveActivityInput.UpdateBody.self, of: request, context: context).request
         let principal = try context.requirePrincipal()
         // Its allowance as it is now.
         let current = try await directory.current(app)

@@ -4,92 +4,118 @@ import HeraldCore
 
 /// Reads Live Activity requests from parsed JSON, naming the exact field that is wrong.
 enum LiveActivityInput {
-    static let updateFields: Set<String> = [
-        "event", "contentState", "alert", "staleDate", "dismissalDate", "relevanceScore", "priority", "idempotencyKey",
-    ]
-    static let textAlertFields: Set<String> = ["title", "body", "sound"]
-    static let templateAlertFields: Set<String> = ["template", "version", "localization", "variables"]
+    /// `POST …/live-activities/{activityID}/updates`: an update or the end, the widget's new
+    /// `ContentState`, and optionally an alert, dates, a relevance score, a priority and an
+    /// idempotency key.
+    struct UpdateBody: Decodable {
+        var request: LiveActivityUpdateRequest
 
-    static func update(_ object: [String: PayloadValue]) throws -> LiveActivityUpdateRequest {
-        try JSONFields.refuseUnknown(object, known: updateFields)
-        let event: Payload.LiveActivityEvent
-        switch object["event"] {
-        case .string("update")?: event = .update
-        case .string("end")?: event = .end
-        default: throw Problem.invalidField("event", "must be update or end")
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case event, contentState, alert, staleDate, dismissalDate, relevanceScore, priority, idempotencyKey
         }
-        guard case .object(let contentState)? = object["contentState"] else {
-            throw Problem.invalidField("contentState", "is required and must be a JSON object (the widget's ContentState)")
-        }
-        var priority: Priority?
-        if let value = try JSONFields.int(object["priority"], field: "priority") {
-            guard value == 5 || value == 10, let parsed = Priority(rawValue: value) else {
-                throw Problem.invalidField("priority", "must be 5 or 10")
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func refuse(_ key: CodingKeys, _ reason: String) -> DecodingError {
+                .dataCorruptedError(forKey: key, in: container, debugDescription: reason)
             }
-            priority = parsed
+            let event: Payload.LiveActivityEvent
+            switch try container.decodeIfPresent(PayloadValue.self, forKey: .event) {
+            case .string("update")?: event = .update
+            case .string("end")?: event = .end
+            default: throw refuse(.event, "must be update or end")
+            }
+            guard case .object(let contentState)? = try container.decodeIfPresent(PayloadValue.self, forKey: .contentState) else {
+                throw refuse(.contentState, "is required and must be a JSON object (the widget's ContentState)")
+            }
+            var priority: Priority?
+            if let value = try container.decodeIfPresent(Int.self, forKey: .priority) {
+                guard value == 5 || value == 10, let parsed = Priority(rawValue: value) else {
+                    throw refuse(.priority, "must be 5 or 10")
+                }
+                priority = parsed
+            }
+            request = LiveActivityUpdateRequest(
+                event: event, contentState: contentState,
+                alert: try container.decodeIfPresent(AlertBody.self, forKey: .alert)?.alert,
+                staleDate: try container.decodeIfPresent(Date.self, forKey: .staleDate),
+                dismissalDate: try container.decodeIfPresent(Date.self, forKey: .dismissalDate),
+                relevanceScore: try container.decodeIfPresent(Double.self, forKey: .relevanceScore), priority: priority,
+                idempotencyKey: try container.decodeIfPresent(String.self, forKey: .idempotencyKey))
         }
-        var relevanceScore: Double?
-        switch object["relevanceScore"] {
-        case nil, .null?: break
-        case .int(let number)?: relevanceScore = Double(number)
-        case .double(let number)?: relevanceScore = number
-        default: throw Problem.invalidField("relevanceScore", "must be a number")
-        }
-        return LiveActivityUpdateRequest(
-            event: event, contentState: contentState, alert: try alert(object["alert"]),
-            staleDate: try JSONFields.date(object["staleDate"], field: "staleDate"),
-            dismissalDate: try JSONFields.date(object["dismissalDate"], field: "dismissalDate"),
-            relevanceScore: relevanceScore, priority: priority,
-            idempotencyKey: try JSONFields.string(object["idempotencyKey"], field: "idempotencyKey"))
     }
 
     /// `{"title": …, "body": …, "sound": …}` with texts or `{"locKey": …, "locArgs": […]}`, or
     /// `{"template": name, "version": n, "localization": "server"|"client", "variables": {…}}`.
-    static func alert(_ value: PayloadValue?) throws -> LiveActivityUpdateRequest.Alert? {
-        guard let object = try JSONFields.object(value, field: "alert") else { return nil }
-        if object["template"] != nil {
-            try JSONFields.refuseUnknown(object, known: templateAlertFields, prefix: "alert")
-            let name = try JSONFields.requiredString(object["template"], field: "alert.template")
-            var localization = Campaign.LocalizationMode.server
-            if let text = try JSONFields.string(object["localization"], field: "alert.localization") {
-                guard let mode = Campaign.LocalizationMode(rawValue: text) else {
-                    throw Problem.invalidField("alert.localization", "must be server or client")
-                }
-                localization = mode
-            }
-            return .template(
-                name: name, version: try JSONFields.int(object["version"], field: "alert.version"), localization: localization,
-                variables: try JSONFields.object(object["variables"], field: "alert.variables") ?? [:])
+    struct AlertBody: Decodable {
+        var alert: LiveActivityUpdateRequest.Alert
+
+        enum CodingKeys: String, CodingKey {
+            case template, version, localization, variables, title, body, sound
         }
-        try JSONFields.refuseUnknown(object, known: textAlertFields, prefix: "alert")
-        return .text(
-            Payload.LiveActivityAlert(
-                title: try text(object["title"], field: "alert.title"), body: try text(object["body"], field: "alert.body"),
-                sound: try JSONFields.string(object["sound"], field: "alert.sound")))
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if container.contains(.template) {
+                alert = .template(
+                    name: try container.decode(String.self, forKey: .template),
+                    version: try container.decodeIfPresent(Int.self, forKey: .version),
+                    localization: try container.decodeIfPresent(Campaign.LocalizationMode.self, forKey: .localization) ?? .server,
+                    variables: try container.decodeIfPresent([String: PayloadValue].self, forKey: .variables) ?? [:])
+            } else {
+                alert = .text(
+                    Payload.LiveActivityAlert(
+                        title: try TextBody.text(in: container, forKey: .title),
+                        body: try TextBody.text(in: container, forKey: .body),
+                        sound: try container.decodeIfPresent(String.self, forKey: .sound)))
+            }
+        }
     }
 
-    private static func text(_ value: PayloadValue?, field: String) throws -> Payload.LiveActivityAlert.Text {
-        switch value {
-        case .string(let text)?:
-            return .plain(text)
-        case .object(let object)?:
-            try JSONFields.refuseUnknown(object, known: ["locKey", "locArgs"], prefix: field)
-            let key = try JSONFields.requiredString(object["locKey"], field: "\(field).locKey")
-            var arguments = [String]()
-            switch object["locArgs"] {
-            case nil, .null?: break
-            case .array(let items)?:
-                for (index, item) in items.enumerated() {
-                    guard case .string(let text) = item else {
-                        throw Problem.invalidField("\(field).locArgs[\(index)]", "must be a string")
-                    }
-                    arguments.append(text)
-                }
-            default: throw Problem.invalidField("\(field).locArgs", "must be an array of strings")
+    /// An alert's text: a string, or `{"locKey": …, "locArgs": […]}` for the app to localize.
+    struct TextBody: Decodable {
+        var text: Payload.LiveActivityAlert.Text
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case locKey, locArgs }
+
+        static let expectation = "a string, or {\"locKey\": …, \"locArgs\": […]} for the app to localize"
+
+        init(from decoder: any Decoder) throws {
+            switch try decoder.singleValueContainer().decode(PayloadValue.self) {
+            case .string(let plain):
+                text = .plain(plain)
+                return
+            case .object: break
+            default: throw DecodingError.invalid(Self.expectation, in: decoder)
             }
-            return .localized(key: key, arguments: arguments)
-        default:
-            throw Problem.invalidField(field, "is required: a string, or {\"locKey\": …, \"locArgs\": […]} for the app to localize")
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            text = .localized(
+                key: try container.decode(String.self, forKey: .locKey),
+                arguments: try container.decodeIfPresent([String].self, forKey: .locArgs) ?? [])
+        }
+
+        static func text<Key: CodingKey>(in container: KeyedDecodingContainer<Key>, forKey key: Key) throws
+            -> Payload.LiveActivityAlert.Text
+        {
+            guard let body = try container.decodeIfPresent(TextBody.self, forKey: key) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "is required: \(expectation)")
+            }
+            return body.text
+        }
+    }
+
+    /// `{"token": "<hex>"}`: a Live Activity token (start or update).
+    struct TokenBody: Decodable {
+        var token: String
+
+        var deviceToken: DeviceToken {
+            get throws {
+                do {
+                    return try DeviceToken(hex: token)
+                } catch {
+                    throw Problem.invalidField("token", "must be the token's hex digits (8 to 200, an even number of them)")
+                }
+            }
         }
     }
 
@@ -97,16 +123,5 @@ enum LiveActivityInput {
     static func activityID(_ text: String) throws -> String {
         if let problem = LiveActivityRules.activityIDProblem(text) { throw Problem.invalidField("activityID", problem) }
         return text
-    }
-
-    /// `{"token": "<hex>"}`: a Live Activity token (start or update).
-    static func token(_ object: [String: PayloadValue]) throws -> DeviceToken {
-        try JSONFields.refuseUnknown(object, known: ["token"])
-        let text = try JSONFields.requiredString(object["token"], field: "token")
-        do {
-            return try DeviceToken(hex: text)
-        } catch {
-            throw Problem.invalidField("token", "must be the token's hex digits (8 to 200, an even number of them)")
-        }
     }
 }
