@@ -116,7 +116,7 @@ final class PayloadValueDecoding: Decoder {
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
             // A RawRepresentable's own refusal ("Cannot initialize …") says nothing a caller can use.
             guard let names = Self.caseNames(of: type), case .string = value else { throw DecodingError.dataCorrupted(context) }
-            let choices = names.count == 2 ? "\(names[0]) or \(names[1])" : "one of \(names.joined(separator: ", "))"
+            let choices = names.dropLast().joined(separator: ", ") + (names.count > 1 ? " or " : "") + names[names.count - 1]
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "must be \(choices)"))
         }
         if let readKeys, case .object(let members) = value {

@@ -67,19 +67,16 @@ public enum SeriesFile {
         json bytes: [UInt8], now: Date, resolveApp: @escaping (String) async throws -> App?
     ) async throws -> (name: String, blueprint: CampaignDraft, recurrence: Recurrence) {
         try await CampaignFileError.reading {
-            guard case .object(let object) = try JSONFields.parse(bytes) else {
-                throw Problem.invalidRequest("the file must hold a JSON object: a series")
+            let value = try JSONFields.parse(bytes)
+            guard value.isObject else { throw Problem.invalidRequest("the file must hold a JSON object: a series") }
+            let body = try RequestDecoding.decode(SeriesInput.Body.self, from: value)
+            guard let app = try await resolveApp(body.app) else {
+                throw Problem.invalidField("app", "no app has the bundle ID \(body.app)")
             }
-            try JSONFields.refuseUnknown(object, known: SeriesInput.fields)
-            let bundleID = try JSONFields.requiredString(object["app"], field: "app")
-            guard let app = try await resolveApp(bundleID) else {
-                throw Problem.invalidField("app", "no app has the bundle ID \(bundleID)")
-            }
-            let name = try JSONFields.requiredString(object["name"], field: "name")
-            if let problem = CampaignSeries.nameProblem(name) { throw Problem.invalidField("name", problem) }
+            if let problem = CampaignSeries.nameProblem(body.name) { throw Problem.invalidField("name", problem) }
             return (
-                name, try await SeriesInput.blueprint(object["campaign"], app: app, name: name),
-                try SeriesInput.schedule(object["schedule"], now: now)
+                body.name, try await SeriesInput.blueprint(body.campaign, app: app, name: body.name),
+                try SeriesInput.schedule(body.schedule, now: now)
             )
         }
     }

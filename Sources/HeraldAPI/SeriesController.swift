@@ -23,16 +23,14 @@ struct SeriesController {
     @Sendable func create(request: Request, context: HeraldRequestContext) async throws -> EditedResponse<SeriesResponse> {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: SeriesInput.fields)
-        let app = try await directory.require(
-            bundleID: try JSONFields.requiredString(object["app"], field: "app"), field: "app")
+        let body = try await RequestDecoding.body(SeriesInput.Body.self, of: request, context: context)
+        let app = try await directory.require(bundleID: body.app, field: "app")
         try principal.requireScope(bundleID: app.bundleID)
-        let name = try JSONFields.requiredString(object["name"], field: "name")
+        let name = body.name
         if let problem = CampaignSeries.nameProblem(name) { throw Problem.invalidField("name", problem) }
         let now = Date()
-        let blueprint = try await SeriesInput.blueprint(object["campaign"], app: app, name: name)
-        let recurrence = try SeriesInput.schedule(object["schedule"], now: now)
+        let blueprint = try await SeriesInput.blueprint(body.campaign, app: app, name: name)
+        let recurrence = try SeriesInput.schedule(body.schedule, now: now)
         do {
             let made = try await series.create(
                 name: name, blueprint: blueprint, recurrence: recurrence, actor: principal.keyPrefix, now: now)

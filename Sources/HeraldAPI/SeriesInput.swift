@@ -5,10 +5,13 @@ import HeraldCore
 /// Reads `POST /v1/series` bodies: the app, a name, the campaign each run copies (the fields of
 /// `POST /v1/campaigns` but its send time) and the schedule.
 enum SeriesInput {
-    static let fields: Set<String> = ["app", "name", "campaign", "schedule"]
-    static let scheduleFields: Set<String> = [
-        "frequency", "time", "days", "dayOfMonth", "timeZone", "deviceLocalTime", "startsOn", "endsOn", "runs",
-    ]
+    /// `POST /v1/series` (and a series file).
+    struct Body: Decodable {
+        var app: String
+        var name: String
+        var campaign: PayloadValue?
+        var schedule: PayloadValue?
+    }
 
     /// The campaign each run copies, its problems named below `campaign`.
     static func blueprint(_ value: PayloadValue?, app: App, name: String) async throws -> CampaignDraft {
@@ -34,45 +37,38 @@ enum SeriesInput {
         }
     }
 
+    /// A schedule as the body gives it.
+    struct ScheduleBody: Decodable {
+        var frequency: Recurrence.Frequency
+        var time: String
+        var days: [Recurrence.Weekday]?
+        var dayOfMonth: Int?
+        var timeZone: String?
+        var deviceLocalTime: Bool?
+        var startsOn: String?
+        var endsOn: String?
+        var runs: Int?
+    }
+
     /// The schedule; `now` picks the default first date (today, in the schedule's zone).
     static func schedule(_ value: PayloadValue?, now: Date) throws -> Recurrence {
         guard let value, value != .null else { throw Problem.invalidField("schedule", "is required") }
-        guard let object = try JSONFields.object(value, field: "schedule") else {
-            throw Problem.invalidField("schedule", "must be a JSON object")
+        let body = try RequestDecoding.decode(ScheduleBody.self, from: value, field: "schedule")
+        if let days = body.days, !(1...7).contains(days.count) {
+            throw Problem.invalidField("schedule.days", "must be an array of 1 to 7 of mon, tue, wed, thu, fri, sat, sun")
         }
-        try JSONFields.refuseUnknown(object, known: scheduleFields, prefix: "schedule")
-        let frequencyText = try JSONFields.requiredString(object["frequency"], field: "schedule.frequency")
-        guard let frequency = Recurrence.Frequency(rawValue: frequencyText) else {
-            throw Problem.invalidField("schedule.frequency", "must be daily, weekly or monthly")
-        }
-        var days: [Recurrence.Weekday]?
-        if let value = object["days"], value != .null {
-            guard case .array(let items) = value, !items.isEmpty, items.count <= 7 else {
-                throw Problem.invalidField("schedule.days", "must be an array of 1 to 7 of mon, tue, wed, thu, fri, sat, sun")
-            }
-            days = try items.enumerated().map { index, item in
-                guard case .string(let text) = item, let day = Recurrence.Weekday(rawValue: text) else {
-                    throw Problem.invalidField("schedule.days[\(index)]", "must be one of mon, tue, wed, thu, fri, sat, sun")
-                }
-                return day
-            }
-        }
-        let local = try JSONFields.bool(object["deviceLocalTime"], field: "schedule.deviceLocalTime") ?? false
-        let zone = try JSONFields.string(object["timeZone"], field: "schedule.timeZone")
-        if local, zone != nil {
+        let local = body.deviceLocalTime ?? false
+        if local, body.timeZone != nil {
             throw Problem.invalidField("schedule.timeZone", "a schedule in each device's local time has no zone")
         }
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: zone ?? "UTC") ?? TimeZone(secondsFromGMT: 0)!
+        calendar.timeZone = TimeZone(identifier: body.timeZone ?? "UTC") ?? TimeZone(secondsFromGMT: 0)!
         let today = calendar.dateComponents([.year, .month, .day], from: now)
         let recurrence = Recurrence(
-            frequency: frequency, time: try JSONFields.requiredString(object["time"], field: "schedule.time"), days: days,
-            dayOfMonth: try JSONFields.int(object["dayOfMonth"], field: "schedule.dayOfMonth"), timeZone: zone ?? "UTC",
-            deviceLocalTime: local,
-            startsOn: try JSONFields.string(object["startsOn"], field: "schedule.startsOn")
-                ?? String(format: "%04d-%02d-%02d", today.year!, today.month!, today.day!),
-            endsOn: try JSONFields.string(object["endsOn"], field: "schedule.endsOn"),
-            runs: try JSONFields.int(object["runs"], field: "schedule.runs"))
+            frequency: body.frequency, time: body.time, days: body.days, dayOfMonth: body.dayOfMonth,
+            timeZone: body.timeZone ?? "UTC", deviceLocalTime: local,
+            startsOn: body.startsOn ?? String(format: "%04d-%02d-%02d", today.year!, today.month!, today.day!),
+            endsOn: body.endsOn, runs: body.runs)
         try JSONFields.check(
             recurrence.validate(now: now).map { ValidationError(field: "schedule.\($0.field)", reason: $0.reason) },
             what: "schedule")

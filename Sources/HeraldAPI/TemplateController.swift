@@ -44,17 +44,21 @@ struct TemplateController {
             versions: versions.map(TemplateVersionInfo.init))
     }
 
+    /// `PUT /v1/templates/{name}/owner`: the app that owns the template, or `null` to share it.
+    struct OwnerBody: Decodable {
+        var app: PatchField<String>
+    }
+
     /// Gives the template to an app (`{"app": "com.example.app"}`) or shares it (`{"app": null}`);
     /// admins only, audited.
     @Sendable func setOwner(request: Request, context: HeraldRequestContext) async throws -> TemplateResponse {
         let principal = try context.requirePrincipal()
         try principal.requireAdmin()
         let name = try context.parameters.require("name")
-        let object = try await JSONFields.bodyObject(request, context: context)
-        try JSONFields.refuseUnknown(object, known: ["app"])
-        guard let value = object["app"] else { throw Problem.invalidField("app", "is required: a bundle ID, or null to share it") }
+        let body = try await RequestDecoding.body(OwnerBody.self, of: request, context: context)
+        guard let owner = body.app.change else { throw Problem.invalidField("app", "is required: a bundle ID, or null to share it") }
         var appID: Int64?
-        if let bundleID = try JSONFields.string(value, field: "app") {
+        if let bundleID = owner {
             appID = try await directory.require(bundleID: bundleID, field: "app").id
         }
         guard try await templates.setOwner(name: name, appID: appID, actor: principal.keyPrefix) else {
