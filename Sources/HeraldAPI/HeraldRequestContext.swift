@@ -23,16 +23,7 @@ public struct HeraldRequestContext: RemoteAddressRequestContext {
 
     public var responseEncoder: JSONEncoder { Self.encoder }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Milliseconds matter: APNs's 410 timestamp is compared with `registeredAt`.
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        return encoder
-    }()
+    static let encoder = CanonicalJSON.encoder()
 
     /// The caller; only routes behind `APIKeyMiddleware` ask.
     func requirePrincipal() throws -> Principal {

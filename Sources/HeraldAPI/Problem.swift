@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Hummingbird
 
 /// An RFC 9457 problem document: the only shape of error a client of Herald ever sees.
@@ -47,9 +48,7 @@ public struct Problem: Error, HTTPResponseError, Equatable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = Body(type: type, title: title, status: Int(status.code), detail: detail, field: field, errors: errors)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(body)
+        let data = try CanonicalJSON.data(body)
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }

@@ -110,7 +110,7 @@ struct TemplateController {
         default:
             throw Problem.invalidField("name", "must be a string: the path's name, or be left out")
         }
-        let json = try JSONEncoder().encode(PayloadValue.object(object))
+        let json = try CanonicalJSON.data(PayloadValue.object(object))
         let template: CompiledTemplate
         do throws(TemplateLoadError) {
             template = try CompiledTemplate(try TemplateDocument.parse(json: json))

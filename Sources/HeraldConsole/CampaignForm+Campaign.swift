@@ -22,8 +22,8 @@ extension CampaignForm {
         set("audience.userIDs", audience.userIDs?.joined(separator: ", "))
         set("audience.registeredSince", audience.registeredSince.map(localInput))
         set("audience.registeredBefore", audience.registeredBefore.map(localInput))
-        if let attributes = audience.attributes, let data = try? encoder.encode(attributes) {
-            set("audience.attributes", String(decoding: data, as: UTF8.self))
+        if let attributes = audience.attributes, let text = try? CanonicalJSON.text(attributes) {
+            set("audience.attributes", text)
         }
         let yesNo = { (flag: Bool?) in flag.map { $0 ? "yes" : "no" } }
         set("audience.authorization.allowsAlerts", yesNo(audience.authorization?.allowsAlerts))
@@ -109,15 +109,8 @@ extension CampaignForm {
             quietHoursMode: draft.quietHoursMode)
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     static func json(_ object: [String: PayloadValue]) -> String? {
-        guard !object.isEmpty, let data = try? encoder.encode(object) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        object.isEmpty ? nil : try? CanonicalJSON.text(object)
     }
 
     /// `2026-12-01T09:30` in UTC, as a datetime-local input shows it.

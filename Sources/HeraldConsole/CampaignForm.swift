@@ -88,8 +88,8 @@ struct CampaignForm {
         audience.registeredBefore = utcTime("audience.registeredBefore", required: false)
         if let attributes = object("audience.attributes") {
             do {
-                let data = try JSONEncoder().encode(PayloadValue.object(attributes))
-                audience.attributes = try JSONDecoder().decode([String: AudienceFilter.AttributeCondition].self, from: data)
+                audience.attributes = try PayloadValueDecoder().decode(
+                    [String: AudienceFilter.AttributeCondition].self, from: .object(attributes))
             } catch {
                 fail("audience.attributes", "must map each attribute to a value or to {\"in\": [values]}")
             }

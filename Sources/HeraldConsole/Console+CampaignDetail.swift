@@ -195,10 +195,7 @@ extension Console {
         audience.segmentTime = nil
         audience.savedSegmentDefinition = nil
         audience.startTokenType = nil
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        let text = (try? encoder.encode(audience)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let text = (try? CanonicalJSON.text(audience)) ?? "{}"
         return text == "{}" ? "every valid device" : text
     }
 }

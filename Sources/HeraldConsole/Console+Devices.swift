@@ -48,9 +48,7 @@ extension Console {
         let authorization = device.authorization
         let allowed = [("alerts", authorization.alert), ("badges", authorization.badge), ("sounds", authorization.sound)]
             .map { "\($0.0) \($0.1 ? "on" : "off")" }.joined(separator: ", ")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-        let attributes = (try? encoder.encode(device.attributes)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let attributes = (try? CanonicalJSON.text(device.attributes, pretty: true)) ?? "{}"
         return """
             <div class="card device"><h2><code>\(ConsoleFormat.tokenSuffix(device.token.hex))</code>
             <span class="badge \(device.isValid ? "accepted" : "failed")">\(device.isValid ? "valid" : "invalidated")</span></h2>

@@ -217,9 +217,7 @@ extension Console {
     }
 
     static func text(_ value: PayloadValue, pretty: Bool = false) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? CanonicalJSON.text(value, pretty: pretty)) ?? "{}"
     }
 
     private func segmentRepository() throws -> any SegmentRepository {

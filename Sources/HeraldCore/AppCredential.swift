@@ -123,8 +123,7 @@ public enum CredentialSecret: Sendable, Equatable {
         case .certificate(let pkcs12, let password):
             let stored = StoredCertificate(p12: Data(pkcs12).base64EncodedString(), password: password)
             // Encoding two strings cannot fail.
-            let data = (try? JSONEncoder().encode(stored)) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            return (try? CanonicalJSON.text(stored)) ?? ""
         }
     }
 

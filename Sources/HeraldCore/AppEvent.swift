@@ -108,9 +108,7 @@ public struct AppEvent: Sendable, Hashable {
 
     /// Properties as stored: sorted keys, no spaces.
     public static func compactJSON(_ properties: [String: PayloadValue]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(PayloadValue.object(properties))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? CanonicalJSON.text(PayloadValue.object(properties))) ?? "{}"
     }
 
     /// What makes two reports the same event: an open is one per notification; a conversion

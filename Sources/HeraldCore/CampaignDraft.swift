@@ -177,9 +177,7 @@ enum CampaignRules {
         guard variables.values.allSatisfy(\.isFinite) else {
             return [ValidationError(field: "variables", reason: "numbers must be finite")]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let size = try? encoder.encode(variables).count else {
+        guard let size = try? CanonicalJSON.data(variables).count else {
             return [ValidationError(field: "variables", reason: "cannot be written as JSON")]
         }
         guard size <= maximumVariablesBytes else {

@@ -53,9 +53,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.userID = userID
         if let problem = StoredValueRules.problem(in: .object(attributes), field: "attributes") { throw problem }
         self.attributes = attributes
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(attributes) else {
+        guard PayloadValue.object(attributes).isFinite, let data = try? CanonicalJSON.data(attributes) else {
             throw ValidationError(field: "attributes", reason: "cannot be written as JSON (numbers must be finite)")
         }
         guard data.count <= Self.maximumAttributesBytes else {

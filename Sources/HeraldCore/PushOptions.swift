@@ -129,9 +129,7 @@ public struct PushOptions: Codable, Sendable, Hashable {
         guard custom.values.allSatisfy(\.isFinite) else {
             return [ValidationError(field: "custom", reason: "numbers must be finite")]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let size = try? encoder.encode(custom).count else {
+        guard let size = try? CanonicalJSON.data(custom).count else {
             return [ValidationError(field: "custom", reason: "cannot be written as JSON")]
         }
         if size > maximumCustomBytes {

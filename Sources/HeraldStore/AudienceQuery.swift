@@ -155,8 +155,6 @@ enum AudienceQuery {
     }
 
     private static func json(_ object: [String: PayloadValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(object), as: UTF8.self)
+        try CanonicalJSON.text(object)
     }
 }

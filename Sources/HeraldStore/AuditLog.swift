@@ -11,9 +11,7 @@ enum AuditLog {
         on connection: PostgresConnection, actor: String, action: String, appID: Int64?,
         details: [String: PayloadValue], logger: Logger
     ) async throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json = String(decoding: try encoder.encode(details), as: UTF8.self)
+        let json = try CanonicalJSON.text(details)
         try await connection.query(
             """
             INSERT INTO audit_log (actor, action, app_id, details)

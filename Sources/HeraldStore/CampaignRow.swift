@@ -186,15 +186,11 @@ extension CampaignRow {
 
 enum CampaignJSON {
     static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try CanonicalJSON.text(value)
     }
 
+    /// Rows written before times kept their milliseconds hold whole seconds; both are read.
     static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(type, from: Data(text.utf8))
+        try CanonicalJSON.decode(type, from: text)
     }
 }

@@ -233,8 +233,6 @@ enum SegmentQuery {
     }
 
     private static func json(_ object: [String: PayloadValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(object), as: UTF8.self)
+        try CanonicalJSON.text(object)
     }
 }

@@ -43,13 +43,7 @@ enum WebhookOutbox {
     }
 
     static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try CanonicalJSON.text(value)
     }
 
     /// `campaign.completed` / `campaign.failed` data.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 /// A whole template: what `templates/<name>/` holds, what PostgreSQL stores as one immutable
 /// version, and what `PUT /v1/templates/{name}` accepts.
@@ -77,14 +78,9 @@ public struct TemplateDocument: Codable, Sendable, Equatable {
     /// The document as JSON with sorted keys and no insignificant whitespace: equal documents
     /// give equal bytes, so the store hashes this to tell whether a sync changed anything.
     public func canonicalJSON() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Non-finite numbers are the only thing JSON cannot hold; written as strings they
-        // cannot make encoding fail (validation refuses them anyway).
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN"
-        )
-        return (try? encoder.encode(self)) ?? Data()
+        // Non-finite numbers cannot make it fail: they are written as strings (validation
+        // refuses them anyway).
+        (try? CanonicalJSON.data(self)) ?? Data()
     }
 
     /// The message parts in payload order, with the names validation messages use.

@@ -28,12 +28,10 @@ struct AuditCommand: AsyncParsableCommand {
             if let app { query.appID = try await store.requireApp(app).id }
             return try await store.audit.list(query)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let rows = try page.entries.map { entry in
             [
                 KeysCommand.List.format(entry.at), entry.actor, entry.action, entry.bundleID ?? "-",
-                String(decoding: try encoder.encode(entry.details), as: UTF8.self),
+                try CanonicalJSON.text(entry.details),
             ]
         }
         print(Table.render(header: ["AT", "ACTOR", "ACTION", "APP", "DETAILS"], rows: rows))

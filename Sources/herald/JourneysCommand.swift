@@ -56,9 +56,7 @@ struct JourneysCommand: AsyncParsableCommand {
                 return (journey, try await store.journeys.report(journeyID: journey.id, version: version))
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(journey.definition), as: UTF8.self))
+                print(try CanonicalJSON.text(journey.definition, pretty: true))
                 return
             }
             print(

@@ -180,8 +180,6 @@ struct SegmentsCommand: AsyncParsableCommand {
 
     /// The conditions as compact JSON.
     static func text(_ segment: Segment) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(segment.json)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? CanonicalJSON.text(segment.json)) ?? "{}"
     }
 }
