@@ -15,13 +15,17 @@ public struct PayloadValueDecoder: Sendable {
     public var parseDate: @Sendable (String) -> Date?
     /// What a date must look like, for the error.
     public var dateExpectation: String
+    /// Numbers and booleans may be given as strings (`"25"`, `"true"`), as in a URL's query.
+    public var readsScalarsFromStrings: Bool
 
     public init(
         parseDate: @escaping @Sendable (String) -> Date? = { try? Date($0, strategy: .iso8601) },
-        dateExpectation: String = "must be an RFC 3339 time such as 2026-12-01T09:00:00Z"
+        dateExpectation: String = "must be an RFC 3339 time such as 2026-12-01T09:00:00Z",
+        readsScalarsFromStrings: Bool = false
     ) {
         self.parseDate = parseDate
         self.dateExpectation = dateExpectation
+        self.readsScalarsFromStrings = readsScalarsFromStrings
     }
 
     public func decode<Value: Decodable>(_ type: Value.Type, from value: PayloadValue) throws -> Value {
@@ -155,7 +159,9 @@ final class PayloadValueDecoding: Decoder {
     }
 
     func integer<Value: FixedWidthInteger>(_ type: Value.Type) throws -> Value {
-        guard case .int(let number) = value else { throw mismatch(type, "must be an integer") }
+        var given = value
+        if options.readsScalarsFromStrings, case .string(let text) = value, let number = Int(text) { given = .int(number) }
+        guard case .int(let number) = given else { throw mismatch(type, "must be an integer") }
         guard let exact = Value(exactly: number) else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: codingPath, debugDescription: "must be an integer from \(Value.min) to \(Value.max)"))
@@ -168,8 +174,12 @@ extension PayloadValueDecoding: SingleValueDecodingContainer {
     func decodeNil() -> Bool { value == .null }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let flag) = value else { throw mismatch(type, "must be true or false") }
-        return flag
+        switch value {
+        case .bool(let flag): return flag
+        case .string("true") where options.readsScalarsFromStrings: return true
+        case .string("false") where options.readsScalarsFromStrings: return false
+        default: throw mismatch(type, "must be true or false")
+        }
     }
 
     func decode(_ type: String.Type) throws -> String {
@@ -181,6 +191,9 @@ extension PayloadValueDecoding: SingleValueDecodingContainer {
         switch value {
         case .double(let number): return number
         case .int(let number): return Double(number)
+        case .string(let text) where options.readsScalarsFromStrings:
+            guard let number = Double(text), number.isFinite else { throw mismatch(type, "must be a number") }
+            return number
         default: throw mismatch(type, "must be a number")
         }
     }

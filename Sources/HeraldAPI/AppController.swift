@@ -55,7 +55,7 @@ struct AppController {
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> AppListResponse {
         let principal = try context.requirePrincipal()
         guard principal.role != .app else { throw Problem.forbidden("app keys see only their own app: GET /v1/apps/{bundleID}") }
-        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        try RequestDecoding.noQuery(request)
         let all = try await apps.list()
         return AppListResponse(apps: all.filter { principal.mayUse(bundleID: $0.bundleID) }.map(AppResponse.init))
     }

@@ -13,28 +13,26 @@ struct AuditController {
         group.get(use: list)
     }
 
+    /// `GET /v1/admin/audit`: filters by actor, action, app and time, and keyset paging.
+    struct ListQuery: Decodable {
+        var actor: String?
+        var action: String?
+        var app: String?
+        var since: Date?
+        var cursor: Int64?
+        var limit: Int?
+    }
+
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> AuditPageResponse {
         try context.requirePrincipal().requireAdmin()
+        let given = try RequestDecoding.query(ListQuery.self, of: request)
         var query = AuditQuery()
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "actor":
-                query.actor = try Self.filter(text, field: "actor")
-            case "action":
-                query.action = try Self.filter(text, field: "action")
-            case "app":
-                query.appID = try await directory.require(bundleID: text, field: "app").id
-            case "since":
-                query.since = try PageQuery.since(text)
-            case "cursor":
-                query.cursor = try PageQuery.cursor(text)
-            case "limit":
-                query.limit = try PageQuery.limit(text, maximum: AuditQuery.maximumLimit)
-            default:
-                throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
+        query.actor = try given.actor.map { try Self.filter($0, field: "actor") }
+        query.action = try given.action.map { try Self.filter($0, field: "action") }
+        if let bundleID = given.app { query.appID = try await directory.require(bundleID: bundleID, field: "app").id }
+        query.since = given.since
+        query.cursor = try PageQuery.cursor(given.cursor)
+        query.limit = try PageQuery.limit(given.limit, maximum: AuditQuery.maximumLimit, fallback: query.limit)
         let page = try await audit.list(query)
         return AuditPageResponse(entries: page.entries.map(AuditEntryResponse.init), nextCursor: page.nextCursor.map(String.init))
     }

@@ -30,9 +30,7 @@ struct CampaignController {
     /// Sent, opened and converted by message and for the holdout, with intervals and tests.
     @Sendable func report(request: Request, context: HeraldRequestContext) async throws -> CampaignReportResponse {
         try context.requirePrincipal().requireCampaignAccess()
-        for (key, _) in request.uri.queryParameters {
-            throw Problem.invalidField(String(key), "unknown query parameter")
-        }
+        try RequestDecoding.noQuery(request)
         let campaign = try await campaign(context)
         let totals = try await events.totals(campaignID: campaign.id)
         return CampaignReportResponse(campaign: campaign, report: CampaignReport(campaign: campaign, events: totals))

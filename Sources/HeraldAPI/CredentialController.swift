@@ -55,7 +55,7 @@ struct CredentialController {
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> CredentialListResponse {
         let app = try await adminApp(context)
-        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        try RequestDecoding.noQuery(request)
         return CredentialListResponse(credentials: try await apps.credentials(appID: app.id).map(CredentialResponse.init))
     }
 

@@ -47,7 +47,7 @@ struct DeviceController {
         let bundleID = try context.parameters.require("bundleID")
         try context.requirePrincipal().requireDeviceAccess(.read, bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
-        let query = try Self.listQuery(request.uri.queryParameters)
+        let query = try RequestDecoding.query(ListQuery.self, of: request).checked
         let page = try await devices.list(appID: app.id, query: query)
         return DevicePageResponse(devices: page.devices.map(DeviceResponse.init), nextCursor: page.nextCursor.map(String.init))
     }
@@ -64,29 +64,27 @@ struct DeviceController {
         }
     }
 
-    static func listQuery(_ parameters: Parameters) throws -> DeviceListQuery {
-        var query = DeviceListQuery()
-        for (key, value) in parameters {
-            let text = String(value)
-            switch String(key) {
-            case "userID":
-                query.userID = text
-            case "language":
-                guard let tag = LanguageTag(text) else {
-                    throw Problem.invalidField("language", "not a BCP 47 language tag")
+    /// `GET …/devices`: filters and keyset paging.
+    struct ListQuery: Decodable {
+        var userID: String?
+        var language: String?
+        var valid: Bool?
+        var cursor: Int64?
+        var limit: Int?
+
+        var checked: DeviceListQuery {
+            get throws {
+                var query = DeviceListQuery()
+                query.userID = userID
+                if let language {
+                    guard let tag = LanguageTag(language) else { throw Problem.invalidField("language", "not a BCP 47 language tag") }
+                    query.language = tag
                 }
-                query.language = tag
-            case "valid":
-                guard let flag = Bool(text) else { throw Problem.invalidField("valid", "must be true or false") }
-                query.valid = flag
-            case "cursor":
-                query.cursor = try PageQuery.cursor(text)
-            case "limit":
-                query.limit = try PageQuery.limit(text, maximum: DeviceListQuery.maximumLimit)
-            default:
-                throw Problem.invalidField(String(key), "unknown query parameter")
+                query.valid = valid
+                query.cursor = try PageQuery.cursor(cursor)
+                query.limit = try PageQuery.limit(limit, maximum: DeviceListQuery.maximumLimit, fallback: query.limit)
+                return query
             }
         }
-        return query
     }
 }

@@ -91,7 +91,7 @@ struct JourneyController {
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> JourneyListResponse {
         let app = try await self.app(context)
-        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        try RequestDecoding.noQuery(request)
         return JourneyListResponse(journeys: try await journeys.journeys(appID: app.id).map { JourneyResponse($0, bundleID: app.bundleID) })
     }
 

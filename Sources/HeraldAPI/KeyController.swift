@@ -30,7 +30,7 @@ struct KeyController {
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> KeyListResponse {
         try context.requirePrincipal().requireAdmin()
-        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        try RequestDecoding.noQuery(request)
         return KeyListResponse(keys: try await keys.list().map { KeyResponse($0) })
     }
 

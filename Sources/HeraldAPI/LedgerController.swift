@@ -63,7 +63,7 @@ struct LedgerController {
 
     @Sendable func history(request: Request, context: HeraldRequestContext) async throws -> DeviceHistoryResponse {
         let app = try await self.app(context, access: .read)
-        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        try RequestDecoding.noQuery(request)
         let token: DeviceToken
         do {
             token = try DeviceToken(hex: try context.parameters.require("token"))
@@ -80,7 +80,7 @@ struct LedgerController {
     /// Streamed a page at a time: a user with any number of devices is exported whole.
     @Sendable func export(request: Request, context: HeraldRequestContext) async throws -> Response {
         let app = try await userApp(context)
-        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        try RequestDecoding.noQuery(request)
         let userID = try Self.userID(try context.parameters.require("userID"), field: "userID")
         guard try await ledger.holdsUser(appID: app.id, userID: userID) else { throw Self.unknownUser() }
         let writer = UserDataExportWriter(ledger: ledger)

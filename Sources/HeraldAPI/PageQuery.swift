@@ -35,4 +35,18 @@ enum PageQuery {
         }
         return value
     }
+
+    /// A decoded `cursor`, checked: nil when not given.
+    static func cursor(_ value: Int64?) throws -> Int64? {
+        guard let value else { return nil }
+        guard value >= 0 else { throw Problem.invalidField("cursor", "must be the nextCursor of a previous page") }
+        return value
+    }
+
+    /// A decoded `limit`, checked: `fallback` when not given.
+    static func limit(_ value: Int?, maximum: Int, fallback: Int) throws -> Int {
+        guard let value else { return fallback }
+        guard (1...maximum).contains(value) else { throw Problem.invalidField("limit", "must be 1 to \(maximum)") }
+        return value
+    }
 }

@@ -39,3 +39,38 @@ enum RequestDecoding {
         return ValidationError(field: name.isEmpty ? "body" : name, reason: reason)
     }
 }
+
+extension RequestDecoding {
+    static let queryDecoder = PayloadValueDecoder(parseDate: RFC3339.parse, readsScalarsFromStrings: true)
+
+    /// The URL's query as `type`, read by the same rules as a body: numbers, flags and times
+    /// given as text, a parameter the type does not read refused (`unknown query parameter`),
+    /// 422 naming the parameter. A parameter given twice counts with its last value.
+    static func query<Value: Decodable>(_ type: Value.Type, of request: Request) throws(ValidationError) -> Value {
+        var members = [String: PayloadValue]()
+        for (key, value) in request.uri.queryParameters { members[String(key)] = .string(String(value)) }
+        do {
+            return try queryDecoder.decode(type, from: .object(members))
+        } catch let error as DecodingError {
+            let refused = validationError(error, under: nil)
+            let reason = refused.reason == "unknown field" ? "unknown query parameter" : refused.reason
+            throw ValidationError(field: refused.field, reason: reason)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError(field: "query", reason: "cannot be read")
+        }
+    }
+
+    /// Refuses any query parameter, for routes that take none.
+    static func noQuery(_ request: Request) throws(ValidationError) {
+        _ = try query(NoQuery.self, of: request)
+    }
+
+    /// A query with no parameters: every one given is unknown.
+    struct NoQuery: Decodable {
+        init(from decoder: any Decoder) throws {
+            _ = try decoder.container(keyedBy: PayloadCodingKey.self)
+        }
+    }
+}

@@ -117,9 +117,7 @@ struct SegmentController {
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> SegmentListResponse {
         let app = try await self.app(context)
-        for (key, _) in request.uri.queryParameters {
-            throw Problem.invalidField(String(key), "unknown query parameter")
-        }
+        try RequestDecoding.noQuery(request)
         return SegmentListResponse(
             segments: try await segments.segments(appID: app.id).map { SegmentResponse($0, count: nil, sample: nil) })
     }

@@ -9,6 +9,11 @@ import Hummingbird
 /// secret is in that answer and nowhere else), list them with their delivery state, remove
 /// one, send it a test message, and read its latest messages.
 struct WebhookController {
+    /// `GET …/webhooks/{id}/messages`: how many of the latest.
+    struct MessagesQuery: Decodable {
+        var limit: Int?
+    }
+
     /// `POST …/webhooks`: where to deliver, which events (all without), and a note.
     struct AddBody: Decodable {
         var url: String
@@ -35,7 +40,7 @@ struct WebhookController {
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> WebhookListResponse {
         let app = try await adminScope(context)
-        for (key, _) in request.uri.queryParameters { throw Problem.invalidField(String(key), "unknown query parameter") }
+        try RequestDecoding.noQuery(request)
         return WebhookListResponse(webhooks: try await webhooks.endpoints(appID: app?.id).map(WebhookResponse.init))
     }
 
@@ -69,11 +74,8 @@ struct WebhookController {
     @Sendable func messages(request: Request, context: HeraldRequestContext) async throws -> WebhookMessageListResponse {
         let app = try await adminScope(context)
         let id = try Self.webhookID(context)
-        var limit = 50
-        for (key, value) in request.uri.queryParameters {
-            guard key == "limit" else { throw Problem.invalidField(String(key), "unknown query parameter") }
-            limit = try PageQuery.limit(String(value), maximum: Self.maximumMessages)
-        }
+        let limit = try PageQuery.limit(
+            try RequestDecoding.query(MessagesQuery.self, of: request).limit, maximum: Self.maximumMessages, fallback: 50)
         guard let messages = try await webhooks.messages(appID: app?.id, endpointID: id, limit: limit) else {
             throw Self.unknownWebhook()
         }

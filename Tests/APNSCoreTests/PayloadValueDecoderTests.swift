@@ -144,4 +144,30 @@ import Testing
         #expect((got?.field.count ?? 0) <= 65)
         #expect(got?.field.contains("\n") == false)
     }
+
+    struct Query: Decodable, Equatable {
+        var limit: Int?
+        var dryRun: Bool?
+        var ratio: Double?
+        var mode: Mode?
+    }
+
+    @Test func aQueryGivesNumbersAndFlagsAsStrings() throws {
+        let query = PayloadValueDecoder(readsScalarsFromStrings: true)
+        let value: PayloadValue = ["limit": "25", "dryRun": "true", "ratio": "0.5", "mode": "client"]
+        #expect(try query.decode(Query.self, from: value) == Query(limit: 25, dryRun: true, ratio: 0.5, mode: .client))
+        for (key, text, reason) in [
+            ("limit", "25x", "must be an integer"), ("dryRun", "yes", "must be true or false"), ("ratio", "nan", "must be a number"),
+            ("limit", "99999999999999999999", "must be an integer"),
+        ] {
+            #expect(throws: DecodingError.self) { try query.decode(Query.self, from: [key: .string(text)]) }
+            do {
+                _ = try query.decode(Query.self, from: [key: .string(text)])
+            } catch let error as DecodingError {
+                #expect(error.fieldAndReason == (key, reason))
+            }
+        }
+        // A JSON body does not take strings for numbers.
+        #expect(throws: DecodingError.self) { try decoder.decode(Query.self, from: ["limit": "25"]) }
+    }
 }

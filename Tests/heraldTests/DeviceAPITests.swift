@@ -96,6 +96,7 @@ import Testing
                 let bad = try await h.request(.get, "\(path)?\(query)", key: h.adminKey)
                 #expect(bad.status == .unprocessableContent && bad.problemSlug == "invalid-field", "\(query)")
                 #expect(bad.json["field"] as? String == field)
+                if field == "colour" { #expect(bad.json["detail"] as? String == "unknown query parameter", "\(bad.body)") }
             }
         }
     }
