@@ -105,43 +105,46 @@ struct JourneyController {
         return JourneyReportResponse(name: journey.name, report: try await journeys.report(journeyID: journey.id, version: version))
     }
 
+    /// `GET …/journeys/{name}/deliveries`: filters and keyset paging.
+    struct DeliveriesQuery: Decodable {
+        var cursor: Int64?
+        var limit: Int?
+        var step: String?
+        var version: Int?
+        var userID: String?
+        var outcome: DeliveryOutcome.Kind?
+
+        var checked: JourneyDeliveryQuery {
+            get throws {
+                var query = JourneyDeliveryQuery()
+                query.cursor = try PageQuery.cursor(cursor) ?? query.cursor
+                query.limit = try PageQuery.limit(limit, maximum: 1000, fallback: query.limit)
+                if let step {
+                    guard JourneyDefinition.isStepID(step) else {
+                        throw Problem.invalidField("step", "must be a step ID: 1 to 64 letters, digits, _ or -")
+                    }
+                    query.step = step
+                }
+                if let version {
+                    guard version >= 1, version <= Int(Int32.max) else { throw Problem.invalidField("version", "must be a version number") }
+                    query.version = version
+                }
+                if let userID {
+                    guard DeviceRegistration.isValidUserID(userID) else { throw Problem.invalidField("userID", DeviceRegistration.userIDRule) }
+                    query.userID = userID
+                }
+                query.outcome = outcome
+                return query
+            }
+        }
+    }
+
     /// The journey's send ledger, one row per device, by row ID (`cursor`, `limit` ≤ 1000),
     /// filtered by `step`, `version`, `userID` and `outcome`.
     @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> JourneyDeliveriesResponse {
         let app = try await self.app(context)
         let name = try Self.name(context)
-        var query = JourneyDeliveryQuery()
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "cursor":
-                guard let number = Int64(text), number >= 0 else { throw Problem.invalidField("cursor", "must be a nextCursor") }
-                query.cursor = number
-            case "limit":
-                guard let number = Int(text), (1...1000).contains(number) else { throw Problem.invalidField("limit", "must be 1 to 1000") }
-                query.limit = number
-            case "step":
-                guard JourneyDefinition.isStepID(text) else {
-                    throw Problem.invalidField("step", "must be a step ID: 1 to 64 letters, digits, _ or -")
-                }
-                query.step = text
-            case "version":
-                guard let number = Int(text), number >= 1, number <= Int(Int32.max) else {
-                    throw Problem.invalidField("version", "must be a version number")
-                }
-                query.version = number
-            case "userID":
-                guard DeviceRegistration.isValidUserID(text) else { throw Problem.invalidField("userID", DeviceRegistration.userIDRule) }
-                query.userID = text
-            case "outcome":
-                guard let kind = DeliveryOutcome.Kind(rawValue: text) else {
-                    let names = DeliveryOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw Problem.invalidField("outcome", "must be one of \(names)")
-                }
-                query.outcome = kind
-            default: throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
+        let query = try RequestDecoding.query(DeliveriesQuery.self, of: request).checked
         guard let journey = try await journeys.journey(appID: app.id, name: name, version: nil) else { throw Self.unknownJourney() }
         let rows = try await journeys.deliveries(journeyID: journey.id, query: query)
         return JourneyDeliveriesResponse(
@@ -195,13 +198,7 @@ struct JourneyController {
     }
 
     static func version(_ request: Request) throws -> Int? {
-        var version: Int?
-        for (key, value) in request.uri.queryParameters {
-            guard key == "version" else { throw Problem.invalidField(String(key), "unknown query parameter") }
-            guard let number = Int(String(value)), number >= 1 else { throw Problem.invalidField("version", "must be a version number") }
-            version = number
-        }
-        return version
+        try RequestDecoding.query(VersionQuery.self, of: request).checked
     }
 
     static func name(_ context: HeraldRequestContext) throws -> String {

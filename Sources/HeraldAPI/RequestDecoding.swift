@@ -74,3 +74,22 @@ extension RequestDecoding {
         }
     }
 }
+
+/// `?app=com.example.app`: the app a list or a new template is for.
+struct AppQuery: Decodable {
+    var app: String?
+}
+
+/// `?version=N`: a version of a saved segment or journey (the latest without).
+struct VersionQuery: Decodable {
+    var version: Int?
+
+    /// The version, checked: 1 or more.
+    var checked: Int? {
+        get throws {
+            guard let version else { return nil }
+            guard version >= 1 else { throw Problem.invalidField("version", "must be a version number") }
+            return version
+        }
+    }
+}

@@ -49,10 +49,9 @@ struct SeriesController {
             for bundleID in scope.sorted() { ids.append(try await directory.require(bundleID: bundleID).id) }
             appIDs = ids
         }
-        for (key, value) in request.uri.queryParameters {
-            guard key == "app" else { throw Problem.invalidField(String(key), "unknown query parameter") }
-            try principal.requireScope(bundleID: String(value))
-            appIDs = [try await directory.require(bundleID: String(value), field: "app").id]
+        if let bundleID = try RequestDecoding.query(AppQuery.self, of: request).app {
+            try principal.requireScope(bundleID: bundleID)
+            appIDs = [try await directory.require(bundleID: bundleID, field: "app").id]
         }
         var shown = [SeriesResponse]()
         for item in try await series.list(appIDs: appIDs, limit: 200) {

@@ -91,10 +91,9 @@ struct TemplateController {
         try principal.requireTemplateAccess()
         let name = try context.parameters.require("name")
         var appID: Int64?
-        for (key, value) in request.uri.queryParameters {
-            guard key == "app" else { throw Problem.invalidField(String(key), "unknown query parameter") }
-            try principal.requireScope(bundleID: String(value))
-            appID = try await directory.require(bundleID: String(value), field: "app").id
+        if let bundleID = try RequestDecoding.query(AppQuery.self, of: request).app {
+            try principal.requireScope(bundleID: bundleID)
+            appID = try await directory.require(bundleID: bundleID, field: "app").id
         }
         if appID == nil, principal.appScope != nil {
             throw Problem.forbidden("this key is scoped to some apps: save the template for one of them with ?app=")
