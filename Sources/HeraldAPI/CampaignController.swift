@@ -49,6 +49,14 @@ struct CampaignController {
         return EditedResponse(status: .created, response: try await response(campaign))
     }
 
+    /// `GET /v1/campaigns`: filters by app and state, and keyset paging.
+    struct ListQuery: Decodable {
+        var app: String?
+        var state: CampaignState?
+        var cursor: Int64?
+        var limit: Int?
+    }
+
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> CampaignPageResponse {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
@@ -58,22 +66,14 @@ struct CampaignController {
             for bundleID in scope.sorted() { ids.append(try await directory.require(bundleID: bundleID).id) }
             query.appIDs = ids
         }
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "app":
-                try principal.requireScope(bundleID: text)
-                query.appID = try await directory.require(bundleID: text, field: "app").id
-            case "state":
-                query.state = try PageQuery.oneOf(text, field: "state")
-            case "cursor":
-                query.cursor = try PageQuery.cursor(text)
-            case "limit":
-                query.limit = try PageQuery.limit(text, maximum: CampaignListQuery.maximumLimit)
-            default:
-                throw Problem.invalidField(String(key), "unknown query parameter")
-            }
+        let given = try RequestDecoding.query(ListQuery.self, of: request)
+        if let bundleID = given.app {
+            try principal.requireScope(bundleID: bundleID)
+            query.appID = try await directory.require(bundleID: bundleID, field: "app").id
         }
+        query.state = given.state
+        query.cursor = try PageQuery.cursor(given.cursor)
+        query.limit = try PageQuery.limit(given.limit, maximum: CampaignListQuery.maximumLimit, fallback: query.limit)
         let page = try await campaigns.list(query)
         var shown = [CampaignResponse]()
         for campaign in page.campaigns { shown.append(try await response(campaign)) }

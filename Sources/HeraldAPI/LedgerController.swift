@@ -29,33 +29,35 @@ struct LedgerController {
         group.delete(":userID", use: erase)
     }
 
+    /// `GET …/notifications`: filters by user, token, request and time, and keyset paging.
+    struct NotificationsQuery: Decodable {
+        var userID: String?
+        var token: String?
+        var requestID: String?
+        var since: Date?
+        var cursor: Int64?
+        var limit: Int?
+    }
+
     @Sendable func notifications(request: Request, context: HeraldRequestContext) async throws -> NotificationPageResponse {
         let app = try await self.app(context, access: .read)
+        let given = try RequestDecoding.query(NotificationsQuery.self, of: request)
         var query = NotificationQuery()
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "userID":
-                query.userID = try Self.userID(text, field: "userID")
-            case "token":
-                do {
-                    query.token = try DeviceToken(hex: text)
-                } catch {
-                    throw Problem.invalidField("token", "must be 8 to 200 hex digits, an even number of them")
-                }
-            case "requestID":
-                guard let id = UUID(uuidString: text) else { throw Problem.invalidField("requestID", "must be a UUID") }
-                query.requestID = id
-            case "since":
-                query.since = try PageQuery.since(text)
-            case "cursor":
-                query.cursor = try PageQuery.cursor(text)
-            case "limit":
-                query.limit = try PageQuery.limit(text, maximum: NotificationQuery.maximumLimit)
-            default:
-                throw Problem.invalidField(String(key), "unknown query parameter")
+        query.userID = try given.userID.map { try Self.userID($0, field: "userID") }
+        if let hex = given.token {
+            do {
+                query.token = try DeviceToken(hex: hex)
+            } catch {
+                throw Problem.invalidField("token", "must be 8 to 200 hex digits, an even number of them")
             }
         }
+        if let text = given.requestID {
+            guard let id = UUID(uuidString: text) else { throw Problem.invalidField("requestID", "must be a UUID") }
+            query.requestID = id
+        }
+        query.since = given.since
+        query.cursor = try PageQuery.cursor(given.cursor)
+        query.limit = try PageQuery.limit(given.limit, maximum: NotificationQuery.maximumLimit, fallback: query.limit)
         let page = try await ledger.notifications(appID: app.id, query: query)
         return NotificationPageResponse(
             notifications: page.records.map(NotificationRecordResponse.init), nextCursor: page.nextCursor.map(String.init))

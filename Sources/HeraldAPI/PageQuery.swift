@@ -10,14 +10,6 @@ enum PageQuery {
         return cursor
     }
 
-    /// `since`: an RFC 3339 time.
-    static func since(_ text: String) throws -> Date {
-        guard let date = RFC3339.parse(text) else {
-            throw Problem.invalidField("since", "must be an RFC 3339 time such as 2026-12-01T09:00:00Z")
-        }
-        return date
-    }
-
     /// `limit`: 1 to `maximum` rows.
     static func limit(_ text: String, maximum: Int) throws -> Int {
         guard let limit = Int(text), (1...maximum).contains(limit) else {
