@@ -93,26 +93,18 @@ struct CampaignController {
         guard body.app == nil else { throw Problem.invalidField("app", "cannot be changed: a campaign stays in its app") }
         let patch = try body.patch()
         try JSONFields.check(patch.validate(), what: "campaign")
-        do {
-            guard let edited = try await campaigns.updateDraft(id: campaign.id, patch: patch, actor: principal.keyPrefix)
-            else { throw Problem.unknownCampaign() }
-            return try await response(edited)
-        } catch let error as CampaignError {
-            throw Problem.invalidTransition(error.description)
-        }
+        guard let edited = try await campaigns.updateDraft(id: campaign.id, patch: patch, actor: principal.keyPrefix)
+        else { throw Problem.unknownCampaign() }
+        return try await response(edited)
     }
 
     private func transition(_ event: CampaignEvent, context: HeraldRequestContext) async throws -> CampaignResponse {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let campaign = try await campaign(context)
-        do {
-            guard let changed = try await campaigns.transition(id: campaign.id, event: event, actor: principal.keyPrefix)
-            else { throw Problem.unknownCampaign() }
-            return try await response(changed)
-        } catch let error as CampaignError {
-            throw Problem.invalidTransition(error.description)
-        }
+        guard let changed = try await campaigns.transition(id: campaign.id, event: event, actor: principal.keyPrefix)
+        else { throw Problem.unknownCampaign() }
+        return try await response(changed)
     }
 
     /// `POST /v1/campaigns/estimate`: how many devices an audience reaches now.
@@ -173,25 +165,23 @@ struct CampaignController {
         return DirectSendResponse(requestID: nil, results: results)
     }
 
+    /// `GET /v1/campaigns/{id}/deliveries`: the ledger filtered by outcome and reason, paged.
+    struct DeliveriesQuery: Decodable {
+        var outcome: DeliveryOutcome.Kind?
+        var reason: String?
+        var cursor: Int64?
+        var limit: Int?
+    }
+
     @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> DeliveryPageResponse {
         try context.requirePrincipal().requireCampaignAccess()
         let campaign = try await campaign(context)
+        let given = try RequestDecoding.query(DeliveriesQuery.self, of: request)
         var query = DeliveryListQuery()
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "outcome":
-                query.outcome = try PageQuery.oneOf(text, field: "outcome")
-            case "reason":
-                query.reason = text
-            case "cursor":
-                query.cursor = try PageQuery.cursor(text)
-            case "limit":
-                query.limit = try PageQuery.limit(text, maximum: DeliveryListQuery.maximumLimit)
-            default:
-                throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
+        query.outcome = given.outcome
+        query.reason = given.reason
+        query.cursor = try PageQuery.cursor(given.cursor)
+        query.limit = try PageQuery.limit(given.limit, maximum: DeliveryListQuery.maximumLimit, fallback: query.limit)
         let page = try await campaigns.deliveries(campaignID: campaign.id, query: query)
         return DeliveryPageResponse(
             deliveries: page.entries.map { DeliveryEntryResponse($0, messages: campaign.messages) }, nextCursor: page.nextCursor.map(String.init))

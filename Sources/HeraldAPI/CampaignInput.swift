@@ -54,7 +54,10 @@ public struct CampaignFileError: Error, CustomStringConvertible {
         if let problem = error as? Problem {
             return CampaignFileError(description: problem.field.map { "\($0): \(problem.detail)" } ?? problem.detail)
         }
-        if let error = error as? ValidationError { return CampaignFileError(description: "\(error.field): \(error.reason)") }
+        if let error = error as? any DomainError {
+            let refusal = error.refusal
+            return CampaignFileError(description: refusal.field.map { "\($0): \(refusal.detail)" } ?? refusal.detail)
+        }
         return error
     }
 }

@@ -35,6 +35,19 @@ struct ChannelController {
         }
     }
 
+    /// `GET …/channels`: filters by state and activity, paged newest first.
+    struct ListQuery: Decodable {
+        var state: BroadcastChannel.State?
+        var activityID: String?
+        var cursor: String?
+        var limit: Int?
+    }
+
+    /// `GET …/apns-channels`: which environment's channels to ask APNs for.
+    struct RemoteQuery: Decodable {
+        var environment: APNSEnvironment?
+    }
+
     let directory: AppDirectory
     let channels: any BroadcastChannelRepository
     let manager: any ChannelManaging
@@ -55,35 +68,19 @@ struct ChannelController {
         let policy = body.storagePolicy?.policy ?? .mostRecent
         let activityID = try body.activityID.map(LiveActivityInput.activityID)
         let principal = try context.requirePrincipal()
-        do {
-            let channel = try await manager.create(
-                app: app, environment: environment, storagePolicy: policy, activityID: activityID, actor: principal.keyPrefix)
-            return EditedResponse(status: .created, response: ChannelResponse(channel))
-        } catch let error as ChannelManagementError {
-            throw Problem.channel(error)
-        }
+        let channel = try await manager.create(
+            app: app, environment: environment, storagePolicy: policy, activityID: activityID, actor: principal.keyPrefix)
+        return EditedResponse(status: .created, response: ChannelResponse(channel))
     }
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> ChannelPageResponse {
         let app = try await self.app(context)
-        var state: BroadcastChannel.State?
-        var activityID: String?
-        var cursor: String?
-        var limit = 50
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "state": state = try PageQuery.oneOf(text, field: "state")
-            case "activityID": activityID = try LiveActivityInput.activityID(text)
-            case "cursor":
-                guard NewestFirstCursor(text, isKey: { BroadcastChannelID($0) != nil }) != nil else {
-                    throw Problem.invalidField("cursor", "not a cursor Herald gave")
-                }
-                cursor = text
-            case "limit": limit = try PageQuery.limit(text, maximum: Self.maximumPageSize)
-            default: throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
+        let query = try RequestDecoding.query(ListQuery.self, of: request)
+        let state = query.state
+        let activityID = try query.activityID.map(LiveActivityInput.activityID)
+        let cursor = try StatePageQuery<BroadcastChannel.State>(state: nil, cursor: query.cursor, limit: nil)
+            .checkedCursor { BroadcastChannelID($0) != nil }
+        let limit = try PageQuery.limit(query.limit, maximum: Self.maximumPageSize, fallback: 50)
         let page = try await channels.channels(appID: app.id, state: state, activityID: activityID, cursor: cursor, limit: limit)
         return ChannelPageResponse(channels: page.channels.map(ChannelResponse.init), nextCursor: page.nextCursor)
     }
@@ -99,28 +96,14 @@ struct ChannelController {
         let app = try await self.app(context)
         let channel = try await requireChannel(app, context)
         let principal = try context.requirePrincipal()
-        do {
-            return ChannelResponse(try await manager.delete(app: app, channel: channel, actor: principal.keyPrefix))
-        } catch let error as ChannelManagementError {
-            throw Problem.channel(error)
-        }
+        return ChannelResponse(try await manager.delete(app: app, channel: channel, actor: principal.keyPrefix))
     }
 
     @Sendable func remote(request: Request, context: HeraldRequestContext) async throws -> RemoteChannelsResponse {
         let app = try await self.app(context)
-        var environment = app.defaultEnvironment
-        for (key, value) in request.uri.queryParameters {
-            switch String(key) {
-            case "environment": environment = try PageQuery.oneOf(String(value), field: "environment")
-            default: throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
+        let environment = try RequestDecoding.query(RemoteQuery.self, of: request).environment ?? app.defaultEnvironment
         let ids: [BroadcastChannelID]
-        do {
-            ids = try await manager.remoteChannels(app: app, environment: environment)
-        } catch let error as ChannelManagementError {
-            throw Problem.channel(error)
-        }
+        ids = try await manager.remoteChannels(app: app, environment: environment)
         var entries = [RemoteChannelsResponse.Entry]()
         for id in ids {
             let known = try await channels.channel(appID: app.id, channelID: id)
@@ -154,29 +137,6 @@ struct ChannelController {
     static func channelID(fromPath raw: String) -> BroadcastChannelID? {
         let decoded = raw.removingPercentEncoding ?? raw
         return BroadcastChannelID(decoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"))
-    }
-}
-
-extension Problem {
-    static func channel(_ error: ChannelManagementError) -> Problem {
-        switch error.kind {
-        case .activityHasChannel(let held):
-            Problem(
-                status: .conflict, slug: "activity-has-channel", title: "The activity has a channel",
-                detail: "\(error.detail) (\(held.value)): delete it first", field: "activityID")
-        case .activityEnded:
-            Problem(
-                status: .conflict, slug: "activity-ended", title: "The activity has ended",
-                detail: "an end was sent to this activity: it takes no new channel", field: "activityID")
-        case .refused(let status, let reason):
-            Problem(
-                status: status == 429 ? .tooManyRequests : .badGateway, slug: "apns-refused", title: "APNs refused the request",
-                detail: "\(error.detail) (APNs reason \(reason))")
-        case .unavailable:
-            Problem(
-                status: .serviceUnavailable, slug: "apns-unavailable", title: "APNs unavailable", detail: error.detail,
-                retryAfter: 30)
-        }
     }
 }
 

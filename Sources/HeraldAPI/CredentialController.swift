@@ -103,14 +103,10 @@ struct CredentialController {
     ) async throws -> CredentialResponse {
         let app = try await adminApp(context)
         let id = try Self.credentialID(context)
-        do {
-            guard let credential = try await body(app.id, id, try context.requirePrincipal().keyPrefix) else {
-                throw Self.unknownCredential()
-            }
-            return CredentialResponse(credential)
-        } catch let error as CredentialStateError {
-            throw Problem.credentialState(error.description)
+        guard let credential = try await body(app.id, id, try context.requirePrincipal().keyPrefix) else {
+            throw Self.unknownCredential()
         }
+        return CredentialResponse(credential)
     }
 
     private func adminApp(_ context: HeraldRequestContext) async throws -> App {

@@ -57,11 +57,7 @@ struct DeviceController {
         let bundleID = try context.parameters.require("bundleID")
         try context.requirePrincipal().requireDeviceAccess(access, bundleID: bundleID)
         let app = try await directory.require(bundleID: bundleID)
-        do {
-            return (app, try DeviceToken(hex: try context.parameters.require("token")))
-        } catch let error as DeviceTokenError {
-            throw Problem.invalidDeviceToken(error.description)
-        }
+        return (app, try DeviceToken(hex: try context.parameters.require("token")))
     }
 
     /// `GET …/devices`: filters and keyset paging.

@@ -25,14 +25,10 @@ struct EventController {
         let app = try await directory.require(bundleID: bundleID)
         let events = try await RequestDecoding.body(EventsBody.self, of: request, context: context, upTo: Self.maximumBodyBytes)
             .checked(now: Date())
-        do {
-            let receipt = try await self.events.record(appID: app.id, events: events)
-            return EventReceiptResponse(
-                received: events.count, stored: receipt.stored, duplicates: receipt.duplicates,
-                attributed: receipt.attributed)
-        } catch let error as ValidationError {
-            throw Problem.invalidField(error.field, error.reason)
-        }
+        let receipt = try await self.events.record(appID: app.id, events: events)
+        return EventReceiptResponse(
+            received: events.count, stored: receipt.stored, duplicates: receipt.duplicates,
+            attributed: receipt.attributed)
     }
 }
 

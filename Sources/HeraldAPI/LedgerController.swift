@@ -67,11 +67,7 @@ struct LedgerController {
         let app = try await self.app(context, access: .read)
         try RequestDecoding.noQuery(request)
         let token: DeviceToken
-        do {
-            token = try DeviceToken(hex: try context.parameters.require("token"))
-        } catch let error as DeviceTokenError {
-            throw Problem.invalidDeviceToken(error.description)
-        }
+        token = try DeviceToken(hex: try context.parameters.require("token"))
         let history = try await ledger.history(appID: app.id, token: token)
         guard history.device != nil || !history.notifications.isEmpty else {
             throw Problem.notFound("Herald has neither a registration of nor a notification to this token")

@@ -126,23 +126,10 @@ struct LiveActivityController {
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> LiveActivityPageResponse {
         let app = try await self.app(context, access: .read)
-        var state: LiveActivity.State?
-        var cursor: String?
-        var limit = 50
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "state": state = try PageQuery.oneOf(text, field: "state")
-            case "cursor":
-                guard NewestFirstCursor(text, isKey: { LiveActivityRules.activityIDProblem($0) == nil }) != nil else {
-                    throw Problem.invalidField("cursor", "not a cursor Herald gave")
-                }
-                cursor = text
-            case "limit": limit = try PageQuery.limit(text, maximum: Self.maximumPageSize)
-            default: throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
-        let page = try await activities.activities(appID: app.id, state: state, cursor: cursor, limit: limit, now: Date())
+        let query = try RequestDecoding.query(StatePageQuery<LiveActivity.State>.self, of: request)
+        let cursor = try query.checkedCursor { LiveActivityRules.activityIDProblem($0) == nil }
+        let limit = try PageQuery.limit(query.limit, maximum: Self.maximumPageSize, fallback: 50)
+        let page = try await activities.activities(appID: app.id, state: query.state, cursor: cursor, limit: limit, now: Date())
         return LiveActivityPageResponse(activities: page.activities.map(LiveActivityResponse.init), nextCursor: page.nextCursor)
     }
 
@@ -178,15 +165,9 @@ struct LiveActivityController {
     @Sendable func listUpdates(request: Request, context: HeraldRequestContext) async throws -> LiveActivityUpdateListResponse {
         let app = try await self.app(context, access: .read)
         let activityID = try Self.activityID(context)
-        var before: Int64?
-        var limit = 50
-        for (key, value) in request.uri.queryParameters {
-            switch String(key) {
-            case "cursor": before = try PageQuery.cursor(String(value))
-            case "limit": limit = try PageQuery.limit(String(value), maximum: Self.maximumPageSize)
-            default: throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
+        let query = try RequestDecoding.query(KeysetQuery.self, of: request)
+        let before = try PageQuery.cursor(query.cursor)
+        let limit = try PageQuery.limit(query.limit, maximum: Self.maximumPageSize, fallback: 50)
         _ = try await requireActivity(app, activityID)
         let updates = try await activities.updates(appID: app.id, activityID: activityID, beforeID: before, limit: limit)
         return LiveActivityUpdateListResponse(
@@ -206,15 +187,9 @@ struct LiveActivityController {
 
     @Sendable func deliveries(request: Request, context: HeraldRequestContext) async throws -> LiveActivityDeliveryPageResponse {
         let app = try await self.app(context, access: .read)
-        var after: Int64?
-        var limit = 100
-        for (key, value) in request.uri.queryParameters {
-            switch String(key) {
-            case "cursor": after = try PageQuery.cursor(String(value))
-            case "limit": limit = try PageQuery.limit(String(value), maximum: 1000)
-            default: throw Problem.invalidField(String(key), "unknown query parameter")
-            }
-        }
+        let query = try RequestDecoding.query(KeysetQuery.self, of: request)
+        let after = try PageQuery.cursor(query.cursor)
+        let limit = try PageQuery.limit(query.limit, maximum: 1000, fallback: 100)
         let update = try await requireUpdate(app, context)
         let rows = try await activities.deliveries(updateID: update.id, afterTokenID: after, limit: limit)
         return LiveActivityDeliveryPageResponse(
@@ -232,11 +207,7 @@ struct LiveActivityController {
 
     private func target(_ context: HeraldRequestContext, access: Principal.DeviceAccess) async throws -> (App, DeviceToken) {
         let app = try await app(context, access: access)
-        do {
-            return (app, try DeviceToken(hex: try context.parameters.require("token")))
-        } catch let error as DeviceTokenError {
-            throw Problem.invalidDeviceToken(error.description)
-        }
+        return (app, try DeviceToken(hex: try context.parameters.require("token")))
     }
 
     private func requireActivity(_ app: App, _ activityID: String) async throws -> LiveActivity {

@@ -67,6 +67,22 @@ public struct Problem: Error, HTTPResponseError, Equatable {
 }
 
 extension Problem {
+    /// The problem a domain error is, the one place where its kind becomes a status.
+    public init(_ refusal: Refusal) {
+        let status: HTTPResponse.Status =
+            switch refusal.kind {
+            case .badRequest: .badRequest
+            case .invalid: .unprocessableContent
+            case .conflict: .conflict
+            case .upstreamRefused: .badGateway
+            case .upstreamBusy: .tooManyRequests
+            case .upstreamUnavailable: .serviceUnavailable
+            }
+        self.init(
+            status: status, slug: refusal.slug, title: refusal.title, detail: refusal.detail, field: refusal.field,
+            retryAfter: refusal.retryAfter)
+    }
+
     static func invalidField(_ field: String, _ detail: String) -> Problem {
         Problem(status: .unprocessableContent, slug: "invalid-field", title: "A field is invalid", detail: detail, field: field)
     }
@@ -80,10 +96,6 @@ extension Problem {
 
     static func invalidRequest(_ detail: String, field: String? = nil) -> Problem {
         Problem(status: .badRequest, slug: "invalid-request", title: "The request is malformed", detail: detail, field: field)
-    }
-
-    static func invalidDeviceToken(_ detail: String) -> Problem {
-        Problem(status: .badRequest, slug: "invalid-device-token", title: "The device token is invalid", detail: detail, field: "token")
     }
 
     static func unauthorized(_ detail: String) -> Problem {
@@ -126,12 +138,6 @@ extension Problem {
         Problem(
             status: .conflict, slug: "app-disabled", title: "The app is disabled",
             detail: "\(bundleID) is disabled: an admin must enable it before it sends again", field: "bundleID")
-    }
-
-    /// A credential's state does not allow the change (retiring the active one, activating a
-    /// retired one).
-    static func credentialState(_ detail: String) -> Problem {
-        Problem(status: .conflict, slug: "credential-state", title: "Not allowed in this state", detail: detail, field: "state")
     }
 
     static func notFound(_ detail: String) -> Problem {

@@ -15,8 +15,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let problem as Problem {
             throw problem
-        } catch let error as ValidationError {
-            throw Problem.invalidField(error.field, error.reason)
+        } catch let error as any DomainError {
+            throw Problem(error.refusal)
         } catch let error as HTTPError {
             throw Self.problem(for: error)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {

@@ -93,3 +93,24 @@ struct VersionQuery: Decodable {
         }
     }
 }
+
+/// `?cursor=…&limit=…`: keyset paging by row ID.
+struct KeysetQuery: Decodable {
+    var cursor: Int64?
+    var limit: Int?
+}
+
+/// `?state=…&cursor=…&limit=…`: a list filtered by state, paged newest first by a cursor Herald
+/// gave (``NewestFirstCursor``).
+struct StatePageQuery<State: Decodable>: Decodable {
+    var state: State?
+    var cursor: String?
+    var limit: Int?
+
+    /// The cursor, checked to be one Herald gave.
+    func checkedCursor(isKey: (String) -> Bool) throws -> String? {
+        guard let cursor else { return nil }
+        guard NewestFirstCursor(cursor, isKey: isKey) != nil else { throw Problem.invalidField("cursor", "not a cursor Herald gave") }
+        return cursor
+    }
+}

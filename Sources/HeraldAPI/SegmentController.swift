@@ -30,6 +30,13 @@ struct SegmentController {
         }
     }
 
+    /// `GET …/segments/{name}`: a version (the latest without) and how many matching devices
+    /// to show.
+    struct ShowQuery: Decodable {
+        var version: Int?
+        var sample: Int?
+    }
+
     /// `POST …/segments/evaluate`: the conditions and how many matching devices to show.
     struct EvaluateBody: Decodable {
         var segment: PayloadValue
@@ -93,21 +100,11 @@ struct SegmentController {
     @Sendable func show(request: Request, context: HeraldRequestContext) async throws -> SegmentResponse {
         let app = try await self.app(context)
         let name = try Self.name(context)
-        var version: Int?
-        var sample = 10
-        for (key, value) in request.uri.queryParameters {
-            let text = String(value)
-            switch String(key) {
-            case "version":
-                guard let number = Int(text), number >= 1 else { throw Problem.invalidField("version", "must be a version number") }
-                version = number
-            case "sample":
-                guard let number = Int(text), (0...Self.maximumSample).contains(number) else {
-                    throw Problem.invalidField("sample", "must be 0 to \(Self.maximumSample)")
-                }
-                sample = number
-            default: throw Problem.invalidField(String(key), "unknown query parameter")
-            }
+        let query = try RequestDecoding.query(ShowQuery.self, of: request)
+        let version = try VersionQuery(version: query.version).checked
+        let sample = query.sample ?? 10
+        guard (0...Self.maximumSample).contains(sample) else {
+            throw Problem.invalidField("sample", "must be 0 to \(Self.maximumSample)")
         }
         guard let saved = try await segments.segment(appID: app.id, name: name, version: version) else {
             throw Self.unknownSegment()

@@ -31,13 +31,9 @@ struct SeriesController {
         let now = Date()
         let blueprint = try await SeriesInput.blueprint(body.campaign, app: app, name: name)
         let recurrence = try SeriesInput.schedule(body.schedule, now: now)
-        do {
-            let made = try await series.create(
-                name: name, blueprint: blueprint, recurrence: recurrence, actor: principal.keyPrefix, now: now)
-            return EditedResponse(status: .created, response: SeriesResponse(made, bundleID: app.bundleID, runs: []))
-        } catch let error as CampaignError {
-            throw Problem.invalidTransition(error.description)
-        }
+        let made = try await series.create(
+            name: name, blueprint: blueprint, recurrence: recurrence, actor: principal.keyPrefix, now: now)
+        return EditedResponse(status: .created, response: SeriesResponse(made, bundleID: app.bundleID, runs: []))
     }
 
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> SeriesListResponse {
@@ -71,15 +67,11 @@ struct SeriesController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let (found, bundleID) = try await self.found(context)
-        do {
-            guard let changed = try await series.transition(
-                publicID: found.publicID, event: event, actor: principal.keyPrefix, now: Date())
-            else { throw Self.unknownSeries() }
-            return SeriesResponse(
-                changed, bundleID: bundleID, runs: try await series.runs(seriesID: found.id, limit: Self.maximumRuns))
-        } catch let error as SeriesError {
-            throw Problem.invalidTransition(error.description)
-        }
+        guard let changed = try await series.transition(
+            publicID: found.publicID, event: event, actor: principal.keyPrefix, now: Date())
+        else { throw Self.unknownSeries() }
+        return SeriesResponse(
+            changed, bundleID: bundleID, runs: try await series.runs(seriesID: found.id, limit: Self.maximumRuns))
     }
 
     /// The series in the path, within the key's apps.

@@ -146,7 +146,7 @@ public protocol CampaignSeriesRepository: Sendable {
     func transition(publicID: UUID, event: CampaignSeries.Event, actor: String, now: Date) async throws -> CampaignSeries?
 }
 
-public enum SeriesError: Error, Equatable, CustomStringConvertible {
+public enum SeriesError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidTransition(from: CampaignSeries.State, event: CampaignSeries.Event)
 
     public var description: String {

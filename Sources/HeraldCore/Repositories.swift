@@ -97,7 +97,7 @@ public struct AppConnectionSettings: Sendable, Equatable {
 }
 
 /// A credential change the credential's state does not allow.
-public struct CredentialStateError: Error, CustomStringConvertible {
+public struct CredentialStateError: Error, Sendable, CustomStringConvertible {
     public var description: String
 
     public init(_ description: String) {
