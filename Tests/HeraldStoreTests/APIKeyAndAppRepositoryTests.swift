@@ -144,7 +144,7 @@ import Testing
             let (expiring, expiringSecret) = try await f.keys.create(try NewAPIKey(role: .admin, expiresAt: soon), actor: "test")
             #expect(expiring.expiresAt != nil)
             #expect(try await f.keys.authenticate(expiringSecret.value) != nil)
-            try await f.client.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = \(expiring.id)").collect()
+            _ = try await f.client.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = \(expiring.id)").collect()
             #expect(try await f.keys.authenticate(expiringSecret.value) == nil)
 
             let (scoped, scopedSecret) = try await f.keys.create(

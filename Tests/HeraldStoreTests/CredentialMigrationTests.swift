@@ -21,7 +21,7 @@ import Testing
                 let secret = Data((0..<32).map { UInt8($0) })
                 let pem = TestSigningKey.pem()
                 let sealed = try #require(try AES.GCM.seal(Data(pem.utf8), using: SymmetricKey(data: secret)).combined)
-                try await client.query(
+                _ = try await client.query(
                     """
                     INSERT INTO apps (bundle_id, team_id, key_id, signing_key_sealed, default_environment)
                     VALUES ('com.example.old', 'TEAM123456', 'OLDKEY1234', \(ByteBuffer(bytes: Array(sealed))), 'production')

@@ -117,7 +117,7 @@ import Testing
         try await TestDatabase.withDatabase(migrated: false) { url in
             try await TestDatabase.withClient(url) { client in
                 try await TestDatabase.migrate(client, before: "0032")
-                try await client.query(
+                _ = try await client.query(
                     """
                     WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment)
                                  VALUES ('com.example.parts', 'ABCDE12345', 'sandbox') RETURNING id),
@@ -159,7 +159,7 @@ import Testing
                 await #expect(throws: PSQLError.self) {
                     try await client.query("UPDATE live_activity_tokens SET part = part + 1").collect()
                 }
-                try await client.query("DELETE FROM devices WHERE id IN (SELECT id FROM devices ORDER BY id LIMIT 10)").collect()
+                _ = try await client.query("DELETE FROM devices WHERE id IN (SELECT id FROM devices ORDER BY id LIMIT 10)").collect()
                 for table in ["live_activity_start_tokens", "live_activity_starts", "live_activity_tokens"] {
                     let left = try await client.query("SELECT count(*) FROM \(unescaped: table)").collect().first!.decode(Int64.self)
                     #expect(left == 30, "\(table)")
@@ -206,7 +206,7 @@ import Testing
         try await TestDatabase.withDatabase(migrated: false) { url in
             try await TestDatabase.withClient(url) { client in
                 try await TestDatabase.migrate(client, before: "0033")
-                try await client.query(
+                _ = try await client.query(
                     """
                     WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment)
                                  VALUES ('com.example.ledger', 'ABCDE12345', 'sandbox') RETURNING id),

@@ -38,9 +38,9 @@ import Testing
         // The moments computed here: a Citus cluster refuses now() inside coalesce in a write to
         // a reference table.
         func daysAgo(_ days: Int) -> Date { Date().addingTimeInterval(-Double(days) * 86_400) }
-        try await f.client.query("UPDATE campaigns SET created_at = \(daysAgo(createdDaysAgo)) WHERE id = \(campaign)").collect()
+        _ = try await f.client.query("UPDATE campaigns SET created_at = \(daysAgo(createdDaysAgo)) WHERE id = \(campaign)").collect()
         if let finishedDaysAgo {
-            try await f.client.query("UPDATE campaigns SET finished_at = \(daysAgo(finishedDaysAgo)) WHERE id = \(campaign)").collect()
+            _ = try await f.client.query("UPDATE campaigns SET finished_at = \(daysAgo(finishedDaysAgo)) WHERE id = \(campaign)").collect()
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
             #expect(try await f.campaigns.create(f.draft("After"), actor: "test").id == 1_000_001)
 
             // A block whose partition is missing is made when it is reached.
-            try await f.client.query("UPDATE campaigns SET created_at = now() - interval '40 days' WHERE id >= 1000000").collect()
+            _ = try await f.client.query("UPDATE campaigns SET created_at = now() - interval '40 days' WHERE id >= 1000000").collect()
             #expect(try await f.campaigns.create(f.draft("Later"), actor: "test").id == 2_000_000)
             #expect(try await Self.blocks(f).map(\.name) == ["deliveries_0", "deliveries_1000000", "deliveries_2000000"])
             // Every device has one row in each campaign that ran, and nothing fell to the default.
@@ -94,7 +94,7 @@ import Testing
             #expect(recent.id == 1_000_000)
 
             // The old campaign is unfinished: its month stays, and nothing of it goes.
-            try await f.client.query("UPDATE campaigns SET finished_at = NULL WHERE id = \(old.id)").collect()
+            _ = try await f.client.query("UPDATE campaigns SET finished_at = NULL WHERE id = \(old.id)").collect()
             let policy = RetentionPolicy()
             let kept = try #require(try await retention.purge(policy, now: Date(), batchSize: 4, dryRun: false, actor: "test"))
             #expect(kept.ledgerPartitions == 0 && kept.deliveries == 0)
@@ -130,7 +130,7 @@ import Testing
         try await TestDatabase.withDatabase(migrated: false) { url in
             try await TestDatabase.withClient(url) { client in
                 try await TestDatabase.migrate(client, before: "0030")
-                try await client.query(
+                _ = try await client.query(
                     """
                     WITH app AS (INSERT INTO apps (bundle_id, team_id, default_environment) VALUES ('com.example.ledger', 'ABCDE12345', 'sandbox') RETURNING id),
                          campaign AS (INSERT INTO campaigns (app_id, name, template_name) SELECT id, 'Old', 'welcome' FROM app RETURNING id, app_id)
@@ -150,7 +150,7 @@ import Testing
                     """
                 ).collect().first!.decode(Int64.self)
                 #expect(adopted == 5)
-                try await client.query(
+                _ = try await client.query(
                     """
                     INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome)
                     SELECT app_id, campaign_id, device_id, part, 'failed' FROM deliveries WHERE device_id <= 10

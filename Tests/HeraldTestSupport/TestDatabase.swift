@@ -101,7 +101,7 @@ private actor DatabaseFactory {
         if try await !exists(name) {
             let building = "herald_building_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(building)"))
-            try await TestDatabase.withClient(TestDatabase.url(database: building)) { client in
+            _ = try await TestDatabase.withClient(TestDatabase.url(database: building)) { client in
                 try await MigrationRunner(client: client, migrations: migrations, logger: TestDatabase.logger).migrate()
             }
             do {
@@ -121,7 +121,7 @@ private actor DatabaseFactory {
         for other in stale {
             // Other migration sets' templates, and templates left half-built by a run that died.
             // One in use (being built, or copied by a concurrent run) is not dropped: no FORCE.
-            try? await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(other)"))
+            _ = try? await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(other)"))
         }
         template = name
         return name

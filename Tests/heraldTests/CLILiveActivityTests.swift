@@ -9,7 +9,7 @@ extension CLITests {
         try await TestDatabase.withDatabase { url in
             _ = try await addApp(url)
             // A device and the update token it registered under order-8812.
-            try await TestDatabase.withClient(url) { client in
+            _ = try await TestDatabase.withClient(url) { client in
                 try await client.query(
                     """
                     WITH app AS (SELECT id FROM apps WHERE bundle_id = 'com.example.cli'),

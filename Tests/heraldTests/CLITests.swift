@@ -131,9 +131,9 @@ import Testing
             let p12 = directory.appendingPathComponent("push.p12").path
             let passwordFile = directory.appendingPathComponent("password").path
             let expired = directory.appendingPathComponent("expired.p12").path
-            FileManager.default.createFile(
+            _ = FileManager.default.createFile(
                 atPath: p12, contents: Data(try TestClientCertificate.make(uid: "com.example.cli").pkcs12(password: "hunter2")))
-            FileManager.default.createFile(
+            _ = FileManager.default.createFile(
                 atPath: expired,
                 contents: Data(
                     try TestClientCertificate.make(

@@ -24,7 +24,7 @@ import Testing
         all.merge(settings) { $1 }
         // Its standard error is kept, under its process ID once it runs, for `running(_:)`.
         let starting = FileManager.default.temporaryDirectory.appendingPathComponent("herald-serve-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: starting.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: starting.path, contents: nil)
         let process = try ServeTests.serve(
             database: h.configuration.databaseURL ?? "", port: try ServeTests.freePort(), settings: all, stderrFile: starting)
         try? FileManager.default.moveItem(at: starting, to: log(of: process))

@@ -100,7 +100,7 @@ import Testing
         // serve too, before it listens.
         let port = try ServeTests.freePort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let serve = try ServeTests.serve(
             database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable", port: port, settings: [:], stderrFile: log)

@@ -41,21 +41,21 @@ import Testing
             let recent = try await h.runToEnd(try await h.scheduledCampaign())
             let client = h.store.client
             // The first campaign finished 200 days ago; rows of each kind, old and new.
-            try await client.query("UPDATE campaigns SET finished_at = now() - interval '200 days' WHERE id = \(old.id)").collect()
+            _ = try await client.query("UPDATE campaigns SET finished_at = now() - interval '200 days' WHERE id = \(old.id)").collect()
             for days in [1, 100, 100, 100] {
-                try await client.query(
+                _ = try await client.query(
                     """
                     INSERT INTO notifications (app_id, request_id, token, outcome, actor, created_at)
                     VALUES (\(h.app.id), gen_random_uuid(), '\\xabcdef0123456789'::bytea, 'accepted', 'test',
                             now() - make_interval(days => \(days)::int))
                     """).collect()
-                try await client.query(
+                _ = try await client.query(
                     """
                     INSERT INTO events (app_id, kind, identity, occurred_at, received_at)
                     VALUES (\(h.app.id), 'converted', sha256(gen_random_uuid()::text::bytea), now(),
                             now() - make_interval(days => \(days * 5)::int))
                     """).collect()
-                try await client.query(
+                _ = try await client.query(
                     "INSERT INTO audit_log (actor, action, at) VALUES ('test', 'old', now() - make_interval(days => \(days * 8)::int))"
                 ).collect()
             }

@@ -42,7 +42,7 @@ import Testing
         try await TestDatabase.withDatabase { url in
             let port = try Self.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: log) }
             let process = try Self.serve(
                 database: url, port: port,

@@ -20,7 +20,7 @@ import Testing
             _ = try await cli.addApp(url)  // sealed with `right`
             let port = try ServeTests.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID()).log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: log) }
             let process = try ServeTests.serve(
                 database: url, port: port, settings: ["HERALD_SECRET_KEY": Self.wrong, "HERALD_LOG_LEVEL": "error"], stderrFile: log)

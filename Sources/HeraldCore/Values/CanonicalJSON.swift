@@ -44,8 +44,8 @@ public enum CanonicalJSON {
         try decoder.decode(type, from: Data(text.utf8))
     }
 
-    /// An encoder is safe to share once configured (Foundation's is thread-safe to use).
-    nonisolated(unsafe) private static let compactEncoder = encoder()
-    nonisolated(unsafe) private static let prettyEncoder = encoder(pretty: true)
+    /// Configured once and shared: an encoder is safe to use from several threads.
+    private static let compactEncoder = encoder()
+    private static let prettyEncoder = encoder(pretty: true)
     private static let millisecondStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

@@ -73,16 +73,21 @@ final class WebhookAddressGuard: Sendable {
             if info.pointee.ai_family == AF_INET, let raw = info.pointee.ai_addr {
                 var address = raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
                 if inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count)) != nil {
-                    addresses.append(String(cString: buffer))
+                    addresses.append(Self.text(buffer))
                 }
             } else if info.pointee.ai_family == AF_INET6, let raw = info.pointee.ai_addr {
                 var address = raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
                 if inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil {
-                    addresses.append(String(cString: buffer))
+                    addresses.append(Self.text(buffer))
                 }
             }
             next = info.pointee.ai_next
         }
         return addresses
+    }
+
+    /// The text `inet_ntop` wrote into `buffer`, up to its terminating NUL.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
