@@ -13,15 +13,7 @@ enum RequestDecoding {
     static func decode<Value: Decodable>(_ type: Value.Type, from value: PayloadValue, field: String? = nil)
         throws(ValidationError) -> Value
     {
-        do {
-            return try decoder.decode(type, from: value)
-        } catch let error as DecodingError {
-            throw validationError(error, under: field)
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError(field: field ?? "body", reason: "cannot be read: \(type)")
-        }
+        try reading(type, from: value, with: decoder, under: field, unknown: "unknown field")
     }
 
     /// The request's body as `type`: 400 when the body is not JSON or not an object, 422
@@ -33,10 +25,24 @@ enum RequestDecoding {
         return try decode(type, from: .object(object))
     }
 
-    static func validationError(_ error: DecodingError, under prefix: String?) -> ValidationError {
-        let (field, reason) = error.fieldAndReason
-        let name = [prefix, field.isEmpty ? nil : field].compactMap { $0 }.joined(separator: field.hasPrefix("[") ? "" : ".")
-        return ValidationError(field: name.isEmpty ? "body" : name, reason: reason)
+    /// `type` from `value` by `decoder`, every error a ``ValidationError`` below `prefix`; a key
+    /// the type does not read is called `unknown` (a body's field, a URL's parameter).
+    static func reading<Value: Decodable>(
+        _ type: Value.Type, from value: PayloadValue, with decoder: PayloadValueDecoder, under prefix: String?,
+        unknown: String
+    ) throws(ValidationError) -> Value {
+        do {
+            return try decoder.decode(type, from: value)
+        } catch let error as DecodingError {
+            var (field, reason) = error.fieldAndReason
+            if reason == "unknown field" { reason = unknown }
+            let name = [prefix, field.isEmpty ? nil : field].compactMap { $0 }.joined(separator: field.hasPrefix("[") ? "" : ".")
+            throw ValidationError(field: name.isEmpty ? "body" : name, reason: reason)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError(field: prefix ?? "body", reason: "cannot be read")
+        }
     }
 }
 
@@ -49,17 +55,7 @@ extension RequestDecoding {
     static func query<Value: Decodable>(_ type: Value.Type, of request: Request) throws(ValidationError) -> Value {
         var members = [String: PayloadValue]()
         for (key, value) in request.uri.queryParameters { members[String(key)] = .string(String(value)) }
-        do {
-            return try queryDecoder.decode(type, from: .object(members))
-        } catch let error as DecodingError {
-            let refused = validationError(error, under: nil)
-            let reason = refused.reason == "unknown field" ? "unknown query parameter" : refused.reason
-            throw ValidationError(field: refused.field, reason: reason)
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError(field: "query", reason: "cannot be read")
-        }
+        return try reading(type, from: .object(members), with: queryDecoder, under: nil, unknown: "unknown query parameter")
     }
 
     /// Refuses any query parameter, for routes that take none.
@@ -86,11 +82,7 @@ struct VersionQuery: Decodable {
 
     /// The version, checked: 1 or more.
     var checked: Int? {
-        get throws {
-            guard let version else { return nil }
-            guard version >= 1 else { throw Problem.invalidField("version", "must be a version number") }
-            return version
-        }
+        get throws { try PageQuery.version(version) }
     }
 }
 
@@ -107,10 +99,4 @@ struct StatePageQuery<State: Decodable>: Decodable {
     var cursor: String?
     var limit: Int?
 
-    /// The cursor, checked to be one Herald gave.
-    func checkedCursor(isKey: (String) -> Bool) throws -> String? {
-        guard let cursor else { return nil }
-        guard NewestFirstCursor(cursor, isKey: isKey) != nil else { throw Problem.invalidField("cursor", "not a cursor Herald gave") }
-        return cursor
-    }
 }

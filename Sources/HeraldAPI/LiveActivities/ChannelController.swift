@@ -78,8 +78,7 @@ struct ChannelController {
         let query = try RequestDecoding.query(ListQuery.self, of: request)
         let state = query.state
         let activityID = try query.activityID.map(LiveActivityInput.activityID)
-        let cursor = try StatePageQuery<BroadcastChannel.State>(state: nil, cursor: query.cursor, limit: nil)
-            .checkedCursor { BroadcastChannelID($0) != nil }
+        let cursor = try PageQuery.newestFirstCursor(query.cursor) { BroadcastChannelID($0) != nil }
         let limit = try PageQuery.limit(query.limit, maximum: Self.maximumPageSize, fallback: 50)
         let page = try await channels.channels(appID: app.id, state: state, activityID: activityID, cursor: cursor, limit: limit)
         return ChannelPageResponse(channels: page.channels.map(ChannelResponse.init), nextCursor: page.nextCursor)

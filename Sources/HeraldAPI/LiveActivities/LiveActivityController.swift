@@ -127,7 +127,7 @@ struct LiveActivityController {
     @Sendable func list(request: Request, context: HeraldRequestContext) async throws -> LiveActivityPageResponse {
         let app = try await self.app(context, access: .read)
         let query = try RequestDecoding.query(StatePageQuery<LiveActivity.State>.self, of: request)
-        let cursor = try query.checkedCursor { LiveActivityRules.activityIDProblem($0) == nil }
+        let cursor = try PageQuery.newestFirstCursor(query.cursor) { LiveActivityRules.activityIDProblem($0) == nil }
         let limit = try PageQuery.limit(query.limit, maximum: Self.maximumPageSize, fallback: 50)
         let page = try await activities.activities(appID: app.id, state: query.state, cursor: cursor, limit: limit, now: Date())
         return LiveActivityPageResponse(activities: page.activities.map(LiveActivityResponse.init), nextCursor: page.nextCursor)

@@ -101,7 +101,7 @@ struct SegmentController {
         let app = try await self.app(context)
         let name = try Self.name(context)
         let query = try RequestDecoding.query(ShowQuery.self, of: request)
-        let version = try VersionQuery(version: query.version).checked
+        let version = try PageQuery.version(query.version)
         let sample = query.sample ?? 10
         guard (0...Self.maximumSample).contains(sample) else {
             throw Problem.invalidField("sample", "must be 0 to \(Self.maximumSample)")
