@@ -159,7 +159,54 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The executable: CLI, configuration and the composition root.
+        // The engine's senders: one APNSClient per app and environment, signed with the app's
+        // active credential, with provider tokens shared through PostgreSQL.
+        .target(
+            name: "HeraldSending",
+            dependencies: [
+                "APNSClient",
+                "APNSCore",
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The composition root: configuration, the store, the long-running services and the
+        // application that wires the API, the console and the engine together.
+        .target(
+            name: "HeraldServer",
+            dependencies: [
+                "APNSClient",
+                "APNSCore",
+                "HeraldCore",
+                "HeraldDelivery",
+                "HeraldSending",
+                "HeraldStore",
+                "HeraldTemplates",
+                "HeraldAPI",
+                "HeraldConsole",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The executable: the CLI and the benchmarks.
         .executableTarget(
             name: "herald",
             dependencies: [
@@ -168,6 +215,8 @@ let package = Package(
                 "APNSSimulator",
                 "HeraldCore",
                 "HeraldDelivery",
+                "HeraldSending",
+                "HeraldServer",
                 "HeraldStore",
                 "HeraldTemplates",
                 "HeraldAPI",
@@ -279,9 +328,9 @@ let package = Package(
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
-            name: "heraldTests",
+            name: "HeraldServerTests",
             dependencies: [
-                "herald", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldConsole", "HeraldTemplates", "HeraldDelivery", "APNSCore",
+                "HeraldServer", "HeraldSending", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldConsole", "HeraldTemplates", "HeraldDelivery", "APNSCore",
                 "APNSClient", "APNSSimulator", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldServer
 import Logging
 
 @main

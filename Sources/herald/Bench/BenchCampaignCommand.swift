@@ -4,6 +4,8 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldSending
+import HeraldServer
 import HeraldStore
 import HeraldTemplates
 import Logging

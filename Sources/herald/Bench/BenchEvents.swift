@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HeraldCore
+import HeraldServer
 import HeraldStore
 import PostgresNIO
 

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldServer
 import HeraldStore
 import HeraldTemplates
 import Logging

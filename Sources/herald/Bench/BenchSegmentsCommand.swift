@@ -3,6 +3,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldServer
 import HeraldStore
 import PostgresNIO
 

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 /// Where a campaign benchmark sends: an endpoint given, or `herald apns-sim` as a child

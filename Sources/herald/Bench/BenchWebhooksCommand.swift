@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldServer
 import HeraldStore
 import PostgresNIO
 

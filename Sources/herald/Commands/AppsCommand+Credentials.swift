@@ -2,6 +2,8 @@ import APNSCore
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldSending
+import HeraldServer
 import HeraldStore
 
 extension AppsCommand {

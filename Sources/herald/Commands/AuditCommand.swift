@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 struct AuditCommand: AsyncParsableCommand {

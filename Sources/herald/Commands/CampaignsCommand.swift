@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 struct CampaignsCommand: AsyncParsableCommand {

@@ -4,6 +4,8 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldSending
+import HeraldServer
 import HeraldStore
 
 /// `herald channels`: an app's iOS 18 broadcast channels (docs/live-activities.md "Broadcast

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 /// `herald journeys`: an app's journeys (docs/journeys.md): list, show with the report, save

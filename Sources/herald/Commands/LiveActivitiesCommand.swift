@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldServer
 import HeraldStore
 
 /// `herald live-activities`: an app's Live Activities from the command line

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldServer
 import HeraldStore
 
 struct MigrateCommand: AsyncParsableCommand {

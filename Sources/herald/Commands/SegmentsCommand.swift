@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 /// `herald segments`: an app's saved segments (docs/segments.md): list, show with the live

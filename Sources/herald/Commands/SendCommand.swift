@@ -3,6 +3,8 @@ import APNSCore
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldSending
+import HeraldServer
 import HeraldStore
 
 struct SendCommand: AsyncParsableCommand {

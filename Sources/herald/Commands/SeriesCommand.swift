@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 /// `herald series`: recurring campaigns (docs/campaigns.md "Recurring campaigns"): create from

@@ -1,3 +1,4 @@
+import HeraldServer
 import ArgumentParser
 import HeraldStore
 import Logging

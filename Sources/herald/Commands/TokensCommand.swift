@@ -1,3 +1,4 @@
+import HeraldServer
 import HeraldStore
 import ArgumentParser
 import Foundation

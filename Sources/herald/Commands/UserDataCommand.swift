@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 struct UserDataCommand: AsyncParsableCommand {

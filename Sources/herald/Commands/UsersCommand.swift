@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldConsole
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 struct UsersCommand: AsyncParsableCommand {

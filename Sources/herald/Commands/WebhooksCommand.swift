@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 /// `herald webhooks`: the API's webhook endpoints from the command line (docs/webhooks.md).
