@@ -34,14 +34,7 @@ struct CampaignBody: Decodable {
         let patch = try self.patch()
         guard let name = patch.name else { throw Problem.invalidField("name", "is required") }
         guard let templateName = patch.templateName else { throw Problem.invalidField("templateName", "is required") }
-        let draft = CampaignDraft(
-            appID: app.id, name: name, notes: patch.notes ?? nil, templateName: templateName,
-            localization: patch.localization ?? .server, variables: patch.variables ?? [:],
-            audience: patch.audience ?? AudienceFilter(), pushOptions: patch.pushOptions ?? PushOptions(),
-            sendAt: patch.sendAt ?? nil, rateLimit: patch.rateLimit ?? nil, variants: patch.variants ?? [],
-            holdoutBasisPoints: patch.holdoutBasisPoints ?? 0,
-            attributionWindow: patch.attributionWindow ?? CampaignDraft.defaultAttributionWindow,
-            localDelivery: patch.localDelivery ?? nil, quietHoursMode: patch.quietHoursMode ?? .hold)
+        let draft = patch.applied(to: CampaignDraft(appID: app.id, name: name, templateName: templateName))
         try JSONFields.check(draft.validate(), what: "campaign")
         return draft
     }
@@ -61,6 +54,59 @@ struct CampaignBody: Decodable {
             patch.attributionWindow = hours * 3600
         }
         return patch
+    }
+}
+
+/// A draft as the API shows it, in the members ``CampaignBody`` reads: in a campaign
+/// (``CampaignResponse``) and as the campaign a series' runs copy (without the name and the
+/// delivery, which each run sets).
+struct CampaignFields: Encodable {
+    var name: String?
+    var notes: String?
+    var templateName: String
+    var localization: String
+    var variables: [String: PayloadValue]
+    var audience: AudienceFilter
+    var pushOptions: PushOptions
+    var sendAt: Date?
+    var rateLimit: Int?
+    /// The A/B test's messages; empty for a campaign that sends one message.
+    var variants: [CampaignVariant]
+    var holdoutPercent: Double
+    var attributionWindowHours: Int
+    var delivery: DeliveryResponse?
+    var quietHours: String
+
+    init(_ draft: CampaignDraft) {
+        name = draft.name
+        notes = draft.notes
+        templateName = draft.templateName
+        localization = draft.localization.rawValue
+        variables = draft.variables
+        audience = draft.audience
+        // Herald's own narrowing for a Live Activity start (its push options say it), the
+        // moment a segment counts from and a saved segment's pinned conditions are not the
+        // caller's filter.
+        audience.startTokenType = nil
+        audience.segmentTime = nil
+        audience.savedSegmentDefinition = nil
+        pushOptions = draft.pushOptions
+        sendAt = draft.sendAt
+        rateLimit = draft.rateLimit
+        variants = draft.variants
+        holdoutPercent = Double(draft.holdoutBasisPoints) / 100
+        attributionWindowHours = draft.attributionWindow / 3600
+        delivery = DeliveryResponse(draft.localDelivery)
+        quietHours = draft.quietHoursMode.rawValue
+    }
+
+    /// The campaign a series' runs copy: what each run sets is left out.
+    static func seriesTemplate(_ draft: CampaignDraft) -> CampaignFields {
+        var fields = CampaignFields(draft)
+        fields.name = nil
+        fields.sendAt = nil
+        fields.delivery = nil
+        return fields
     }
 }
 

@@ -3,28 +3,15 @@ import Foundation
 import HeraldCore
 import Hummingbird
 
-/// A campaign as the API shows it: its public ID as `id`, its app by bundle ID, live counters.
+/// A campaign as the API shows it: its public ID as `id`, its app by bundle ID, its fields as
+/// ``CampaignFields`` shows them, live counters.
 struct CampaignResponse: ResponseEncodable {
     var id: String
     var app: String
-    var name: String
-    var notes: String?
+    var fields: CampaignFields
     var state: String
-    var templateName: String
     /// Pinned when scheduled.
     var templateVersion: Int?
-    var localization: String
-    var variables: [String: PayloadValue]
-    var audience: AudienceFilter
-    var pushOptions: PushOptions
-    var sendAt: Date?
-    var rateLimit: Int?
-    /// The A/B test's messages; empty for a campaign that sends one message.
-    var variants: [CampaignVariant]
-    var holdoutPercent: Double
-    var attributionWindowHours: Int
-    var delivery: DeliveryResponse
-    var quietHours: String
     var counters: CountersResponse
     var failureReason: String?
     var createdAt: Date
@@ -39,29 +26,16 @@ struct CampaignResponse: ResponseEncodable {
         var run: Int
     }
 
+    enum CodingKeys: String, CodingKey {
+        case id, app, state, templateVersion, counters, failureReason, createdAt, updatedAt, startedAt, finishedAt, series
+    }
+
     init(_ campaign: Campaign, bundleID: String) {
         id = campaign.publicID.canonicalString
         app = bundleID
-        name = campaign.name
-        notes = campaign.notes
+        fields = CampaignFields(campaign.definition)
         state = campaign.state.rawValue
-        templateName = campaign.templateName
         templateVersion = campaign.templateVersion
-        localization = campaign.localization.rawValue
-        variables = campaign.variables
-        audience = campaign.audience
-        // Herald's own narrowing for a Live Activity start (its push options say it), not the caller's filter.
-        audience.startTokenType = nil
-        audience.segmentTime = nil
-        audience.savedSegmentDefinition = nil
-        pushOptions = campaign.pushOptions
-        sendAt = campaign.sendAt
-        rateLimit = campaign.rateLimit
-        variants = campaign.variants
-        holdoutPercent = Double(campaign.holdoutBasisPoints) / 100
-        attributionWindowHours = campaign.attributionWindow / 3600
-        delivery = DeliveryResponse(campaign.localDelivery)
-        quietHours = campaign.quietHoursMode.rawValue
         counters = CountersResponse(campaign.counters)
         failureReason = campaign.failureReason
         createdAt = campaign.createdAt
@@ -69,6 +43,23 @@ struct CampaignResponse: ResponseEncodable {
         startedAt = campaign.startedAt
         finishedAt = campaign.finishedAt
         series = campaign.series.map { SeriesLinkResponse(id: $0.id.canonicalString, run: $0.run) }
+    }
+
+    /// One object: the fields beside Herald's own members.
+    func encode(to encoder: any Encoder) throws {
+        try fields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(app, forKey: .app)
+        try container.encode(state, forKey: .state)
+        try container.encodeIfPresent(templateVersion, forKey: .templateVersion)
+        try container.encode(counters, forKey: .counters)
+        try container.encodeIfPresent(failureReason, forKey: .failureReason)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encodeIfPresent(startedAt, forKey: .startedAt)
+        try container.encodeIfPresent(finishedAt, forKey: .finishedAt)
+        try container.encodeIfPresent(series, forKey: .series)
     }
 }
 

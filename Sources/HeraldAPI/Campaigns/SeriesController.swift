@@ -96,7 +96,7 @@ struct SeriesResponse: ResponseEncodable {
     var name: String
     var state: String
     var schedule: ScheduleResponse
-    var campaign: SeriesCampaignResponse
+    var campaign: CampaignFields
     var nextRun: NextRunResponse?
     var runsStarted: Int
     var createdAt: Date
@@ -110,7 +110,7 @@ struct SeriesResponse: ResponseEncodable {
         name = series.name
         state = series.state.rawValue
         schedule = ScheduleResponse(series.recurrence)
-        campaign = SeriesCampaignResponse(series.blueprint)
+        campaign = .seriesTemplate(series.blueprint)
         nextRun = series.next.map { NextRunResponse(date: $0.date, dueAt: $0.due) }
         runsStarted = series.runsStarted
         createdAt = series.createdAt
@@ -166,36 +166,6 @@ struct ScheduleResponse: Encodable {
         startsOn = recurrence.startsOn
         endsOn = recurrence.endsOn
         runs = recurrence.runs
-    }
-}
-
-/// The campaign each run copies, in the fields `POST /v1/campaigns` takes.
-struct SeriesCampaignResponse: Encodable {
-    var notes: String?
-    var templateName: String
-    var localization: String
-    var variables: [String: PayloadValue]
-    var audience: AudienceFilter
-    var pushOptions: PushOptions
-    var rateLimit: Int?
-    var variants: [CampaignVariant]
-    var holdoutPercent: Double
-    var attributionWindowHours: Int
-    var quietHours: String
-
-    init(_ draft: CampaignDraft) {
-        notes = draft.notes
-        templateName = draft.templateName
-        localization = draft.localization.rawValue
-        variables = draft.variables
-        audience = draft.audience
-        audience.savedSegmentDefinition = nil
-        pushOptions = draft.pushOptions
-        rateLimit = draft.rateLimit
-        variants = draft.variants
-        holdoutPercent = Double(draft.holdoutBasisPoints) / 100
-        attributionWindowHours = draft.attributionWindow / 3600
-        quietHours = draft.quietHoursMode.rawValue
     }
 }
 

@@ -2,6 +2,13 @@ import APNSCore
 import Foundation
 
 /// A notification campaign, as stored, with its live counters.
+///
+/// What the campaign sends, to whom and how is its ``definition``, the draft it was made from
+/// with its edits; its members read through the campaign (`campaign.name` is
+/// `campaign.definition.name`), so a field added to ``CampaignDraft`` is a field of every
+/// campaign. The rest is what Herald adds: identity, state, pinned template version, counters,
+/// times.
+@dynamicMemberLookup
 public struct Campaign: Sendable, Equatable {
     /// How the text reaches the device (HeraldTemplates renders accordingly).
     public enum LocalizationMode: String, Codable, CaseIterable, Sendable {
@@ -15,33 +22,12 @@ public struct Campaign: Sendable, Equatable {
     public var id: Int64
     /// What URLs show, and the namespace of the campaign's apns-ids.
     public var publicID: UUID
-    public var appID: Int64
-    public var name: String
-    public var notes: String?
+    /// The campaign's fields as its author gave them (with its audience as the store read it:
+    /// a Live Activity start's token type, a started campaign's segment time).
+    public var definition: CampaignDraft
     public var state: CampaignState
-    public var templateName: String
     /// Pinned when the campaign is scheduled; nil for a draft.
     public var templateVersion: Int?
-    public var localization: LocalizationMode
-    /// Send-time variables (`vars.NAME` in templates).
-    public var variables: [String: PayloadValue]
-    public var audience: AudienceFilter
-    public var pushOptions: PushOptions
-    /// When to start; nil: as soon as it is scheduled.
-    public var sendAt: Date?
-    /// Notifications per second; nil: as fast as APNs takes them.
-    public var rateLimit: Int?
-    /// The A/B test's messages (2 to 5); empty: the campaign sends its own message alone.
-    public var variants: [CampaignVariant]
-    /// The share of the audience held out (no notification, a `heldOut` row), in basis points.
-    public var holdoutBasisPoints: Int
-    /// How long after receiving a notification (or being held out) a conversion counts for
-    /// the campaign.
-    public var attributionWindow: Int
-    /// Set for a local-time campaign: each device gets it at this wall-clock time in its zone.
-    public var localDelivery: LocalDelivery?
-    /// What the campaign does about the app's quiet hours.
-    public var quietHoursMode: QuietHoursMode
     /// The app's quiet hours as they were when the campaign started (nil when it has none or the
     /// campaign ignores them).
     public var quietHours: QuietHours?
@@ -69,6 +55,33 @@ public struct Campaign: Sendable, Equatable {
         }
     }
 
+    /// A member of the definition: `campaign.audience`, `campaign.variants`.
+    public subscript<Value>(dynamicMember member: WritableKeyPath<CampaignDraft, Value>) -> Value {
+        get { definition[keyPath: member] }
+        set { definition[keyPath: member] = newValue }
+    }
+
+    public init(
+        id: Int64, publicID: UUID, definition: CampaignDraft, state: CampaignState, templateVersion: Int?,
+        audienceBound: Int64?, counters: CampaignCounters, failureReason: String?, createdAt: Date, updatedAt: Date,
+        startedAt: Date?, finishedAt: Date?, quietHours: QuietHours? = nil
+    ) {
+        self.id = id
+        self.publicID = publicID
+        self.definition = definition
+        self.state = state
+        self.templateVersion = templateVersion
+        self.audienceBound = audienceBound
+        self.counters = counters
+        self.failureReason = failureReason
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.quietHours = quietHours
+    }
+
+    /// A campaign from its fields one by one (tests and fixtures).
     public init(
         id: Int64, publicID: UUID, appID: Int64, name: String, notes: String?, state: CampaignState,
         templateName: String, templateVersion: Int?, localization: LocalizationMode, variables: [String: PayloadValue],
@@ -78,33 +91,16 @@ public struct Campaign: Sendable, Equatable {
         attributionWindow: Int = CampaignDraft.defaultAttributionWindow, localDelivery: LocalDelivery? = nil,
         quietHoursMode: QuietHoursMode = .hold, quietHours: QuietHours? = nil
     ) {
-        self.id = id
-        self.publicID = publicID
-        self.appID = appID
-        self.name = name
-        self.notes = notes
-        self.state = state
-        self.templateName = templateName
-        self.templateVersion = templateVersion
-        self.localization = localization
-        self.variables = variables
-        self.audience = audience
-        self.pushOptions = pushOptions
-        self.sendAt = sendAt
-        self.rateLimit = rateLimit
-        self.audienceBound = audienceBound
-        self.counters = counters
-        self.failureReason = failureReason
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-        self.startedAt = startedAt
-        self.finishedAt = finishedAt
-        self.variants = variants
-        self.holdoutBasisPoints = holdoutBasisPoints
-        self.attributionWindow = attributionWindow
-        self.localDelivery = localDelivery
-        self.quietHoursMode = quietHoursMode
-        self.quietHours = quietHours
+        self.init(
+            id: id, publicID: publicID,
+            definition: CampaignDraft(
+                appID: appID, name: name, notes: notes, templateName: templateName, localization: localization,
+                variables: variables, audience: audience, pushOptions: pushOptions, sendAt: sendAt, rateLimit: rateLimit,
+                variants: variants, holdoutBasisPoints: holdoutBasisPoints, attributionWindow: attributionWindow,
+                localDelivery: localDelivery, quietHoursMode: quietHoursMode),
+            state: state, templateVersion: templateVersion, audienceBound: audienceBound, counters: counters,
+            failureReason: failureReason, createdAt: createdAt, updatedAt: updatedAt, startedAt: startedAt,
+            finishedAt: finishedAt, quietHours: quietHours)
     }
 
     /// The apns-id of this campaign's notification to a device: UUIDv5 of the campaign's public
@@ -116,7 +112,7 @@ public struct Campaign: Sendable, Equatable {
     /// The `apns-collapse-id` every notification of the campaign carries: the campaign's own,
     /// or its public ID (36 bytes, within APNs's 64), so a resent notification replaces the first.
     public var collapseID: String {
-        collapseID(for: pushOptions)
+        collapseID(for: definition.pushOptions)
     }
 
     /// The collapse ID of a message sent with `options` (a variant may set its own).

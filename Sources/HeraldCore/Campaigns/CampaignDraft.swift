@@ -110,6 +110,40 @@ public struct CampaignPatch: Sendable, Equatable {
         self.quietHoursMode = quietHoursMode
     }
 
+    /// The draft with these changes made: the one place a patch meets the fields it changes.
+    public func applied(to draft: CampaignDraft) -> CampaignDraft {
+        var draft = draft
+        if let name { draft.name = name }
+        if let notes { draft.notes = notes }
+        if let templateName { draft.templateName = templateName }
+        if let localization { draft.localization = localization }
+        if let variables { draft.variables = variables }
+        if let audience { draft.audience = audience }
+        if let pushOptions { draft.pushOptions = pushOptions }
+        if let sendAt { draft.sendAt = sendAt }
+        if let rateLimit { draft.rateLimit = rateLimit }
+        if let variants { draft.variants = variants }
+        if let holdoutBasisPoints { draft.holdoutBasisPoints = holdoutBasisPoints }
+        if let attributionWindow { draft.attributionWindow = attributionWindow }
+        if let localDelivery { draft.localDelivery = localDelivery }
+        if let quietHoursMode { draft.quietHoursMode = quietHoursMode }
+        return draft
+    }
+
+    /// Every problem with the fields given, and with what they make of `draft` where fields
+    /// depend on each other (a campaign is sent at `sendAt` or at a local time, not both).
+    public func validate(against draft: CampaignDraft) -> [ValidationError] {
+        var errors = validate()
+        let result = applied(to: draft)
+        if errors.isEmpty, result.localDelivery != nil, result.sendAt != nil {
+            errors.append(
+                ValidationError(
+                    field: sendAt != nil ? "sendAt" : "delivery",
+                    reason: "a campaign is sent at sendAt or at a local time, not both; clear the other with null"))
+        }
+        return errors
+    }
+
     /// Every problem with the fields given.
     public func validate() -> [ValidationError] {
         var errors = [ValidationError]()

@@ -115,19 +115,20 @@ public struct AudienceSplit: Sendable, Hashable {
 extension Campaign {
     /// The campaign's messages: its variants, or its own message alone.
     public var messages: [CampaignVariant] {
-        variants.isEmpty ? [CampaignVariant(name: CampaignVariant.defaultName)] : variants
+        definition.variants.isEmpty ? [CampaignVariant(name: CampaignVariant.defaultName)] : definition.variants
     }
 
     /// How the campaign splits its audience.
     public var split: AudienceSplit {
-        AudienceSplit(holdoutBasisPoints: holdoutBasisPoints, weights: messages.map(\.weight))
+        AudienceSplit(holdoutBasisPoints: definition.holdoutBasisPoints, weights: messages.map(\.weight))
     }
 
     /// What one message sends: the template, version, variables and push options after the
     /// variant's are laid over the campaign's.
     public func message(_ index: Int) -> ResolvedMessage {
         messages[index].message(
-            templateName: templateName, templateVersion: templateVersion, variables: variables, pushOptions: pushOptions)
+            templateName: definition.templateName, templateVersion: templateVersion, variables: definition.variables,
+            pushOptions: definition.pushOptions)
     }
 }
 

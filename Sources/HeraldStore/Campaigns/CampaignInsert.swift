@@ -11,28 +11,20 @@ enum CampaignInsert {
     static func insert(
         _ draft: CampaignDraft, series: (id: Int64, run: Int)?, on connection: PostgresConnection, logger: Logger
     ) async throws -> Int64 {
-        let variables = try CampaignJSON.encode(draft.variables)
-        let audience = try CampaignJSON.encode(draft.audience)
-        let pushOptions = try CampaignJSON.encode(draft.pushOptions)
-        let rateLimit = draft.rateLimit.map { Int32(clamping: $0) }
-        let variants = try CampaignJSON.encode(draft.variants)
-        let local = try draft.localDelivery.map { try CampaignJSON.encode($0) }
-        let seriesRun = series.map { Int32(clamping: $0.run) }
+        let columns = try CampaignColumns(draft)
         // The first campaign of a month starts a new block of IDs, a new partition of the
         // ledger (migration 0030, docs/scaling.md "The ledger by month").
         _ = try await connection.query("SELECT herald_roll_ledger()", logger: logger).collect()
-        let rows = try await connection.query(
-            """
-            INSERT INTO campaigns (app_id, name, notes, template_name, localization_mode, variables, audience,
-                                   push_options, send_at, rate_limit, variants, holdout_basis_points,
-                                   attribution_window_seconds, local_delivery, quiet_hours_mode, series_id, series_run)
-            VALUES (\(draft.appID), \(draft.name), \(draft.notes), \(draft.templateName),
-                    \(draft.localization.rawValue), \(variables)::jsonb, \(audience)::jsonb, \(pushOptions)::jsonb,
-                    \(draft.sendAt), \(rateLimit), \(variants)::jsonb, \(Int32(draft.holdoutBasisPoints)),
-                    \(Int32(draft.attributionWindow)), \(local)::jsonb, \(draft.quietHoursMode.rawValue),
-                    \(series?.id), \(seriesRun))
-            RETURNING id
-            """, logger: logger)
+        var sql = SQLBuilder("INSERT INTO campaigns (app_id, series_id, series_run, \(columns.names)) VALUES (")
+        sql.bind(draft.appID)
+        sql.append(", ")
+        sql.bind(series?.id)
+        sql.append(", ")
+        sql.bind(series.map { Int32(clamping: $0.run) })
+        sql.append(", ")
+        columns.values(into: &sql)
+        sql.append(") RETURNING id")
+        let rows = try await connection.query(sql.query, logger: logger)
         guard let row = try await rows.collect().first else { throw StoreError.missingRow }
         let id = try row.decode(Int64.self)
         _ = try await SavedSegmentResolver.resolve(draft.audience, appID: draft.appID, connection: connection, logger: logger)

@@ -169,6 +169,71 @@ enum CampaignRow {
     }
 }
 
+/// The columns a draft is kept in, each with its value: the insert and the edit both write
+/// these, so a field of ``CampaignDraft`` is written in one place. The app is not among them: it
+/// is set once, by the insert (and is the distribution column on a cluster).
+struct CampaignColumns {
+    struct Column {
+        let name: String
+        let write: (inout SQLBuilder) -> Void
+    }
+
+    private(set) var columns: [Column] = []
+
+    init(_ draft: CampaignDraft) throws {
+        add("name", draft.name)
+        add("notes", draft.notes)
+        add("template_name", draft.templateName)
+        add("localization_mode", draft.localization.rawValue)
+        try add(json: "variables", draft.variables)
+        // The Live Activity start's token type and the segment time are read from other columns.
+        var audience = draft.audience
+        audience.startTokenType = nil
+        audience.segmentTime = nil
+        try add(json: "audience", audience)
+        try add(json: "push_options", draft.pushOptions)
+        add("send_at", draft.sendAt)
+        add("rate_limit", draft.rateLimit.map { Int32(clamping: $0) })
+        try add(json: "variants", draft.variants)
+        add("holdout_basis_points", Int32(clamping: draft.holdoutBasisPoints))
+        add("attribution_window_seconds", Int32(clamping: draft.attributionWindow))
+        try add(json: "local_delivery", draft.localDelivery)
+        add("quiet_hours_mode", draft.quietHoursMode.rawValue)
+    }
+
+    private mutating func add<Value: PostgresDynamicTypeEncodable>(_ name: String, _ value: Value?) {
+        columns.append(Column(name: name) { $0.bind(value) })
+    }
+
+    private mutating func add(json name: String, _ value: (some Encodable)?) throws {
+        let text = try value.map { try CampaignJSON.encode($0) }
+        columns.append(
+            Column(name: name) { sql in
+                sql.bind(text)
+                sql.append("::jsonb")
+            })
+    }
+
+    /// `name, notes, …` for an insert's column list.
+    var names: String { columns.map(\.name).joined(separator: ", ") }
+
+    /// The values, bound in the order of ``names``.
+    func values(into sql: inout SQLBuilder) {
+        for (index, column) in columns.enumerated() {
+            if index > 0 { sql.append(", ") }
+            column.write(&sql)
+        }
+    }
+
+    /// `name = $n, notes = $m, …` for an update.
+    func assignments(into sql: inout SQLBuilder) {
+        for (index, column) in columns.enumerated() {
+            sql.append(index > 0 ? ", \(column.name) = " : "\(column.name) = ")
+            column.write(&sql)
+        }
+    }
+}
+
 /// The JSON columns of campaigns: sorted keys, ISO 8601 dates (whole seconds).
 extension CampaignRow {
     /// The audience a campaign goes to: its filter and, for a Live Activity start, the devices

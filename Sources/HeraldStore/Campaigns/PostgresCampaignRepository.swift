@@ -73,58 +73,27 @@ public struct PostgresCampaignRepository: CampaignRepository {
     public func updateDraft(id: Int64, patch: CampaignPatch, actor: String) async throws -> Campaign? {
         try await DatabaseMetrics.measure("campaigns.updateDraft") {
             if let error = patch.validate().first { throw error }
-            let variables = try patch.variables.map { try CampaignJSON.encode($0) }
-            let audience = try patch.audience.map { try CampaignJSON.encode($0) }
-            let pushOptions = try patch.pushOptions.map { try CampaignJSON.encode($0) }
-            // Fields that may be cleared travel as "given" flags beside their values.
-            let notes: String? = patch.notes ?? nil
-            let sendAt: Date? = patch.sendAt ?? nil
-            let rateLimit: Int32? = (patch.rateLimit ?? nil).map { Int32(clamping: $0) }
-            let variants = try patch.variants.map { try CampaignJSON.encode($0) }
-            let holdout = patch.holdoutBasisPoints.map { Int32(clamping: $0) }
-            let window = patch.attributionWindow.map { Int32(clamping: $0) }
-            let local: String? = try (patch.localDelivery ?? nil).map { try CampaignJSON.encode($0) }
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
                 let locked = try await connection.query(
-                    "SELECT state, app_id FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
-                guard let row = try await locked.collect().first else { return nil }
-                let (state, appID) = try row.decode((String, Int64).self)
-                var machine = CampaignStateMachine(
-                    state: try StoreError.decode(state, as: CampaignState.self, column: "campaigns.state"))
+                    "SELECT 1 FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+                guard try await locked.collect().first != nil,
+                    let campaign = try await CampaignLifecycle.fetch(id: id, on: connection, logger: logger)
+                else { return nil }
+                var machine = CampaignStateMachine(state: campaign.state)
                 _ = try machine.apply(.edit)
-                if let audience = patch.audience {
-                    _ = try await SavedSegmentResolver.resolve(audience, appID: appID, connection: connection, logger: logger)
+                if let error = patch.validate(against: campaign.definition).first { throw error }
+                let draft = patch.applied(to: campaign.definition)
+                if patch.audience != nil {
+                    _ = try await SavedSegmentResolver.resolve(
+                        draft.audience, appID: draft.appID, connection: connection, logger: logger)
                 }
-                try await connection.query(
-                    """
-                    UPDATE campaigns SET
-                        name = coalesce(\(patch.name), name),
-                        notes = CASE WHEN \(patch.notes != nil) THEN \(notes) ELSE notes END,
-                        template_name = coalesce(\(patch.templateName), template_name),
-                        localization_mode = coalesce(\(patch.localization?.rawValue), localization_mode),
-                        variables = coalesce(\(variables)::jsonb, variables),
-                        audience = coalesce(\(audience)::jsonb, audience),
-                        push_options = coalesce(\(pushOptions)::jsonb, push_options),
-                        send_at = CASE WHEN \(patch.sendAt != nil) THEN \(sendAt) ELSE send_at END,
-                        rate_limit = CASE WHEN \(patch.rateLimit != nil) THEN \(rateLimit) ELSE rate_limit END,
-                        variants = coalesce(\(variants)::jsonb, variants),
-                        holdout_basis_points = coalesce(\(holdout), holdout_basis_points),
-                        attribution_window_seconds = coalesce(\(window), attribution_window_seconds),
-                        local_delivery = CASE WHEN \(patch.localDelivery != nil) THEN \(local)::jsonb ELSE local_delivery END,
-                        quiet_hours_mode = coalesce(\(patch.quietHoursMode?.rawValue), quiet_hours_mode),
-                        updated_at = now()
-                    WHERE id = \(id)
-                    """, logger: logger)
-                let clash = try await connection.query(
-                    "SELECT local_delivery IS NOT NULL AND send_at IS NOT NULL FROM campaigns WHERE id = \(id)",
-                    logger: logger)
-                if try await clash.collect().first?.decode(Bool.self) == true {
-                    throw ValidationError(
-                        field: patch.sendAt != nil ? "sendAt" : "delivery",
-                        reason: "a campaign is sent at sendAt or at a local time, not both; clear the other with null")
-                }
+                var sql = SQLBuilder("UPDATE campaigns SET ")
+                try CampaignColumns(draft).assignments(into: &sql)
+                sql.append(", updated_at = now() WHERE id = ")
+                sql.bind(id)
+                try await connection.query(sql.query, logger: logger)
                 try await AuditLog.record(
-                    on: connection, actor: actor, action: "campaign.edit", appID: appID,
+                    on: connection, actor: actor, action: "campaign.edit", appID: draft.appID,
                     details: ["campaignID": .int(Int(id))], logger: logger)
                 return try await CampaignLifecycle.fetch(id: id, on: connection, logger: logger)
             }

@@ -20,6 +20,11 @@ struct SQLBuilder: Sendable {
         sql += "$\(binds.count)"
     }
 
+    /// `bind` for a value that may be absent: `NULL` when it is.
+    mutating func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value?) {
+        if let value { bind(value) } else { sql += "NULL" }
+    }
+
     var query: PostgresQuery {
         PostgresQuery(unsafeSQL: sql, binds: binds)
     }
