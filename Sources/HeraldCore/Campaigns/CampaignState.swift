@@ -33,6 +33,7 @@ public enum CampaignEvent: Sendable, Hashable, CustomStringConvertible {
     case pause
     case resume
     case cancel
+    /// The engine finished a chunk: the campaign completes when no chunk is pending.
     case complete
     /// Herald stops the campaign; `reason` is shown to users, so it never holds a secret.
     case fail(reason: String)
@@ -56,28 +57,55 @@ public enum CampaignEvent: Sendable, Hashable, CustomStringConvertible {
     public var description: String { name }
 }
 
-/// What the owner of a campaign (the store, the engine) must do for a transition; the state
-/// machine itself does no I/O.
+/// What the owner of a campaign (the store) must do for a transition; the state machine itself
+/// does no I/O. Every action returned is performed: nothing is implied by a state alone except
+/// that engines claim chunks of running campaigns only, and that devices not reached by a
+/// finished campaign count as unsent (``CampaignCounters``).
 public enum CampaignAction: Sendable, Hashable {
-    /// Store the edited fields.
-    case saveDraft
-    /// Pin the template's latest version: the campaign renders that version from now on.
+    /// Resolve the saved segment the audience names and pin its version.
+    case pinSavedSegment
+    /// Check what a Live Activity start needs (devices holding start tokens of its type, a
+    /// broadcast channel free for it) and bind its channel.
+    case prepareLiveActivityStarts
+    /// Pin the template's latest version (and each variant's), checking that the templates send
+    /// the campaign's push type (``PushTypeRule``), and plan a local-time send.
     case pinTemplateVersion
     /// Freeze the audience (highest device ID and the count up to it) and split the work
     /// into chunks over device buckets.
     case freezeAudience
     /// Note the time sending started.
     case recordStart
-    /// Claim no more chunks; batches in flight finish and are recorded.
-    case stopClaiming
-    /// Claim chunks again.
-    case resumeClaiming
-    /// Count the audience devices not reached as unsent.
-    case markRemainingUnsent
-    /// Note the time the campaign ended.
+    /// Note the time the campaign ended, and drop what only its sending read (best-time hours).
     case recordFinish
     /// Keep why the campaign failed.
     case recordFailure(reason: String)
+    /// Announce the end to the app's webhooks (completed or failed; a cancel is the caller's own).
+    case announceFinish
+    /// Apply `complete` right after this transition: a resumed campaign whose last chunk
+    /// finished while it was paused has nothing left to claim.
+    case completeNext
+    /// Wake the engines when this commits (a campaign due, chunks to claim) instead of at
+    /// their next poll.
+    case wakeEngines
+}
+
+/// What the lifecycle decides on besides the state, read by the store with the row lock.
+public struct CampaignFacts: Sendable, Hashable {
+    /// The campaign's app, for messages.
+    public var bundleID: String
+    /// An admin disabled the app: its campaigns cannot be scheduled or resumed.
+    public var appDisabled: Bool
+    /// The campaign starts Live Activities (its push options carry `liveActivity`).
+    public var startsLiveActivities: Bool
+    /// Chunks of a started campaign are still waiting to be sent.
+    public var pendingChunks: Bool
+
+    public init(bundleID: String = "", appDisabled: Bool = false, startsLiveActivities: Bool = false, pendingChunks: Bool = true) {
+        self.bundleID = bundleID
+        self.appDisabled = appDisabled
+        self.startsLiveActivities = startsLiveActivities
+        self.pendingChunks = pendingChunks
+    }
 }
 
 /// Campaign errors a caller can act on. The API answers `invalidTransition` with 409.

@@ -4,11 +4,13 @@ import HeraldCore
 import Logging
 import PostgresNIO
 
-/// Campaign transitions inside a caller's transaction: the row is locked, the state machine
-/// decides, its actions are performed here, and the new state is written, all or nothing.
-/// Shared by the repository (user events) and the work queue (start, complete).
+/// Campaign transitions inside a caller's transaction: the row is locked, the facts the state
+/// machine decides on are read, the machine decides, its actions are performed here, and the
+/// new state is written, all or nothing. Shared by the repository (user events) and the work
+/// queue (start, complete, fail).
 enum CampaignLifecycle {
-    /// Applies `event`; nil for an unknown campaign.
+    /// Applies `event`; nil for an unknown campaign. A `complete` that finds chunks pending
+    /// changes nothing and returns the campaign as it is.
     static func transition(
         id: Int64, event: CampaignEvent, actor: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> Campaign? {
@@ -17,37 +19,43 @@ enum CampaignLifecycle {
         // foreign key takes KEY SHARE on this row) are not held up.
         let locked = try await connection.query(
             """
-            SELECT c.state, c.app_id, c.audience::text, a.bundle_id, c.push_options::text
+            SELECT c.state, c.app_id, c.audience::text, a.bundle_id, c.push_options::text, a.disabled_at IS NOT NULL
             FROM campaigns c JOIN apps a ON a.id = c.app_id WHERE c.id = \(id) FOR NO KEY UPDATE OF c
             """, logger: logger)
         guard let row = try await locked.collect().first else { return nil }
-        let (stateText, appID, audienceJSON, bundleID, pushOptionsJSON) = try row.decode(
-            (String, Int64, String, String, String).self)
+        let (stateText, appID, audienceJSON, bundleID, pushOptionsJSON, appDisabled) = try row.decode(
+            (String, Int64, String, String, String, Bool).self)
         let from = try StoreError.decode(stateText, as: CampaignState.self, column: "campaigns.state")
+        let pushOptions = try CampaignJSON.decode(PushOptions.self, from: pushOptionsJSON)
+        let pending = try await connection.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM campaign_chunks WHERE app_id = \(appID) AND campaign_id = \(id) AND state = 'pending')
+            """, logger: logger)
+        let facts = CampaignFacts(
+            bundleID: bundleID, appDisabled: appDisabled, startsLiveActivities: pushOptions.liveActivity != nil,
+            pendingChunks: try await pending.collect().first?.decode(Bool.self) ?? false)
         var machine = CampaignStateMachine(state: from)
-        let actions = try machine.apply(event)
-        if event == .schedule || event == .resume {
-            let apps = try await connection.query(
-                "SELECT bundle_id FROM apps WHERE id = \(appID) AND disabled_at IS NOT NULL", logger: logger)
-            if let disabled = try await apps.collect().first {
-                throw CampaignError.appDisabled(bundleID: try disabled.decode(String.self))
-            }
-        }
-        if event == .schedule {
-            try await SavedSegmentResolver.pin(
-                campaignID: id, appID: appID, audienceJSON: audienceJSON, connection: connection, logger: logger)
-        }
-        if event == .schedule, let start = try CampaignJSON.decode(PushOptions.self, from: pushOptionsJSON).liveActivity {
-            let audience = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)
-            try await LiveActivityStarts.prepare(
-                start, appID: appID, environment: audience.environment, on: connection, logger: logger)
+        let actions = try machine.apply(event, facts: facts)
+        guard machine.state != from || !actions.isEmpty else {
+            return try await fetch(id: id, on: connection, logger: logger)
         }
 
         var recordStart = false
         var recordFinish = false
         var failureReason: String?
+        var announce = false
+        var wake = false
+        var completeNext = false
         for action in actions {
             switch action {
+            case .pinSavedSegment:
+                try await SavedSegmentResolver.pin(
+                    campaignID: id, appID: appID, audienceJSON: audienceJSON, connection: connection, logger: logger)
+            case .prepareLiveActivityStarts:
+                guard let start = pushOptions.liveActivity else { break }
+                let audience = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)
+                try await LiveActivityStarts.prepare(
+                    start, appID: appID, environment: audience.environment, on: connection, logger: logger)
             case .pinTemplateVersion:
                 try await pinTemplateVersion(campaignID: id, on: connection, logger: logger)
             case .freezeAudience:
@@ -59,10 +67,12 @@ enum CampaignLifecycle {
                 recordFinish = true
             case .recordFailure(let reason):
                 failureReason = reason
-            case .saveDraft, .stopClaiming, .resumeClaiming, .markRemainingUnsent:
-                // Edits are written by the caller; claiming follows the state column; devices
-                // not reached count as unsent from the state (CampaignCounters).
-                break
+            case .announceFinish:
+                announce = true
+            case .wakeEngines:
+                wake = true
+            case .completeNext:
+                completeNext = true
             }
         }
         // The moments are set by name, not by a CASE: on Citus `campaigns` is a reference table,
@@ -78,9 +88,7 @@ enum CampaignLifecycle {
             // A best-time campaign's hours are read by its chunks only; the report finds its groups by hash.
             try await connection.query("DELETE FROM campaign_send_offsets WHERE campaign_id = \(id)", logger: logger)
         }
-        if machine.state == .scheduled || machine.state == .running {
-            // Work for the engines (a campaign due, chunks to claim): wake them when this commits
-            // instead of at their next poll.
+        if wake {
             try await connection.query("SELECT pg_notify(\(WorkSignal.channel), '')", logger: logger)
         }
         var details: [String: PayloadValue] = [
@@ -90,34 +98,31 @@ enum CampaignLifecycle {
         try await AuditLog.record(
             on: connection, actor: actor, action: "campaign.\(event.name)", appID: appID, details: details, logger: logger)
         let campaign = try await fetch(id: id, on: connection, logger: logger)
-        if let campaign, machine.state != from, machine.state == .completed || machine.state == .failed {
+        if announce, let campaign {
             try await WebhookOutbox.campaignFinished(campaign, bundleID: bundleID, on: connection, logger: logger)
         }
-        if event == .resume, let completed = try await completeIfDone(id: id, actor: actor, on: connection, logger: logger) {
-            // Its last chunk finished while it was paused: nothing is left to claim.
+        if completeNext, let completed = try await completeIfDone(id: id, actor: actor, on: connection, logger: logger) {
             return completed
         }
         return campaign
     }
 
-    /// Completes the campaign when it is running and none of its chunks is pending; nil when it
-    /// is not. The one place a campaign completes: after its last chunk is marked done, and
-    /// after a resume, both in the caller's transaction. The row lock comes before the count,
-    /// so two last chunks finishing at once take turns and the second counts the first as done.
+    /// Completes the campaign when it is running and none of its chunks is pending (the state
+    /// machine decides); nil when it does not. The one place a campaign completes after its
+    /// last chunk is marked done, in the caller's transaction. The row lock comes before the
+    /// count, so two last chunks finishing at once take turns and the second counts the first
+    /// as done.
     static func completeIfDone(id: Int64, actor: String, on connection: PostgresConnection, logger: Logger)
         async throws -> Campaign?
     {
-        let locked = try await connection.query(
-            "SELECT state, app_id FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
-        guard let row = try await locked.collect().first else { return nil }
-        let (state, appID) = try row.decode((String, Int64).self)
-        guard state == CampaignState.running.rawValue else { return nil }
-        let pending = try await connection.query(
-            """
-            SELECT 1 FROM campaign_chunks WHERE app_id = \(appID) AND campaign_id = \(id) AND state = 'pending' LIMIT 1
-            """, logger: logger)
-        guard try await pending.collect().isEmpty else { return nil }
-        return try await transition(id: id, event: .complete, actor: actor, on: connection, logger: logger)
+        do {
+            let campaign = try await transition(id: id, event: .complete, actor: actor, on: connection, logger: logger)
+            return campaign?.state == .completed ? campaign : nil
+        } catch is CampaignError {
+            // Paused (it completes when resumed), cancelled or failed meanwhile, or completed
+            // by the chunk that finished just before this one.
+            return nil
+        }
     }
 
     /// The campaign as its transaction sees it now.
@@ -149,18 +154,8 @@ enum CampaignLifecycle {
             throw ValidationError(field: "templateName", reason: noVersionYet)
         }
         let (templateType, campaignType, name) = try row.decode((String, String?, String).self)
-        // A Live Activity start takes an alert template's text as its alert.
-        let fits = campaignType == templateType || (campaignType == PushType.liveactivity.rawValue && templateType == "alert")
-        if let campaignType, !fits {
-            let advice =
-                switch campaignType {
-                case "background": "a background campaign needs a background template (payload.pushType background, no text)"
-                case PushType.liveactivity.rawValue: "a Live Activity start takes its alert from an alert template"
-                default: "leave pushType out to send what the template sends"
-                }
-            throw ValidationError(
-                field: "pushOptions.pushType",
-                reason: "is \(campaignType) but template \(name) sends \(templateType) pushes; " + advice)
+        if let problem = PushTypeRule.campaignProblem(pushType: campaignType, templateType: templateType, name: name) {
+            throw problem
         }
         try await pinVariantVersions(campaignID: campaignID, on: connection, logger: logger)
         try await planLocalTime(campaignID: campaignID, on: connection, logger: logger)
@@ -239,10 +234,10 @@ enum CampaignLifecycle {
             }
             let (number, templateType) = try version.decode((Int32, String).self)
             let options = campaignOptions.overlaid(by: variant.pushOptions)
-            if let pushType = options.pushType, pushType.rawValue != templateType {
-                throw ValidationError(
-                    field: "variants[\(index)].pushOptions.pushType",
-                    reason: "is \(pushType.rawValue) but template \(name) v\(number) sends \(templateType) pushes")
+            if let problem = PushTypeRule.variantProblem(
+                index: index, pushType: options.pushType, templateType: templateType, name: name, version: Int(number))
+            {
+                throw problem
             }
             variants[index].templateVersion = Int(number)
         }
