@@ -36,7 +36,9 @@ enum ConsolePage {
     }
 
     enum Section: String, CaseIterable {
-        case campaigns, series, journeys, segments, templates, devices, liveActivities = "live-activities", users
+        case campaigns, series, journeys, segments, templates, devices
+        case liveActivities = "live-activities"
+        case users
     }
 
     static func document(title: String, session: ConsoleSession?, section: Section?, body: HTML) -> HTML {

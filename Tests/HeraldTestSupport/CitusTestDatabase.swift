@@ -53,7 +53,7 @@ public enum CitusTestDatabase {
         let command = "exec \"$0\" \"$@\" >/dev/null 2>&1 </dev/null"
         let argv = ["/bin/sh", "-c", command, script, arguments[0], directory] + arguments.dropFirst()
         var cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
+        defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
         guard posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ) == 0 else {
             throw CitusTestError.opsFailed(arguments.joined(separator: " "))

@@ -16,7 +16,7 @@ extension CampaignBody {
 public enum CampaignFile {
     /// The draft the file describes, or the first problem as `field: reason`.
     public static func draft(json bytes: [UInt8], resolveApp: @escaping (String) async throws -> App?) async throws -> CampaignDraft {
-        try await CampaignFileError.reading {
+        try await CampaignFileError.readingAsync {
             let value = try JSONFields.parse(bytes)
             guard value.isObject else { throw Problem.invalidRequest("the file must hold a JSON object: a campaign") }
             return try await CampaignBody.draft(value) { bundleID in
@@ -34,7 +34,7 @@ public struct CampaignFileError: Error, CustomStringConvertible {
     public let description: String
 
     /// `body`'s result, its problem (a `Problem` or a `ValidationError`) as one line naming the field.
-    static func reading<Value>(_ body: () async throws -> Value) async throws -> Value {
+    static func readingAsync<Value>(_ body: () async throws -> Value) async throws -> Value {
         do {
             return try await body()
         } catch let error {
@@ -69,7 +69,7 @@ public enum SeriesFile {
     public static func series(
         json bytes: [UInt8], now: Date, resolveApp: @escaping (String) async throws -> App?
     ) async throws -> (name: String, blueprint: CampaignDraft, recurrence: Recurrence) {
-        try await CampaignFileError.reading {
+        try await CampaignFileError.readingAsync {
             let value = try JSONFields.parse(bytes)
             guard value.isObject else { throw Problem.invalidRequest("the file must hold a JSON object: a series") }
             let body = try RequestDecoding.decode(SeriesInput.Body.self, from: value)
