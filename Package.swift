@@ -13,7 +13,7 @@ let package = Package(
     name: "herald",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "herald", targets: ["herald"]),
+        .executable(name: "herald", targets: ["herald"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -330,7 +330,8 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldSending", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldConsole", "HeraldTemplates", "HeraldDelivery", "APNSCore",
+                "HeraldServer", "HeraldSending", "HeraldStore", "HeraldCore", "HeraldAPI", "HeraldConsole", "HeraldTemplates", "HeraldDelivery",
+                "APNSCore",
                 "APNSClient", "APNSSimulator", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

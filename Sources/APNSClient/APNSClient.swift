@@ -1,7 +1,7 @@
-import Metrics
 import APNSCore
 import Foundation
 import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -68,7 +68,9 @@ public final class APNSClient: Sendable {
         }
     }
 
-    static func tlsConfiguration(_ configuration: APNSClientConfiguration, _ credentials: APNSCredentials) throws
+    static func tlsConfiguration(
+        _ configuration: APNSClientConfiguration, _ credentials: APNSCredentials
+    ) throws
         -> TLSConfiguration
     {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -196,7 +198,9 @@ public final class APNSClient: Sendable {
         return results.map { $0! }
     }
 
-    private func deliver(_ items: [(index: Int, notification: APNSNotification, body: [UInt8])], shard: APNSShard) async
+    private func deliver(
+        _ items: [(index: Int, notification: APNSNotification, body: [UInt8])], shard: APNSShard
+    ) async
         -> [(Int, APNSDeliveryResult)]
     {
         await shard.limiter.acquire(items.count)

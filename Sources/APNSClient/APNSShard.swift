@@ -1,6 +1,6 @@
-import Metrics
 import Foundation
 import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
 

@@ -379,4 +379,3 @@ private enum Read {
         return result
     }
 }
-

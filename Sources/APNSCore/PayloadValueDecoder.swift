@@ -249,7 +249,9 @@ struct PayloadKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decoder.child(member, key: key).unbox(type)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         // The nested object's keys are checked by whoever reads it; here, as a plain container,
@@ -306,7 +308,9 @@ struct PayloadUnkeyedContainer: UnkeyedDecodingContainer {
         return try item.unbox(type)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         try next([String: PayloadValue].self).container(keyedBy: type)

@@ -39,7 +39,9 @@ public struct ProviderTokenVerifier: Sendable {
         return parsed.token
     }
 
-    private static func parse(_ token: some StringProtocol) throws(ProviderTokenVerificationError)
+    private static func parse(
+        _ token: some StringProtocol
+    ) throws(ProviderTokenVerificationError)
         -> (token: VerifiedProviderToken, signingInput: Data, signature: [UInt8])
     {
         let parts = String(token).split(separator: ".", omittingEmptySubsequences: false)

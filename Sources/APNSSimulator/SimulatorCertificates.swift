@@ -126,7 +126,9 @@ public struct SimulatorCertificates: Sendable {
     ///
     /// With `clientCAPEM`, clients may (or, when `requireClientCertificates`, must) present a
     /// certificate issued by it (docs/apns.md "Certificates").
-    public func makeServerTLSConfiguration(clientCAPEM: String? = nil, requireClientCertificates: Bool = false) throws
+    public func makeServerTLSConfiguration(
+        clientCAPEM: String? = nil, requireClientCertificates: Bool = false
+    ) throws
         -> TLSConfiguration
     {
         let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificateChainPEM.utf8))

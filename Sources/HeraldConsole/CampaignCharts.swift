@@ -29,7 +29,8 @@ enum CampaignCharts {
             let x = left + Double(column) * barWidth
             let acceptedHeight = height * Double(accepted[column]) / Double(peak)
             let failedHeight = height * Double(failed[column]) / Double(peak)
-            let label = "\(ConsoleFormat.time(first.addingTimeInterval(Double(column * step * 60)))): \(ConsoleFormat.count(accepted[column])) accepted, \(ConsoleFormat.count(failed[column])) failed"
+            let label =
+                "\(ConsoleFormat.time(first.addingTimeInterval(Double(column * step * 60)))): \(ConsoleFormat.count(accepted[column])) accepted, \(ConsoleFormat.count(failed[column])) failed"
             bars += """
                 <g><title>\(label)</title><rect x="\(f(x + 1))" y="\(f(top + height - acceptedHeight))" width="\(f(max(barWidth - 2, 1)))" height="\(f(acceptedHeight))" fill="\(colours.accepted)"></rect><rect x="\(f(x + 1))" y="\(f(top + height - acceptedHeight - failedHeight))" width="\(f(max(barWidth - 2, 1)))" height="\(f(failedHeight))" fill="\(colours.failed)"></rect></g>
                 """
@@ -65,7 +66,8 @@ enum CampaignCharts {
             ]
             for (name, count, colour) in parts where count > 0 {
                 let w = width * Double(count) / Double(widest)
-                segments += "<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(w))\" height=\"\(f(barHeight))\" fill=\"\(colour)\"><title>\(line.language.isEmpty ? "not rendered" : line.language) \(name): \(ConsoleFormat.count(count))</title></rect>"
+                segments +=
+                    "<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(w))\" height=\"\(f(barHeight))\" fill=\"\(colour)\"><title>\(line.language.isEmpty ? "not rendered" : line.language) \(name): \(ConsoleFormat.count(count))</title></rect>"
                 x += w
             }
             rows += """

@@ -20,7 +20,8 @@ enum CampaignFigures {
             ("unsent", "Unsent", counters.unsent), ("heldOut", "Held out", counters.heldOut),
             ("pending", "Pending", counters.pending),
         ]
-        return "<div class=\"figures\">\(parts.html { "<div id=\"figure-\($0.0)\"><b>\(ConsoleFormat.count($0.2))</b><span>\($0.1)</span></div>" })</div>"
+        return
+            "<div class=\"figures\">\(parts.html { "<div id=\"figure-\($0.0)\"><b>\(ConsoleFormat.count($0.2))</b><span>\($0.1)</span></div>" })</div>"
     }
 
     static func failures(_ counters: CampaignCounters, ledger: String) -> HTML {
@@ -97,11 +98,13 @@ enum CampaignFigures {
         var legendX = 0
         for (label, count, colour) in parts where count > 0 {
             let w = width * Double(count) / Double(total)
-            bars += "<rect x=\"\(format(x))\" y=\"0\" width=\"\(format(w))\" height=\"28\" fill=\"\(colour)\"><title>\(label): \(ConsoleFormat.count(count))</title></rect>"
+            bars +=
+                "<rect x=\"\(format(x))\" y=\"0\" width=\"\(format(w))\" height=\"28\" fill=\"\(colour)\"><title>\(label): \(ConsoleFormat.count(count))</title></rect>"
             x += w
         }
         for (label, count, colour) in parts where count > 0 {
-            legend += "<rect x=\"\(legendX)\" y=\"40\" width=\"10\" height=\"10\" fill=\"\(colour)\"></rect><text x=\"\(legendX + 14)\" y=\"49\">\(label) \(ConsoleFormat.count(count))</text>"
+            legend +=
+                "<rect x=\"\(legendX)\" y=\"40\" width=\"10\" height=\"10\" fill=\"\(colour)\"></rect><text x=\"\(legendX + 14)\" y=\"49\">\(label) \(ConsoleFormat.count(count))</text>"
             legendX += 14 + (label.count + ConsoleFormat.count(count).count + 1) * 7 + 12
         }
         return """

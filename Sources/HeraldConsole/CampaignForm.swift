@@ -57,7 +57,11 @@ struct CampaignForm {
         default: fail("schedule", "must be now, at a time, at a local time or at each device's best hour")
         }
         if let mode = form["quietHours"] {
-            if let parsed = QuietHoursMode(rawValue: mode) { draft.quietHoursMode = parsed } else { fail("quietHours", "must be hold, skip or ignore") }
+            if let parsed = QuietHoursMode(rawValue: mode) {
+                draft.quietHoursMode = parsed
+            } else {
+                fail("quietHours", "must be hold, skip or ignore")
+            }
         }
         draft.rateLimit = integer("rateLimit")
         draft.holdoutBasisPoints = percentBasisPoints("holdoutPercent") ?? 0
@@ -74,7 +78,9 @@ struct CampaignForm {
     mutating func audience() -> AudienceFilter {
         var audience = AudienceFilter()
         if let text = form["audience.environment"] {
-            if let environment = APNSEnvironment(rawValue: text) { audience.environment = environment } else {
+            if let environment = APNSEnvironment(rawValue: text) {
+                audience.environment = environment
+            } else {
                 fail("audience.environment", "must be sandbox or production")
             }
         }
@@ -105,7 +111,9 @@ struct CampaignForm {
     mutating func pushOptions(prefix: String) -> PushOptions {
         var options = PushOptions()
         if let text = form["\(prefix).pushType"] {
-            if let type = PushType(rawValue: text), type == .alert || type == .background { options.pushType = type } else {
+            if let type = PushType(rawValue: text), type == .alert || type == .background {
+                options.pushType = type
+            } else {
                 fail("\(prefix).pushType", "must be alert or background")
             }
         }
@@ -117,12 +125,16 @@ struct CampaignForm {
         options.threadID = form["\(prefix).threadID"]
         options.category = form["\(prefix).category"]
         if let text = form["\(prefix).interruptionLevel"] {
-            if let level = Payload.InterruptionLevel(rawValue: text) { options.interruptionLevel = level } else {
+            if let level = Payload.InterruptionLevel(rawValue: text) {
+                options.interruptionLevel = level
+            } else {
                 fail("\(prefix).interruptionLevel", "must be passive, active, time-sensitive or critical")
             }
         }
         if let text = form["\(prefix).relevanceScore"] {
-            if let score = Double(text), score.isFinite { options.relevanceScore = score } else {
+            if let score = Double(text), score.isFinite {
+                options.relevanceScore = score
+            } else {
                 fail("\(prefix).relevanceScore", "must be a number from 0 to 1")
             }
         }
@@ -210,7 +222,8 @@ struct CampaignForm {
         let parts = text.split(whereSeparator: { $0 == "T" || $0 == " " || $0 == "-" || $0 == ":" }).map { Int($0) }
         guard parts.count >= 5, parts.count <= 6, parts.allSatisfy({ $0 != nil }), let year = parts[0], (1970...9999).contains(year),
             let date = calendar.date(
-                from: DateComponents(year: year, month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: parts.count > 5 ? parts[5] : 0)),
+                from: DateComponents(
+                    year: year, month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: parts.count > 5 ? parts[5] : 0)),
             calendar.component(.day, from: date) == parts[2]
         else {
             fail(field, "must be a date and time such as 2026-12-01T09:30 (UTC)")

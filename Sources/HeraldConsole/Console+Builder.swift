@@ -43,7 +43,8 @@ extension Console {
         guard let bundleID = form["app"], let app = try await dependencies.apps.find(bundleID: bundleID) else {
             return ConsolePage.response("<span class=\"muted\">Choose an app to see how many devices match.</span>")
         }
-        let problems = campaignForm.errors.map { ValidationError(field: $0.field, reason: $0.reason) }
+        let problems =
+            campaignForm.errors.map { ValidationError(field: $0.field, reason: $0.reason) }
             + audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) }
         if let first = problems.first {
             return ConsolePage.response("<span class=\"error\">\(first.field): \(first.reason)</span>")
@@ -56,7 +57,8 @@ extension Console {
             // A saved segment the app does not have.
             return ConsolePage.response("<span class=\"error\">\(error.field): \(error.reason)</span>")
         }
-        let overCap = app.frequencyCaps.isEmpty
+        let overCap =
+            app.frequencyCaps.isEmpty
             ? 0 : try await dependencies.campaigns.estimateOverCap(appID: app.id, filter: audience, caps: app.frequencyCaps)
         let count = ConsoleFormat.count(estimate.devices)
         return ConsolePage.response(

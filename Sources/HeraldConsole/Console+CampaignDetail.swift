@@ -88,7 +88,8 @@ extension Console {
     /// Everything on the campaign page that can change: its summary, state, actions and figures.
     func live(_ campaign: Campaign, session: ConsoleSession, app: App?) async throws -> HTML {
         let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
-        let report = campaign.variants.isEmpty && campaign.holdoutBasisPoints == 0
+        let report =
+            campaign.variants.isEmpty && campaign.holdoutBasisPoints == 0
             ? nil
             : CampaignReport(campaign: campaign, events: try await dependencies.events.totals(campaignID: campaign.id))
         let counters = campaign.counters
@@ -139,7 +140,8 @@ extension Console {
     func testForm(
         _ campaign: Campaign, app: App?, session: ConsoleSession, path: String, results: TestResults?
     ) -> HTML {
-        let variants = campaign.messages.count > 1
+        let variants =
+            campaign.messages.count > 1
             ? """
             <label for="t-variant">Variant</label><select id="t-variant" name="variant">\(campaign.messages.html { "<option>\($0.name)</option>" })</select>
             """ as HTML : .empty

@@ -25,7 +25,8 @@ extension Console {
             } else if devices.isEmpty {
                 problem = "Search by the last 8 or more hex digits of a token, or by a user ID."
             }
-            results = devices.isEmpty
+            results =
+                devices.isEmpty
                 ? "<p class=\"muted\" id=\"no-devices\">\(problem ?? "No device of \(bundleID) has a token ending in, or the user ID, \(lookup).")</p>"
                 : devices.html(Self.deviceCard)
         }
@@ -122,7 +123,9 @@ extension Console {
             throw ConsoleError(status: .unprocessableContent, title: "Cannot prune", message: "\(error.field): \(error.reason)")
         }
         let result = try await dependencies.pruner.prune(pruneRequest, actor: session.user.actor)
-        let rows = result.byReason.sorted { $0.key < $1.key }.html { "<tr><td>\($0.key)</td><td class=\"num\">\(ConsoleFormat.count($0.value))</td></tr>" }
+        let rows = result.byReason.sorted { $0.key < $1.key }.html {
+            "<tr><td>\($0.key)</td><td class=\"num\">\(ConsoleFormat.count($0.value))</td></tr>"
+        }
         var summary: HTML = """
             <h3 id="prune-result">\(confirmed ? "Pruned" : "A prune would delete") \(ConsoleFormat.count(result.total)) devices</h3>
             <table><thead><tr><th>Reason</th><th class="num">Devices</th></tr></thead><tbody>\(rows)</tbody></table>

@@ -30,22 +30,22 @@ extension Console {
             rows.text.isEmpty
             ? "<p class=\"muted\" id=\"no-journeys\">No journey for this app yet.</p>"
             : """
-                <table id="journeys"><thead><tr><th>Name</th><th>State</th><th class="num">Version</th><th class="num">Live</th><th>Description</th><th>Updated</th></tr></thead>
-                <tbody>\(rows)</tbody></table>
-                """
+            <table id="journeys"><thead><tr><th>Name</th><th>State</th><th class="num">Version</th><th class="num">Live</th><th>Description</th><th>Updated</th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            """
         let form: HTML =
             session.user.role >= .marketing
             ? """
-                <h2>New journey</h2>
-                <form method="post" action="/console/journeys" class="journey-form">\(ConsolePage.csrfField(session))
-                <input type="hidden" name="app" value="\(bundleID)">
-                <div class="grid2">
-                <div class="field"><label for="journey-name">Name</label><input type="text" id="journey-name" name="name" value="\(values.raw("name"))" required></div>
-                <div class="field"><label for="journey-description">Description</label><input type="text" id="journey-description" name="description" value="\(values.raw("description"))"></div>
-                </div>
-                \(Self.journeyEditor(bundleID: bundleID, json: values.raw("journey").isEmpty ? Self.journeyExample : values.raw("journey"), problem: problem))
-                <button type="submit">Save draft</button></form>
-                """
+            <h2>New journey</h2>
+            <form method="post" action="/console/journeys" class="journey-form">\(ConsolePage.csrfField(session))
+            <input type="hidden" name="app" value="\(bundleID)">
+            <div class="grid2">
+            <div class="field"><label for="journey-name">Name</label><input type="text" id="journey-name" name="name" value="\(values.raw("name"))" required></div>
+            <div class="field"><label for="journey-description">Description</label><input type="text" id="journey-description" name="description" value="\(values.raw("description"))"></div>
+            </div>
+            \(Self.journeyEditor(bundleID: bundleID, json: values.raw("journey").isEmpty ? Self.journeyExample : values.raw("journey"), problem: problem))
+            <button type="submit">Save draft</button></form>
+            """
             : .empty
         let body: HTML = """
             <h1>Journeys</h1>
@@ -60,7 +60,8 @@ extension Console {
 
     /// The JSON editor, the check's answer (a problem names its step) and the drawing it makes.
     static func journeyEditor(bundleID: String, json: String, problem: ValidationError?) -> HTML {
-        let check: HTML = problem.map { "<div id=\"journey-check\" class=\"notice error\" aria-live=\"polite\">\(Self.describe($0))</div>" }
+        let check: HTML =
+            problem.map { "<div id=\"journey-check\" class=\"notice error\" aria-live=\"polite\">\(Self.describe($0))</div>" }
             ?? "<div id=\"journey-check\" class=\"notice\" aria-live=\"polite\">The graph is checked as you type.</div>"
         return """
             <div class="field"><label for="journey-json">Graph</label>
@@ -83,9 +84,10 @@ extension Console {
         else { throw ConsoleError.notFound("No such journey.") }
         let report = try await repository.report(journeyID: journey.id, version: nil)
         let path = Self.journeyPath(app.bundleID, journey.name)
-        let drawing: HTML = (try? JourneyDefinition(json: journey.definition)).map {
-            JourneyDrawing(graph: $0, report: report).svg()
-        } ?? "<p class=\"error\">The graph does not read.</p>"
+        let drawing: HTML =
+            (try? JourneyDefinition(json: journey.definition)).map {
+                JourneyDrawing(graph: $0, report: report).svg()
+            } ?? "<p class=\"error\">The graph does not read.</p>"
         var steering: HTML = .empty
         if session.user.role >= .marketing {
             for event in Journey.Event.allCases where event.target(from: journey.state) != nil {
@@ -98,12 +100,12 @@ extension Console {
         let edit: HTML =
             session.user.role >= .marketing && journey.state != .archived
             ? """
-                <h2>New version</h2>
-                <form method="post" action="\(path)" class="journey-form">\(ConsolePage.csrfField(session))
-                <div class="field"><label for="journey-description">Description</label><input type="text" id="journey-description" name="description" value="\(values?.raw("description") ?? journey.description ?? "")"></div>
-                \(Self.journeyEditor(bundleID: app.bundleID, json: values?.raw("journey") ?? Self.text(journey.definition, pretty: true), problem: problem))
-                <button type="submit">Save version \(String(journey.version + 1))</button></form>
-                """
+            <h2>New version</h2>
+            <form method="post" action="\(path)" class="journey-form">\(ConsolePage.csrfField(session))
+            <div class="field"><label for="journey-description">Description</label><input type="text" id="journey-description" name="description" value="\(values?.raw("description") ?? journey.description ?? "")"></div>
+            \(Self.journeyEditor(bundleID: app.bundleID, json: values?.raw("journey") ?? Self.text(journey.definition, pretty: true), problem: problem))
+            <button type="submit">Save version \(String(journey.version + 1))</button></form>
+            """
             : .empty
         let rows = report.steps.html { step in
             let sends = step.kind == "send"

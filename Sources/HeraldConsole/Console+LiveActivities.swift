@@ -44,9 +44,9 @@ extension Console {
             rows.text.isEmpty
             ? "<p class=\"muted\" id=\"no-activities\">No Live Activity yet: an app registers an update token under an activity ID, or a start campaign starts one.</p>"
             : """
-                <table id="activities"><thead><tr><th>Activity</th><th>Attributes type</th><th>State</th><th class="num">Update tokens</th>
-                <th>Last update</th><th>Created</th></tr></thead><tbody>\(rows)</tbody></table>
-                """
+            <table id="activities"><thead><tr><th>Activity</th><th>Attributes type</th><th>State</th><th class="num">Update tokens</th>
+            <th>Last update</th><th>Created</th></tr></thead><tbody>\(rows)</tbody></table>
+            """
         let body: HTML = """
             <h1>Live Activities</h1>
             <form class="filters" method="get" action="/console/live-activities">
@@ -62,7 +62,9 @@ extension Console {
 
     /// One activity: its tokens, its updates with their priority and outcome counts, and (for
     /// marketing and admins, while it is active) a form that sends an update or the end.
-    func liveActivityPage(_ request: Request, bundleID: String, activityID: String, result: HTML? = nil, values: FormData = FormData())
+    func liveActivityPage(
+        _ request: Request, bundleID: String, activityID: String, result: HTML? = nil, values: FormData = FormData()
+    )
         async throws -> Response
     {
         let session = try await auth.require(request, role: .viewer)
@@ -189,7 +191,9 @@ extension Console {
             let note: HTML = queued.priorityLowered ? " Priority 10 was asked beyond the hourly allowance: it goes at 5." : .empty
             return try await liveActivityPage(
                 request, bundleID: bundleID, activityID: activityID,
-                result: "<p class=\"notice\" id=\"update-queued\">Update \(String(queued.id)) queued at priority \(String(queued.priority.rawValue)), aps.timestamp \(String(queued.timestamp)).\(note)</p>")
+                result:
+                    "<p class=\"notice\" id=\"update-queued\">Update \(String(queued.id)) queued at priority \(String(queued.priority.rawValue)), aps.timestamp \(String(queued.timestamp)).\(note)</p>"
+            )
         case .ended:
             return try await again("The activity has ended: it takes no more updates.")
         case .unknownActivity:

@@ -30,23 +30,23 @@ extension Console {
             rows.text.isEmpty
             ? "<p class=\"muted\" id=\"no-segments\">No saved segment for this app yet.</p>"
             : """
-                <table id="segments"><thead><tr><th>Name</th><th class="num">Version</th><th>Description</th><th>Updated</th></tr></thead>
-                <tbody>\(rows)</tbody></table>
-                """
+            <table id="segments"><thead><tr><th>Name</th><th class="num">Version</th><th>Description</th><th>Updated</th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            """
         let form: HTML =
             session.user.role >= .marketing
             ? """
-                <h2>New segment</h2>
-                \(problem.map { "<p class=\"error\" id=\"segment-problem\">\($0)</p>" as HTML } ?? .empty)
-                <form method="post" action="/console/segments" class="segment-form">\(ConsolePage.csrfField(session))
-                <input type="hidden" name="app" value="\(bundleID)">
-                <div class="grid2">
-                <div class="field"><label for="segment-name">Name</label><input type="text" id="segment-name" name="name" value="\(values.raw("name"))" required></div>
-                <div class="field"><label for="segment-description">Description</label><input type="text" id="segment-description" name="description" value="\(values.raw("description"))"></div>
-                </div>
-                \(Self.segmentEditor(bundleID: bundleID, json: values.raw("segment")))
-                <button type="submit">Save segment</button></form>
-                """
+            <h2>New segment</h2>
+            \(problem.map { "<p class=\"error\" id=\"segment-problem\">\($0)</p>" as HTML } ?? .empty)
+            <form method="post" action="/console/segments" class="segment-form">\(ConsolePage.csrfField(session))
+            <input type="hidden" name="app" value="\(bundleID)">
+            <div class="grid2">
+            <div class="field"><label for="segment-name">Name</label><input type="text" id="segment-name" name="name" value="\(values.raw("name"))" required></div>
+            <div class="field"><label for="segment-description">Description</label><input type="text" id="segment-description" name="description" value="\(values.raw("description"))"></div>
+            </div>
+            \(Self.segmentEditor(bundleID: bundleID, json: values.raw("segment")))
+            <button type="submit">Save segment</button></form>
+            """
             : .empty
         let body: HTML = """
             <h1>Segments</h1>
@@ -74,7 +74,9 @@ extension Console {
 
     /// One segment: its conditions, how many devices match now, a sample, and (for marketing)
     /// a new version or archiving.
-    func segmentPage(_ request: Request, bundleID: String, name: String, problem: String? = nil, values: FormData? = nil)
+    func segmentPage(
+        _ request: Request, bundleID: String, name: String, problem: String? = nil, values: FormData? = nil
+    )
         async throws -> Response
     {
         let session = try await auth.require(request, role: .viewer)
@@ -88,14 +90,14 @@ extension Console {
         let edit: HTML =
             session.user.role >= .marketing
             ? """
-                <h2>New version</h2>
-                \(problem.map { "<p class=\"error\" id=\"segment-problem\">\($0)</p>" as HTML } ?? .empty)
-                <form method="post" action="\(path)" class="segment-form">\(ConsolePage.csrfField(session))
-                <div class="field"><label for="segment-description">Description</label><input type="text" id="segment-description" name="description" value="\(values?.raw("description") ?? saved.description ?? "")"></div>
-                \(Self.segmentEditor(bundleID: app.bundleID, json: json))
-                <button type="submit">Save version \(String(saved.version + 1))</button></form>
-                \(ConsolePage.button("Archive segment", action: "\(path)/archive", session: session, style: "danger", confirm: "Archive \(saved.name)? Campaigns already scheduled keep their copy."))
-                """
+            <h2>New version</h2>
+            \(problem.map { "<p class=\"error\" id=\"segment-problem\">\($0)</p>" as HTML } ?? .empty)
+            <form method="post" action="\(path)" class="segment-form">\(ConsolePage.csrfField(session))
+            <div class="field"><label for="segment-description">Description</label><input type="text" id="segment-description" name="description" value="\(values?.raw("description") ?? saved.description ?? "")"></div>
+            \(Self.segmentEditor(bundleID: app.bundleID, json: json))
+            <button type="submit">Save version \(String(saved.version + 1))</button></form>
+            \(ConsolePage.button("Archive segment", action: "\(path)/archive", session: session, style: "danger", confirm: "Archive \(saved.name)? Campaigns already scheduled keep their copy."))
+            """
             : .empty
         let body: HTML = """
             <p><a href="/console/segments?app=\(Self.segment(app.bundleID))">Segments</a> · \(app.bundleID)</p>
@@ -148,8 +150,9 @@ extension Console {
         } catch let error as ValidationError {
             return try await segmentPage(request, bundleID: bundleID, name: name, problem: "\(error.field): \(error.reason)", values: form)
         }
-        guard case .saved = try await repository.update(
-            appID: app.id, name: name, segment: segment, description: .some(form["description"]), actor: session.user.actor)
+        guard
+            case .saved = try await repository.update(
+                appID: app.id, name: name, segment: segment, description: .some(form["description"]), actor: session.user.actor)
         else { throw ConsoleError.notFound("No such segment.") }
         return Response.redirect(to: "/console/segments/\(Self.segment(bundleID))/\(Self.segment(name))", type: .found)
     }

@@ -23,9 +23,9 @@ extension Console {
             rows.text.isEmpty
             ? "<p class=\"muted\" id=\"no-series\">No recurring campaign yet: create one with POST /v1/series or herald series create.</p>"
             : """
-                <table id="series"><thead><tr><th>Name</th><th>App</th><th>State</th><th>Schedule</th><th class="num">Runs started</th>
-                <th>Next run</th></tr></thead><tbody>\(rows)</tbody></table>
-                """
+            <table id="series"><thead><tr><th>Name</th><th>App</th><th>State</th><th>Schedule</th><th class="num">Runs started</th>
+            <th>Next run</th></tr></thead><tbody>\(rows)</tbody></table>
+            """
         let body: HTML = """
             <h1>Recurring campaigns</h1>
             <p class="muted">Each run is a campaign of its own, its audience read when it starts; a run due while the previous one still sends is skipped.</p>

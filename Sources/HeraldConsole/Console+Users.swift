@@ -18,7 +18,8 @@ extension Console {
         case "add":
             let email: String
             do { email = try ConsoleUserRules.normalizedEmail(form.raw("email")) } catch let error as ValidationError {
-                return try await users(session: session, notice: "<p class=\"notice bad\" role=\"alert\">email: \(error.reason)</p>", status: .unprocessableContent)
+                return try await users(
+                    session: session, notice: "<p class=\"notice bad\" role=\"alert\">email: \(error.reason)</p>", status: .unprocessableContent)
             }
             guard let role = ConsoleRole(rawValue: form.raw("role")) else { throw ConsoleError.badRequest("No role \(form.raw("role")).") }
             let password = Passwords.generate()
@@ -27,9 +28,12 @@ extension Console {
                     email: email, role: role, passwordHash: try await Passwords.hash(password, cost: dependencies.settings.bcryptCost),
                     actor: actor)
             } catch let error as ValidationError {
-                return try await users(session: session, notice: "<p class=\"notice bad\" role=\"alert\">\(error.field): \(error.reason)</p>", status: .unprocessableContent)
+                return try await users(
+                    session: session, notice: "<p class=\"notice bad\" role=\"alert\">\(error.field): \(error.reason)</p>",
+                    status: .unprocessableContent)
             }
-            notice = "<p class=\"notice\" id=\"new-password\">Added \(email) as \(role.rawValue). Their password, shown this once: <code>\(password)</code></p>"
+            notice =
+                "<p class=\"notice\" id=\"new-password\">Added \(email) as \(role.rawValue). Their password, shown this once: <code>\(password)</code></p>"
         case "disable", "enable", "reset", "role":
             guard let id = Int64(form.raw("user")) else { throw ConsoleError.badRequest("No user given.") }
             guard id != session.user.id || form["intent"] == "reset" else {
@@ -38,7 +42,9 @@ extension Console {
             switch form["intent"] {
             case "disable", "enable":
                 let disable = form["intent"] == "disable"
-                guard try await dependencies.users.setDisabled(userID: id, disabled: disable, actor: actor) else { throw ConsoleError.notFound("user") }
+                guard try await dependencies.users.setDisabled(userID: id, disabled: disable, actor: actor) else {
+                    throw ConsoleError.notFound("user")
+                }
                 notice = "<p class=\"notice\">User \(id) \(disable ? "disabled; their sessions have ended" : "enabled").</p>"
             case "role":
                 guard let role = ConsoleRole(rawValue: form.raw("role")) else { throw ConsoleError.badRequest("No role \(form.raw("role")).") }
@@ -51,7 +57,8 @@ extension Console {
                     throw ConsoleError.notFound("user")
                 }
                 if id == session.user.id { throw ConsoleRedirect(location: "/console/login") }
-                notice = "<p class=\"notice\" id=\"new-password\">New password for user \(id), shown this once: <code>\(password)</code>. Their sessions have ended.</p>"
+                notice =
+                    "<p class=\"notice\" id=\"new-password\">New password for user \(id), shown this once: <code>\(password)</code>. Their sessions have ended.</p>"
             }
         default:
             throw ConsoleError.badRequest("Unknown action.")

@@ -59,7 +59,8 @@ enum ConsolePage {
 
     static func navigation(_ session: ConsoleSession, section: Section?) -> HTML {
         var links: [(Section, String)] = [
-            (.campaigns, "Campaigns"), (.series, "Recurring"), (.journeys, "Journeys"), (.segments, "Segments"), (.templates, "Templates"), (.devices, "Devices"), (.liveActivities, "Live Activities"),
+            (.campaigns, "Campaigns"), (.series, "Recurring"), (.journeys, "Journeys"), (.segments, "Segments"), (.templates, "Templates"),
+            (.devices, "Devices"), (.liveActivities, "Live Activities"),
         ]
         if session.user.role == .admin { links.append((.users, "Users")) }
         let items = links.html { link in
@@ -78,7 +79,9 @@ enum ConsolePage {
     }
 
     /// A one-button form that posts to `action` (pause, resume, cancel…).
-    static func button(_ label: String, action: String, session: ConsoleSession, style: String = "", confirm: String? = nil)
+    static func button(
+        _ label: String, action: String, session: ConsoleSession, style: String = "", confirm: String? = nil
+    )
         -> HTML
     {
         """

@@ -131,7 +131,9 @@ enum ConsoleAssetResponse {
 struct ConsoleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let classify: @Sendable (any Error) -> ConsoleFailure?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         do {

@@ -155,7 +155,8 @@ struct ChunkRunner {
         } catch {
             if unrecorded.keep(batch, for: lease) {
                 logger.warning(
-                    "chunk \(lease.chunk) of campaign \(plan.campaign.publicID): the answers of \(batch.answers.records.count) devices are kept, to record when the chunk is claimed again")
+                    "chunk \(lease.chunk) of campaign \(plan.campaign.publicID): the answers of \(batch.answers.records.count) devices are kept, to record when the chunk is claimed again"
+                )
             }
             throw error
         }

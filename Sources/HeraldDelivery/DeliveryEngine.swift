@@ -80,15 +80,17 @@ public final class DeliveryEngine: Service {
                 }
                 let (work, configuration) = (self.work, self.configuration)
                 // Runs of recurring campaigns first: a run due now is scheduled, then started below.
-                let runs = try await draining.unlessSet {
-                    try await work.runDueSeries(limit: 8, actor: configuration.owner, now: configuration.clock())
-                } ?? []
+                let runs =
+                    try await draining.unlessSet {
+                        try await work.runDueSeries(limit: 8, actor: configuration.owner, now: configuration.clock())
+                    } ?? []
                 for run in runs {
                     logger.info("series \(run.seriesID) run \(run.run) (\(run.date)): \(run.outcome.rawValue)")
                 }
-                let started = try await draining.unlessSet {
-                    try await work.startDueCampaigns(limit: 8, actor: configuration.owner, now: configuration.clock())
-                } ?? []
+                let started =
+                    try await draining.unlessSet {
+                        try await work.startDueCampaigns(limit: 8, actor: configuration.owner, now: configuration.clock())
+                    } ?? []
                 for campaign in started {
                     logger.info(
                         "campaign \(campaign.publicID) started: \(campaign.counters.audienceSize) devices")
@@ -150,7 +152,8 @@ public final class DeliveryEngine: Service {
             if let wait = unopenable.withLock({ $0.avoid(error.appID, at: .now) }) {
                 // Once per wait, however many workers had claimed the app's chunks meanwhile.
                 logger.error(
-                    "campaign \(plan.campaign.publicID): this instance cannot open the app's credential (\(error)); leaving its chunks to other instances for \(wait)")
+                    "campaign \(plan.campaign.publicID): this instance cannot open the app's credential (\(error)); leaving its chunks to other instances for \(wait)"
+                )
             }
             try? await work.releaseChunk(lease)
         } catch {
@@ -212,4 +215,3 @@ struct UnopenableApps {
         return wait
     }
 }
-

@@ -22,7 +22,9 @@ struct DirectContent {
     /// Loads and compiles the template, or checks the payload; a `ValidationError` names the
     /// request's field when it cannot be sent to anyone.
     /// `loaded`: templates a batch's earlier requests loaded (by name and version), one read each.
-    init(_ request: DirectSendRequest, templates: any TemplateRepository, loaded: inout [String: CompiledTemplate])
+    init(
+        _ request: DirectSendRequest, templates: any TemplateRepository, loaded: inout [String: CompiledTemplate]
+    )
         async throws
     {
         switch request.content {
@@ -64,8 +66,10 @@ struct DirectContent {
                 throw ValidationError(field: "\(field).name", reason: "no template has this name")
             }
             let compiled = try compile(record, field: field)
-            CompiledTemplates.shared.keep(compiled, name: name, stamp: TemplateVersionStamp(
-                version: record.version, contentHash: record.contentHash, appID: record.appID))
+            CompiledTemplates.shared.keep(
+                compiled, name: name,
+                stamp: TemplateVersionStamp(
+                    version: record.version, contentHash: record.contentHash, appID: record.appID))
             return compiled
         }
         let record: TemplateVersionRecord?

@@ -88,7 +88,8 @@ public final class LiveActivityEngine: Service {
             // updates to others for a while.
             if let wait = unopenable.withLock({ $0.avoid(error.appID, at: .now) }) {
                 logger.error(
-                    "Live Activity update \(lease.update.id): this instance cannot open the app's credential (\(error)); leaving its updates to other instances for \(wait)")
+                    "Live Activity update \(lease.update.id): this instance cannot open the app's credential (\(error)); leaving its updates to other instances for \(wait)"
+                )
             }
             try? await work.release(lease)
         } catch {
@@ -206,7 +207,8 @@ public final class LiveActivityEngine: Service {
             }
             if record.outcome == .failed {
                 logger.warning(
-                    "Live Activity update \(update.id): broadcast to a \(channel.environment.rawValue) channel failed (\(record.reason ?? "no reason"))")
+                    "Live Activity update \(update.id): broadcast to a \(channel.environment.rawValue) channel failed (\(record.reason ?? "no reason"))"
+                )
             }
             guard try await channels.record(record, lease: lease) else { return false }
         }

@@ -17,7 +17,9 @@ public struct LiveActivityUpdater: LiveActivityUpdating {
         self.clock = clock
     }
 
-    public func submit(app: App, activityID: String, request: LiveActivityUpdateRequest, actor: String) async throws
+    public func submit(
+        app: App, activityID: String, request: LiveActivityUpdateRequest, actor: String
+    ) async throws
         -> LiveActivityEnqueueResult
     {
         let now = clock()

@@ -87,7 +87,10 @@ public struct WebhookDispatcher: Sendable {
                 }
                 if !ticking {
                     ticking = true
-                    group.addTask { try? await Task.sleep(for: pollInterval); return nil }
+                    group.addTask {
+                        try? await Task.sleep(for: pollInterval)
+                        return nil
+                    }
                 }
                 guard let next = await group.next() else { break }
                 if let finished = next {
@@ -154,8 +157,9 @@ public struct WebhookDispatcher: Sendable {
         } else {
             let timestamp = Int(now.timeIntervalSince1970)
             let messageID = delivery.messageID.uuidString.lowercased()
-            guard let signature = WebhookSignature.sign(
-                messageID: messageID, timestamp: timestamp, body: delivery.body, secret: delivery.secret)
+            guard
+                let signature = WebhookSignature.sign(
+                    messageID: messageID, timestamp: timestamp, body: delivery.body, secret: delivery.secret)
             else {
                 await record(delivery, status: nil, error: "the endpoint's stored secret is unusable", retryAt: nil)
                 return Finished(endpointID: delivery.endpointID)

@@ -122,7 +122,7 @@ public actor APNSSenderDirectory: SenderDirectory {
         let found: ActiveCredential?
         do {
             found = try await apps.activeCredential(appID: appID)
-        } catch where error is SigningKeyVaultError || error is ConfigurationMissing {
+        } catch  where error is SigningKeyVaultError || error is ConfigurationMissing {
             throw CredentialUnopenable(appID: appID, description: "\(app.bundleID): \(error)")
         }
         guard let active = found else {

@@ -11,7 +11,9 @@ public struct PKCS12CertificateReader: CertificateReader {
 
     public init() {}
 
-    public func read(pkcs12: [UInt8], password: String, bundleID: String, now: Date, field: String) throws(ValidationError)
+    public func read(
+        pkcs12: [UInt8], password: String, bundleID: String, now: Date, field: String
+    ) throws(ValidationError)
         -> NewCertificate
     {
         let certificateField = field + "certificate"

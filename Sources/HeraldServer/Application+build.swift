@@ -104,7 +104,8 @@ public func buildApplication(
             let conversion = CitusConversion(client: store.client, logger: logger)
             if try await conversion.citusVersion() != nil, try await !conversion.isConverted() {
                 logger.warning(
-                    "this database is a Citus coordinator whose tables are not distributed: run herald migrate (docs/scaling.md, \"Moving to a cluster\")")
+                    "this database is a Citus coordinator whose tables are not distributed: run herald migrate (docs/scaling.md, \"Moving to a cluster\")"
+                )
             }
             migrated.open()
         }

@@ -1,9 +1,9 @@
-import HeraldAPI
-import HeraldConsole
-import HeraldStore
 import Configuration
 import Foundation
+import HeraldAPI
+import HeraldConsole
 import HeraldCore
+import HeraldStore
 import Logging
 
 /// Every setting Herald reads, with its default. Values come from command-line flags, then

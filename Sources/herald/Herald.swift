@@ -10,7 +10,9 @@ struct Herald: AsyncParsableCommand {
         abstract: "A self-hosted APNs provider: token registry, localized templates and campaigns.",
         subcommands: [
             MigrateCommand.self, ServeCommand.self, AppsCommand.self, KeysCommand.self, TokensCommand.self,
-            TemplatesCommand.self, CampaignsCommand.self, SegmentsCommand.self, SeriesCommand.self, JourneysCommand.self, UsersCommand.self, UserDataCommand.self, AuditCommand.self, RetentionCommand.self, SecretsCommand.self, WebhooksCommand.self, LiveActivitiesCommand.self, ChannelsCommand.self, SendCommand.self, APNSSimCommand.self,
+            TemplatesCommand.self, CampaignsCommand.self, SegmentsCommand.self, SeriesCommand.self, JourneysCommand.self, UsersCommand.self,
+            UserDataCommand.self, AuditCommand.self, RetentionCommand.self, SecretsCommand.self, WebhooksCommand.self, LiveActivitiesCommand.self,
+            ChannelsCommand.self, SendCommand.self, APNSSimCommand.self,
             BenchCommand.self,
         ])
 }

@@ -155,7 +155,10 @@ import Testing
 
     @Test func sixtyThousandSendsThroughASmallBoundKeepMemoryFlat() async throws {
         try await SimulatorHarness.with { h in
-            let client = try h.client { $0.shards = 2; $0.maximumInFlightPerShard = 32 }
+            let client = try h.client {
+                $0.shards = 2
+                $0.maximumInFlightPerShard = 32
+            }
             _ = await sendAll(client, count: 2_000, width: 64) { SimulatorHarness.alert($0) }
             // Resident memory is the whole test process's, and other suites run beside this one:
             // a leak grows it in every round, another suite's allocations in one at most.

@@ -1,9 +1,10 @@
-@testable import APNSClient
 import APNSCore
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import Testing
+
+@testable import APNSClient
 
 /// The connection's protocol logic without I/O, against swift-nio-http2's server as the peer
 /// (`NIOHTTP2Peer`); hostile frames a correct server would never send are written by hand.
@@ -28,7 +29,8 @@ import Testing
         }
         #expect(body.readableBytes == 64 && data.endStream)
         let streamID = frames[0].streamID
-        try peer.send(.headers(.init(headers: [":status": "200", "apns-id": "8c3f2a1e-0000-4000-8000-000000000001"], endStream: true)), streamID: streamID)
+        try peer.send(
+            .headers(.init(headers: [":status": "200", "apns-id": "8c3f2a1e-0000-4000-8000-000000000001"], endStream: true)), streamID: streamID)
         try peer.deliver(to: &machine, now: t0 + .milliseconds(3))
         let answers = machine.drained().compactMap(\.success)
         #expect(answers.map(\.0) == [7])

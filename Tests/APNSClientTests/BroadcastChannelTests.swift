@@ -56,10 +56,12 @@ import Testing
         try await SimulatorHarness.with { h in
             let client = try h.client()
             let unknown = try #require(BroadcastChannelID("dW5rbm93bi1jaGFubmVs"))
-            #expect(await client.send(APNSChannelRequest(bundleID: Self.bundleID, operation: .read(unknown))).response?.reason
-                == .channelNotRegistered)
-            #expect(await client.send(APNSChannelRequest(bundleID: Self.bundleID, operation: .delete(unknown))).response?.reason
-                == .channelNotRegistered)
+            #expect(
+                await client.send(APNSChannelRequest(bundleID: Self.bundleID, operation: .read(unknown))).response?.reason
+                    == .channelNotRegistered)
+            #expect(
+                await client.send(APNSChannelRequest(bundleID: Self.bundleID, operation: .delete(unknown))).response?.reason
+                    == .channelNotRegistered)
             // A start is not a broadcast's event: checked before it leaves.
             var start = Self.update(1, timestamp: 1)
             start.aps.event = .start

@@ -1,10 +1,11 @@
-@testable import APNSClient
 import APNSCore
 import APNSSimulator
 import Foundation
 import HeraldTestSupport
 import Logging
 import Testing
+
+@testable import APNSClient
 
 /// Certificate authentication end to end: `.p12` files opened as Keychain Access exports them,
 /// and a simulator that requires client certificates, over real TLS (docs/apns.md "Certificates").
@@ -52,7 +53,10 @@ import Testing
             let client = try Self.client(simulator, other)
             let result = await client.send(SimulatorHarness.alert(1))
             await client.shutdown()
-            guard case .answered(let response) = result else { Issue.record("no answer: \(result)"); return }
+            guard case .answered(let response) = result else {
+                Issue.record("no answer: \(result)")
+                return
+            }
             #expect(response.status == 400 && response.reason == .topicDisallowed)
         }
     }
@@ -66,7 +70,10 @@ import Testing
             for client in [try Self.client(simulator, stranger), try SimulatorHarness.tokenClient(simulator)] {
                 let result = await client.send(SimulatorHarness.alert(1))
                 await client.shutdown()
-                guard case .failed(let error) = result else { Issue.record("not a failure: \(result)"); continue }
+                guard case .failed(let error) = result else {
+                    Issue.record("not a failure: \(result)")
+                    continue
+                }
                 #expect(error.isCredentialsRejected, "\(error)")
             }
             #expect(simulator.stats.accepted == 0)
@@ -116,7 +123,9 @@ extension SimulatorHarness {
         let refusal = APNSClientError.handshakeRefusal(received)
         #expect(refusal?.isCredentialsRejected == true)
         #expect(refusal?.detail == "the server refused the TLS client credentials (alert: certificate required)")
-        #expect(APNSClientError.handshakeRefusal("error:1000042a:SSL routines:OPENSSL_internal:SSLV3_ALERT_CERTIFICATE_REVOKED")?.isCredentialsRejected == true)
+        #expect(
+            APNSClientError.handshakeRefusal("error:1000042a:SSL routines:OPENSSL_internal:SSLV3_ALERT_CERTIFICATE_REVOKED")?.isCredentialsRejected
+                == true)
         // Our own refusal of the server's certificate, a reset or a timeout stay retryable.
         for other in ["CERTIFICATE_VERIFY_FAILED", "connection reset by peer", "TLSV1_ALERT_PROTOCOL_VERSION", "read timeout"] {
             #expect(APNSClientError.handshakeRefusal(other) == nil, "\(other)")

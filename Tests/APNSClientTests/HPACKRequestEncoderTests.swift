@@ -1,9 +1,10 @@
-@testable import APNSClient
 import APNSCore
 import Foundation
 import NIOCore
 import NIOHPACK
 import Testing
+
+@testable import APNSClient
 
 /// Herald's request encoder against swift-nio-http2's HPACK decoder (RFC 7541).
 @Suite struct HPACKRequestEncoderTests {

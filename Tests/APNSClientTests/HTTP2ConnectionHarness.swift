@@ -1,4 +1,3 @@
-@testable import APNSClient
 import APNSCore
 import Foundation
 import Logging
@@ -6,6 +5,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import NIOHPACK
+
+@testable import APNSClient
 
 /// One `APNSConnectionHandler` on an `EmbeddedChannel`, with the test playing the server:
 /// it reads the client's frames and writes server frames byte by byte.

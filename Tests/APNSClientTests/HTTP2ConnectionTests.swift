@@ -1,8 +1,9 @@
-@testable import APNSClient
 import APNSCore
 import NIOCore
 import NIOHPACK
 import Testing
+
+@testable import APNSClient
 
 /// The connection's HTTP/2 rules, with the test as the server (RFC 9113 section numbers).
 @Suite struct HTTP2ConnectionTests {

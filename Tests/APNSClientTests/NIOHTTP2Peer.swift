@@ -1,8 +1,9 @@
-@testable import APNSClient
 import APNSCore
 import NIOCore
 import NIOEmbedded
 import NIOHTTP2
+
+@testable import APNSClient
 
 /// An independent HTTP/2 server for the connection state machine: swift-nio-http2's own
 /// `NIOHTTP2Handler` in server mode on an `EmbeddedChannel`. It parses what the machine writes
@@ -20,7 +21,8 @@ final class NIOHTTP2Peer {
         connection.controlFrameRateLimit.maximumCount = 10_000
         var stream = NIOHTTP2Handler.StreamConfiguration()
         stream.streamResetFrameRateLimit.maximumCount = 100_000
-        try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: stream))
+        try channel.pipeline.syncOperations.addHandler(
+            NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: stream))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
     }
 

@@ -61,7 +61,9 @@ struct SimulatorHarness {
 }
 
 /// Runs `count` sends with at most `width` in flight and returns every result in order.
-func sendAll(_ client: APNSClient, count: Int, width: Int, make: @escaping @Sendable (Int) -> APNSNotification) async
+func sendAll(
+    _ client: APNSClient, count: Int, width: Int, make: @escaping @Sendable (Int) -> APNSNotification
+) async
     -> [APNSDeliveryResult]
 {
     await withTaskGroup(of: (Int, APNSDeliveryResult).self) { group in

@@ -88,27 +88,28 @@ import Testing
         #expect(parsed.disposition == .retryLater)
     }
 
-    @Test(arguments: [
-        (200, nil, APNSDisposition.success),
-        (410, "Unregistered", .invalidToken),
-        (410, "ExpiredToken", .invalidToken),
-        (400, "BadDeviceToken", .invalidToken),
-        (400, "DeviceTokenNotForTopic", .invalidToken),
-        (429, "TooManyRequests", .retryLater),
-        (500, "InternalServerError", .retryLater),
-        (503, "ServiceUnavailable", .retryLater),
-        (503, "Shutdown", .retryLater),
-        (403, "ExpiredProviderToken", .renewProviderToken),
-        (403, "InvalidProviderToken", .stopApp),
-        (403, "BadCertificate", .stopApp),
-        (403, "BadCertificateEnvironment", .stopApp),
-        (403, "MissingProviderToken", .stopApp),
-        (403, "Forbidden", .stopApp),
-        (400, "BadCollapseId", .permanent),
-        (400, "PayloadEmpty", .permanent),
-        (404, "BadPath", .permanent),
-        (413, "PayloadTooLarge", .permanent),
-    ] as [(Int, String?, APNSDisposition)])
+    @Test(
+        arguments: [
+            (200, nil, APNSDisposition.success),
+            (410, "Unregistered", .invalidToken),
+            (410, "ExpiredToken", .invalidToken),
+            (400, "BadDeviceToken", .invalidToken),
+            (400, "DeviceTokenNotForTopic", .invalidToken),
+            (429, "TooManyRequests", .retryLater),
+            (500, "InternalServerError", .retryLater),
+            (503, "ServiceUnavailable", .retryLater),
+            (503, "Shutdown", .retryLater),
+            (403, "ExpiredProviderToken", .renewProviderToken),
+            (403, "InvalidProviderToken", .stopApp),
+            (403, "BadCertificate", .stopApp),
+            (403, "BadCertificateEnvironment", .stopApp),
+            (403, "MissingProviderToken", .stopApp),
+            (403, "Forbidden", .stopApp),
+            (400, "BadCollapseId", .permanent),
+            (400, "PayloadEmpty", .permanent),
+            (404, "BadPath", .permanent),
+            (413, "PayloadTooLarge", .permanent),
+        ] as [(Int, String?, APNSDisposition)])
     func classifiesAnswersByStatusAndReason(status: Int, reason: String?, disposition: APNSDisposition) {
         #expect(APNSDisposition(status: status, reason: reason.map { APNSReason(rawValue: $0) }) == disposition)
     }

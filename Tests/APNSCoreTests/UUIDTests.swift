@@ -4,12 +4,15 @@ import Testing
 
 @Suite struct UUIDTests {
     @Test func version5MatchesKnownVectors() {
-        #expect(UUID.version5(namespace: .namespaceDNS, name: "python.org").canonicalString
-            == "886313e1-3b8a-5372-9b90-0c9aee199e5d")
-        #expect(UUID.version5(namespace: .namespaceURL, name: "https://example.com/").canonicalString
-            == "dd2c1780-811a-5296-81c5-178a0ef488bc")
-        #expect(UUID.version5(namespace: .namespaceDNS, name: []).canonicalString
-            == "4ebd0208-8328-5d69-8c44-ec50939c0967")
+        #expect(
+            UUID.version5(namespace: .namespaceDNS, name: "python.org").canonicalString
+                == "886313e1-3b8a-5372-9b90-0c9aee199e5d")
+        #expect(
+            UUID.version5(namespace: .namespaceURL, name: "https://example.com/").canonicalString
+                == "dd2c1780-811a-5296-81c5-178a0ef488bc")
+        #expect(
+            UUID.version5(namespace: .namespaceDNS, name: []).canonicalString
+                == "4ebd0208-8328-5d69-8c44-ec50939c0967")
     }
 
     @Test func version5IsStableAndNameSensitive() {

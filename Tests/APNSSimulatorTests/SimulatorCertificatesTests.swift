@@ -1,9 +1,10 @@
-@testable import APNSSimulator
 import Foundation
 import NIOSSL
 import SwiftASN1
 import Testing
 import X509
+
+@testable import APNSSimulator
 
 @Suite struct SimulatorCertificatesTests {
     @Test func generatesACAAndALeafThatChainsToIt() async throws {

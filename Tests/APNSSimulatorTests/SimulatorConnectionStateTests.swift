@@ -1,5 +1,6 @@
-@testable import APNSSimulator
 import Testing
+
+@testable import APNSSimulator
 
 @Suite struct SimulatorConnectionStateTests {
     private struct Start: Equatable {

@@ -1,8 +1,9 @@
 import APNSCore
-@testable import APNSSimulator
 import Foundation
 import Logging
 import Testing
+
+@testable import APNSSimulator
 
 @Suite struct SimulatorFaultScriptTests {
     private let token = String(repeating: "0f", count: 32)

@@ -127,7 +127,9 @@ import Testing
     func request(forwardedFor: String?) -> Request {
         var headers = HTTPFields()
         if let forwardedFor { headers[HTTPField.Name("X-Forwarded-For")!] = forwardedFor }
-        return Request(head: HTTPRequest(method: .post, scheme: "http", authority: "h", path: "/console/login", headerFields: headers), body: RequestBody(buffer: ByteBuffer()))
+        return Request(
+            head: HTTPRequest(method: .post, scheme: "http", authority: "h", path: "/console/login", headerFields: headers),
+            body: RequestBody(buffer: ByteBuffer()))
     }
 
     @Test func onlyATrustedProxyMayNameTheClient() {

@@ -103,8 +103,9 @@ import Testing
         #expect(fields(two).isEmpty)
         #expect(fields([CampaignVariant(name: "A")]) == ["variants"])
         #expect(fields((0..<6).map { CampaignVariant(name: "V\($0)") }) == ["variants"])
-        #expect(fields([CampaignVariant(name: "A", weight: 0), CampaignVariant(name: "B", weight: 1001)])
-            == ["variants[0].weight", "variants[1].weight"])
+        #expect(
+            fields([CampaignVariant(name: "A", weight: 0), CampaignVariant(name: "B", weight: 1001)])
+                == ["variants[0].weight", "variants[1].weight"])
         #expect(fields([CampaignVariant(name: "A"), CampaignVariant(name: "a")]) == ["variants[1].name"])
         #expect(fields([CampaignVariant(name: ""), CampaignVariant(name: "B<script>")]) == ["variants[0].name", "variants[1].name"])
         #expect(fields(two, holdout: 5001) == ["holdoutPercent"] && fields(two, holdout: -1) == ["holdoutPercent"])

@@ -1,6 +1,6 @@
+import APNSCore
 import Crypto
 import Foundation
-import APNSCore
 import HeraldCore
 import Testing
 
@@ -66,7 +66,8 @@ import Testing
     }
 
     @Test func apiKeysAreLongRandomAndPrefixed() {
-        let a = APIKeySecret(), b = APIKeySecret()
+        let a = APIKeySecret()
+        let b = APIKeySecret()
         #expect(a.value != b.value)
         #expect(a.value.hasPrefix("hk_") && a.value.count == 67)
         #expect(a.prefix == String(a.value.prefix(11)))
@@ -74,13 +75,24 @@ import Testing
 
     @Test func newAppsValidateAppleIdentifiersKeysAndEndpoints() throws {
         let pem = P256.Signing.PrivateKey().pemRepresentation
-        #expect(field { try NewApp(bundleID: "com.example", teamID: "short", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "teamID")
-        #expect(field { try NewApp(bundleID: "bad id", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "bundleID")
-        #expect(field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "abcde12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) } == "keyID")
-        #expect(field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: "", defaultEnvironment: .sandbox) } == "privateKey")
+        #expect(
+            field { try NewApp(bundleID: "com.example", teamID: "short", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) }
+                == "teamID")
+        #expect(
+            field { try NewApp(bundleID: "bad id", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) }
+                == "bundleID")
+        #expect(
+            field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "abcde12345", signingKeyPEM: pem, defaultEnvironment: .sandbox) }
+                == "keyID")
+        #expect(
+            field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: "", defaultEnvironment: .sandbox) }
+                == "privateKey")
         // A P-384 key is a key, but not one APNs takes.
         let p384 = P384.Signing.PrivateKey().pemRepresentation
-        #expect(field { try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: p384, defaultEnvironment: .sandbox) } == "privateKey")
+        #expect(
+            field {
+                try NewApp(bundleID: "com.example", teamID: "ABCDE12345", keyID: "ABCDE12345", signingKeyPEM: p384, defaultEnvironment: .sandbox)
+            } == "privateKey")
         #expect(
             field {
                 try NewApp(

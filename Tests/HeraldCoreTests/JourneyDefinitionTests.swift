@@ -56,7 +56,10 @@ struct JourneyDefinitionTests {
             #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"send": {"template": "welcome", "pushOptions": "#
                 + options + #"}, "next": "b"}, "b": {"exit": {}}}}"#
         }
-        let journey = try Self.parse(graph(#"{"priority": 5, "timeToLive": 3600, "collapseID": "cart", "interruptionLevel": "time-sensitive", "relevanceScore": 0.5, "custom": {"deepLink": "/cart"}}"#))
+        let journey = try Self.parse(
+            graph(
+                #"{"priority": 5, "timeToLive": 3600, "collapseID": "cart", "interruptionLevel": "time-sensitive", "relevanceScore": 0.5, "custom": {"deepLink": "/cart"}}"#
+            ))
         guard case .send(_, _, let options, _)? = journey.steps["a"] else {
             Issue.record("not a send")
             return
@@ -88,46 +91,64 @@ struct JourneyDefinitionTests {
 
     @Test func aBranchTestsASavedSegmentByName() throws {
         let journey = try Self.parse(
-            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "Lapsed buyers"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "Lapsed buyers"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#
+        )
         #expect(journey.steps["b"] == .branch(.savedSegment(name: "Lapsed buyers"), yes: "y", no: "n"))
         #expect(throws: ValidationError(field: "steps.b.branch.segment", reason: SavedSegment.nameProblem("bad\u{1}")!)) {
             try Self.parse(
-                #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "bad\u0001"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+                #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "bad\u0001"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#
+            )
         }
     }
 
     @Test func graphsThatCannotRunAreRefusedNamingTheStep() {
         let cases: [(String, String)] = [
             // A cycle with no wait in it.
-            (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"branch": {"opened": true}, "yes": "b", "no": "c"}, "b": {"send": {"template": "welcome"}, "next": "a"}, "c": {"exit": {}}}}"#,
-             "steps.a"),
+            (
+                #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"branch": {"opened": true}, "yes": "b", "no": "c"}, "b": {"send": {"template": "welcome"}, "next": "a"}, "c": {"exit": {}}}}"#,
+                "steps.a"
+            ),
             // A step nothing reaches.
             (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"exit": {}}, "lost": {"exit": {}}}}"#, "steps.lost"),
             // A path that never ends: a waiting loop with no way out.
-            (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"wait": {"minutes": 5}, "next": "b"}, "b": {"send": {"template": "welcome"}, "next": "a"}}}"#,
-             "steps.a"),
+            (
+                #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"wait": {"minutes": 5}, "next": "b"}, "b": {"send": {"template": "welcome"}, "next": "a"}}}"#,
+                "steps.a"
+            ),
             // A wait for an event without a timeout.
-            (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"waitFor": {"opened": true}, "next": "b", "timeoutNext": "b"}, "b": {"exit": {}}}}"#,
-             "steps.a.timeoutMinutes"),
+            (
+                #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"waitFor": {"opened": true}, "next": "b", "timeoutNext": "b"}, "b": {"exit": {}}}}"#,
+                "steps.a.timeoutMinutes"
+            ),
             // Split weights that are not positive.
-            (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"split": [{"weight": 0, "next": "b"}, {"weight": 1, "next": "b"}]}, "b": {"exit": {}}}}"#,
-             "steps.a.split[0].weight"),
+            (
+                #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"split": [{"weight": 0, "next": "b"}, {"weight": 1, "next": "b"}]}, "b": {"exit": {}}}}"#,
+                "steps.a.split[0].weight"
+            ),
             // An event name with a control character.
             (#"{"entry": {"event": {"name": "cart\u0001"}}, "start": "b", "steps": {"b": {"exit": {}}}}"#, "entry.event.name"),
             // A property condition whose value has the wrong type.
-            (#"{"entry": {"event": {"name": "cart", "where": [{"attribute": "cartValue", "gt": "lots"}]}}, "start": "b", "steps": {"b": {"exit": {}}}}"#,
-             "entry.event.where[0].gt"),
-            (#"{"entry": {"event": {"name": "cart", "where": [{"language": "de"}]}}, "start": "b", "steps": {"b": {"exit": {}}}}"#,
-             "entry.event.where[0]"),
-            (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"send": {"template": "welcome"}, "next": "nowhere"}}}"#,
-             "steps.a.next"),
+            (
+                #"{"entry": {"event": {"name": "cart", "where": [{"attribute": "cartValue", "gt": "lots"}]}}, "start": "b", "steps": {"b": {"exit": {}}}}"#,
+                "entry.event.where[0].gt"
+            ),
+            (
+                #"{"entry": {"event": {"name": "cart", "where": [{"language": "de"}]}}, "start": "b", "steps": {"b": {"exit": {}}}}"#,
+                "entry.event.where[0]"
+            ),
+            (
+                #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"send": {"template": "welcome"}, "next": "nowhere"}}}"#,
+                "steps.a.next"
+            ),
             (#"{"entry": {"segment": "S"}, "start": "z", "steps": {"a": {"exit": {}}}}"#, "start"),
             (#"{"entry": {"segment": "S", "reentryAfterMinutes": 5}, "start": "a", "steps": {"a": {"exit": {}}}}"#, "entry.reentryAfterMinutes"),
             (#"{"entry": {}, "start": "a", "steps": {"a": {"exit": {}}}}"#, "entry"),
             (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"exit": {}, "wait": {"minutes": 1}}}}"#, "steps.a"),
             (#"{"entry": {"segment": "S"}, "start": "a b", "steps": {"a b": {"exit": {}}}}"#, "steps.a b"),
-            (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"send": {"template": "Bad Name"}, "next": "b"}, "b": {"exit": {}}}}"#,
-             "steps.a.send.template"),
+            (
+                #"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"send": {"template": "Bad Name"}, "next": "b"}, "b": {"exit": {}}}}"#,
+                "steps.a.send.template"
+            ),
             (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"exit": {}}}, "holdoutPercent": 80}"#, "holdoutPercent"),
             (#"{"entry": {"segment": "S"}, "start": "a", "steps": {"a": {"exit": {}}}, "colour": 1}"#, "colour"),
         ]

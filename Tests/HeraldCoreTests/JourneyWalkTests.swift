@@ -35,7 +35,8 @@ struct JourneyWalkTests {
 
     @Test func aBranchAsksThenGoesTheWayOfTheAnswer() throws {
         let graph = try JourneyDefinitionTests.parse(
-            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"opened": true}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"opened": true}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#
+        )
         #expect(JourneyWalk.act(graph, step: "b", cause: .arrived, arrivedAt: Self.start, now: Self.start, split: 0) == .test(.opened))
         #expect(JourneyWalk.answer(graph, step: "b", yes: true) == .go(next: "y", path: "yes"))
         #expect(JourneyWalk.answer(graph, step: "b", yes: false) == .go(next: "n", path: "no"))
@@ -101,7 +102,8 @@ struct JourneyWindowTests {
         let inside = Self.at("2027-01-10T17:30:00Z")
         #expect(JourneyWalk.release(in: evening, after: inside, zone: Self.berlin, roll: 0.5) == Self.at("2027-01-10T18:15:00Z"))
         // After it (21:00 local): tomorrow's.
-        #expect(JourneyWalk.release(in: evening, after: Self.at("2027-01-10T20:00:00Z"), zone: Self.berlin, roll: 0) == Self.at("2027-01-11T17:00:00Z"))
+        #expect(
+            JourneyWalk.release(in: evening, after: Self.at("2027-01-10T20:00:00Z"), zone: Self.berlin, roll: 0) == Self.at("2027-01-11T17:00:00Z"))
         // A window across midnight, entered just after midnight: the one still open.
         let night = try #require(try? QuietHours.parse("22:00-01:00").get())
         #expect(JourneyWalk.release(in: night, after: Self.at("2027-01-10T23:30:00Z"), zone: Self.berlin, roll: 1) == Self.at("2027-01-11T00:00:00Z"))

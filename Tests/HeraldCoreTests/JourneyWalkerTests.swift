@@ -67,7 +67,8 @@ struct JourneyWalkerTests {
 
     @Test func aBranchOnOpenedWithNoSendYetGoesNoWithoutAsking() throws {
         let graph = try JourneyDefinitionTests.parse(
-            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"opened": true}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"opened": true}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#
+        )
         var fresh = Self.walker(Self.lease(graph, step: "b"), after: 0)
         #expect(fresh.resume() == nil)
         #expect(fresh.progress.moves.map(\.path) == ["no"] && fresh.progress.outcome == "exited")
@@ -79,7 +80,8 @@ struct JourneyWalkerTests {
 
     @Test func aSegmentBranchAsksItsSegment() throws {
         let graph = try JourneyDefinitionTests.parse(
-            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": {"all": [{"attribute": "plan", "eq": "pro"}]}}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": {"all": [{"attribute": "plan", "eq": "pro"}]}}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#
+        )
         var walker = Self.walker(Self.lease(graph, step: "b"), after: 0)
         guard case .segment? = walker.resume() else {
             Issue.record("no segment question")
@@ -91,7 +93,8 @@ struct JourneyWalkerTests {
 
     @Test func aSavedSegmentBranchAsksForItByName() throws {
         let graph = try JourneyDefinitionTests.parse(
-            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "Lapsed"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#)
+            #"{"entry": {"segment": "S"}, "start": "b", "steps": {"b": {"branch": {"segment": "Lapsed"}, "yes": "y", "no": "n"}, "y": {"exit": {}}, "n": {"exit": {}}}}"#
+        )
         var walker = Self.walker(Self.lease(graph, step: "b"), after: 0)
         #expect(walker.resume() == .savedSegment(name: "Lapsed"))
         #expect(walker.resume(.yes(true)) == nil)

@@ -12,8 +12,10 @@ import Testing
         #expect(try #require(LanguageTag(input)).value == expected)
     }
 
-    @Test(arguments: ["", "e", "englishlanguage", "en-", "-en", "en--US", "en-US-", "1en", "en-x", "en-a", "ja-Jpan-JP-x",
-                      "en US", "日本語", "abcd", "en-Hant-Hant", "en-US-GB"])
+    @Test(arguments: [
+        "", "e", "englishlanguage", "en-", "-en", "en--US", "en-US-", "1en", "en-x", "en-a", "ja-Jpan-JP-x",
+        "en US", "日本語", "abcd", "en-Hant-Hant", "en-US-GB",
+    ])
     func refusesNonTags(input: String) {
         #expect(LanguageTag(input) == nil)
     }

@@ -25,8 +25,9 @@ import Testing
             url: "https://backend.example.com:8443/herald?team=1", events: ["device.invalidated", "device.invalidated"],
             description: "ops")
         #expect(endpoint.events == [.deviceInvalidated])
-        #expect(try NewWebhookEndpoint(url: "http://93.184.215.14:9/x", events: nil, description: nil).events
-            == WebhookEventType.subscribable)
+        #expect(
+            try NewWebhookEndpoint(url: "http://93.184.215.14:9/x", events: nil, description: nil).events
+                == WebhookEventType.subscribable)
         // Loopback only where the setting allows it.
         #expect(throws: ValidationError.self) { try NewWebhookEndpoint(url: "http://127.0.0.1:9/x", events: nil, description: nil) }
         #expect(
@@ -59,22 +60,29 @@ import Testing
 /// Which addresses a webhook may reach.
 @Suite struct NetworkAddressTests {
     @Test func publicAddressesAreTheOnlyOnesAllowed() {
-        for address in ["93.184.215.14", "8.8.8.8", "1.1.1.1", "[2606:4700:4700::1111]", "2a00:1450:4001:82b::200e",
-                        "100.128.0.1", "172.32.0.1", "192.169.0.1", "::ffff:8.8.8.8", "2002:0808:0808::1"] {
+        for address in [
+            "93.184.215.14", "8.8.8.8", "1.1.1.1", "[2606:4700:4700::1111]", "2a00:1450:4001:82b::200e",
+            "100.128.0.1", "172.32.0.1", "192.169.0.1", "::ffff:8.8.8.8", "2002:0808:0808::1",
+        ] {
             #expect(NetworkAddress.isPublic(address) == true, "\(address)")
         }
-        for address in ["127.0.0.1", "127.255.255.254", "0.0.0.0", "10.1.2.3", "172.16.0.1", "172.31.255.255",
-                        "192.168.0.1", "169.254.169.254", "100.64.0.1", "100.127.255.255", "224.0.0.251", "255.255.255.255",
-                        "192.0.2.10", "198.51.100.1", "203.0.113.5", "198.18.0.1", "::", "::1", "[::1]", "fe80::1%eth0",
-                        "fc00::1", "fd00:ec2::254", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
-                        "2001:db8::1", "2002:7f00:0001::1", "::127.0.0.1"] {
+        for address in [
+            "127.0.0.1", "127.255.255.254", "0.0.0.0", "10.1.2.3", "172.16.0.1", "172.31.255.255",
+            "192.168.0.1", "169.254.169.254", "100.64.0.1", "100.127.255.255", "224.0.0.251", "255.255.255.255",
+            "192.0.2.10", "198.51.100.1", "203.0.113.5", "198.18.0.1", "::", "::1", "[::1]", "fe80::1%eth0",
+            "fc00::1", "fd00:ec2::254", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
+            "2001:db8::1", "2002:7f00:0001::1", "::127.0.0.1",
+        ] {
             #expect(NetworkAddress.isPublic(address) == false, "\(address)")
         }
         for name in ["example.com", "localhost", "0177.0.0.1", "1.2.3", "1.2.3.4.5", "256.1.1.1", "::1::2", "12345::"] {
             #expect(NetworkAddress.isPublic(name) == nil, "\(name)")
         }
-        #expect(NetworkAddress.isReservedName("hooks.example.com") && NetworkAddress.isReservedName("a.test.")
-            && NetworkAddress.isReservedName("x.invalid") && !NetworkAddress.isReservedName("example.community"))
-        #expect(NetworkAddress.isLocalName("LOCALHOST") && NetworkAddress.isLocalName("api.localhost.") && !NetworkAddress.isLocalName("localhost.example.com"))
+        #expect(
+            NetworkAddress.isReservedName("hooks.example.com") && NetworkAddress.isReservedName("a.test.")
+                && NetworkAddress.isReservedName("x.invalid") && !NetworkAddress.isReservedName("example.community"))
+        #expect(
+            NetworkAddress.isLocalName("LOCALHOST") && NetworkAddress.isLocalName("api.localhost.")
+                && !NetworkAddress.isLocalName("localhost.example.com"))
     }
 }

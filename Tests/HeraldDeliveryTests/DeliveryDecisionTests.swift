@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldTemplates
 import Testing
+
 @testable import HeraldDelivery
 
 @Suite struct DeliveryDecisionTests {

@@ -124,7 +124,8 @@ import Testing
                     let token = try #require(tokensByDevice[device])
                     if let variant, Int(device) % (variant == 0 ? 4 : 8) == 0 {
                         opens.append(
-                            #"{"type": "opened", "apnsID": "\#(campaign.apnsID(forDevice: device).canonicalString)", "occurredAt": "\#(Self.iso(now))"}"#)
+                            #"{"type": "opened", "apnsID": "\#(campaign.apnsID(forDevice: device).canonicalString)", "occurredAt": "\#(Self.iso(now))"}"#
+                        )
                         expectedOpens[variant] += 1
                     }
                     if device % 10 == 3 {
@@ -250,7 +251,8 @@ import Testing
                 let campaign = try await h.scheduledCampaign()
                 try await h.waitFor("the campaign to complete") { try await h.campaign(campaign.id).state == .completed }
                 let device = try #require(try await h.deliveries(campaign.id).keys.min())
-                let good = #"{"type": "opened", "apnsID": "\#(campaign.apnsID(forDevice: device).canonicalString)", "occurredAt": "\#(Self.iso(Date()))"}"#
+                let good =
+                    #"{"type": "opened", "apnsID": "\#(campaign.apnsID(forDevice: device).canonicalString)", "occurredAt": "\#(Self.iso(Date()))"}"#
                 let badEvents: [(String, String)] = [
                     (#"{"type": "opened", "apnsID": "\#(UUID().uuidString)", "occurredAt": "\#(Self.iso(Date()))"}"#, "events[1].apnsID"),
                     (#"{"type": "opened", "apnsID": "not-a-uuid", "occurredAt": "\#(Self.iso(Date()))"}"#, "events[1].apnsID"),
@@ -262,7 +264,10 @@ import Testing
                     (#"{"type": "converted", "name": "", "userID": "u", "occurredAt": "\#(Self.iso(Date()))"}"#, "events[1].name"),
                     (#"{"type": "converted", "name": "buy\u0007", "userID": "u", "occurredAt": "\#(Self.iso(Date()))"}"#, "events[1].name"),
                     (#"{"type": "converted", "name": "buy", "value": "12", "userID": "u", "occurredAt": "\#(Self.iso(Date()))"}"#, "events[1].value"),
-                    (#"{"type": "converted", "name": "buy", "value": 1e300, "userID": "u", "occurredAt": "\#(Self.iso(Date()))"}"#, "events[1].value"),
+                    (
+                        #"{"type": "converted", "name": "buy", "value": 1e300, "userID": "u", "occurredAt": "\#(Self.iso(Date()))"}"#,
+                        "events[1].value"
+                    ),
                     (#"{"type": "converted", "name": "buy", "token": "xyz", "occurredAt": "\#(Self.iso(Date()))"}"#, "events[1].token"),
                     (#"{"type": "opened", "apnsID": "\#(UUID().uuidString)", "occurredAt": "\#(Self.iso(Date()))", "extra": 1}"#, "events[1].extra"),
                     (#"7"#, "events[1]"),
@@ -347,7 +352,8 @@ import Testing
             }
             let campaign = try await h.runToEnd(try await h.scheduledCampaign())
             let newest = try await h.store.client.query(
-                "SELECT id FROM devices WHERE user_id = 'guest' ORDER BY id DESC LIMIT 20").collect().map { try $0.decode(Int64.self) }
+                "SELECT id FROM devices WHERE user_id = 'guest' ORDER BY id DESC LIMIT 20"
+            ).collect().map { try $0.decode(Int64.self) }
             try await h.store.client.query(
                 "UPDATE deliveries SET created_at = now() - interval '2 hours' WHERE device_id = ANY (\(newest)::bigint[])")
             try await h.store.client.query(
@@ -369,4 +375,3 @@ import Testing
         }
     }
 }
-

@@ -105,7 +105,8 @@ struct APIHarness {
 
     func devicesSnapshot() async throws -> String {
         let rows = try await store.client.query(
-            "SELECT coalesce(string_agg(to_jsonb(d)::text, '\n' ORDER BY id), '') FROM devices d").collect()
+            "SELECT coalesce(string_agg(to_jsonb(d)::text, '\n' ORDER BY id), '') FROM devices d"
+        ).collect()
         return try rows.first!.decode(String.self)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-@testable import HeraldAPI
 import HeraldCore
 import HeraldTestSupport
 import Hummingbird
@@ -7,6 +6,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import HeraldAPI
 @testable import HeraldServer
 
 @Suite struct AccessTests {

@@ -37,8 +37,15 @@ import Testing
                     (good.replacingOccurrences(of: "com.example.new", with: "com example"), "bundleID"),
                     (good.replacingOccurrences(of: "com.example.new", with: EngineHarness.bundleID), "bundleID"),
                     (good.replacingOccurrences(of: "\"sandbox\"", with: "\"staging\""), "defaultEnvironment"),
-                    (good.replacingOccurrences(of: Self.json(pem), with: Self.json("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----")), "credential.privateKey"),
-                    (good.replacingOccurrences(of: Self.json(pem), with: Self.json(P384.Signing.PrivateKey().pemRepresentation)), "credential.privateKey"),
+                    (
+                        good.replacingOccurrences(
+                            of: Self.json(pem), with: Self.json("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----")),
+                        "credential.privateKey"
+                    ),
+                    (
+                        good.replacingOccurrences(of: Self.json(pem), with: Self.json(P384.Signing.PrivateKey().pemRepresentation)),
+                        "credential.privateKey"
+                    ),
                     (good.replacingOccurrences(of: Self.json(pem), with: "42"), "credential.privateKey"),
                     (good.replacingOccurrences(of: "\"sandbox\"", with: "\"sandbox\", \"apnsEndpoint\": \"http://apns.example\""), "apnsEndpoint"),
                     (good.replacingOccurrences(of: "\"sandbox\"", with: "\"sandbox\", \"apnsCA\": \"not a certificate\""), "apnsCA"),
@@ -60,8 +67,9 @@ import Testing
                 #expect(created.json["disabled"] as? Bool == false && !created.body.contains("PRIVATE"))
 
                 let listed = try await api.request(.get, "/v1/apps", key: api.marketingKey)
-                #expect((listed.json["apps"] as? [[String: Any]])?.compactMap { $0["bundleID"] as? String }
-                    == ["com.example.herald", "com.example.new"])
+                #expect(
+                    (listed.json["apps"] as? [[String: Any]])?.compactMap { $0["bundleID"] as? String }
+                        == ["com.example.herald", "com.example.new"])
                 #expect(try await api.request(.get, "/v1/apps", key: api.appKey).status == .forbidden)
                 #expect(try await api.request(.get, "/v1/apps?x=1", key: api.adminKey).status == .unprocessableContent)
             }
@@ -198,7 +206,8 @@ import Testing
 
                 let made = try await api.request(
                     .post, "/v1/admin/keys", key: api.adminKey,
-                    body: #"{"role": "marketing", "apps": ["\#(EngineHarness.bundleID)"], "name": "store team", "expiresAt": "2030-01-01T00:00:00Z"}"#)
+                    body: #"{"role": "marketing", "apps": ["\#(EngineHarness.bundleID)"], "name": "store team", "expiresAt": "2030-01-01T00:00:00Z"}"#
+                )
                 #expect(made.status == .created, "\(made.body)")
                 let scoped = try #require(made.json["key"] as? String)
                 let keyID = try #require(made.json["id"] as? String)

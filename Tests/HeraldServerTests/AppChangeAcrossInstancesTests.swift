@@ -1,9 +1,10 @@
 import Foundation
+import HeraldTestSupport
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HeraldTestSupport
-import Testing
 
 /// An app changed through the CLI while two `herald serve` processes answer for it: both act on
 /// the change within seconds, whatever they remembered of the app before.

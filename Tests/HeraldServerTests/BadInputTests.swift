@@ -1,7 +1,8 @@
 import Foundation
-@testable import HeraldServer
 import Hummingbird
 import Testing
+
+@testable import HeraldServer
 
 /// Every bad input gets its exact status and problem type, names the field, and leaves the
 /// database as it was.
@@ -20,38 +21,52 @@ import Testing
         Case(description: "odd-length token", token: "abcdef012", status: .badRequest, slug: "invalid-device-token", field: "token"),
         Case(description: "non-hex token", token: "abcdefgh01234567", status: .badRequest, slug: "invalid-device-token", field: "token"),
         Case(description: "too short token", token: "abcdef", status: .badRequest, slug: "invalid-device-token", field: "token"),
-        Case(description: "too long token", token: String(repeating: "ab", count: 101), status: .badRequest,
-             slug: "invalid-device-token", field: "token"),
+        Case(
+            description: "too long token", token: String(repeating: "ab", count: 101), status: .badRequest,
+            slug: "invalid-device-token", field: "token"),
         Case(description: "unknown app", bundleID: "com.example.unknown", status: .notFound, slug: "unknown-app", field: "bundleID"),
         Case(description: "malformed JSON", body: #"{"languages": ["en""#, status: .badRequest, slug: "invalid-request"),
         Case(description: "not an object", body: #"["en"]"#, status: .badRequest, slug: "invalid-request"),
-        Case(description: "unknown authorization status", body: #"{"authorization":{"status":"maybe"}}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "authorization.status"),
-        Case(description: "authorization flag not boolean", body: #"{"authorization":{"status":"denied","alert":"yes"}}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "authorization.alert"),
-        Case(description: "invalid language tag", body: #"{"languages":["en","english (US)"]}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "languages[1]"),
-        Case(description: "too many languages", body: #"{"languages":["aa","ba","ca","da","ea","fa","ga","ha","ia","ja","ka"]}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "languages"),
-        Case(description: "unknown time zone", body: #"{"timeZone":"Mars/Olympus_Mons"}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "timeZone"),
-        Case(description: "attributes over 4 KiB", body: #"{"attributes":{"blob":"\#(String(repeating: "x", count: 4100))"}}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "attributes"),
-        Case(description: "attributes not an object", body: #"{"attributes":[1,2]}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "attributes"),
-        Case(description: "unknown environment", body: #"{"environment":"staging"}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "environment"),
-        Case(description: "misspelt field", body: #"{"langauges":["en"]}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "langauges"),
-        Case(description: "body over 64 KiB", body: #"{"userID":"\#(String(repeating: "u", count: 70_000))"}"#,
-             status: .contentTooLarge, slug: "payload-too-large"),
-        Case(description: "attributes nested 33 deep", body: #"{"attributes":\#(BadInputTests.nested(33))}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "attributes" + String(repeating: ".a", count: 32)),
-        Case(description: "attributes nested 510 deep", body: #"{"attributes":\#(BadInputTests.nested(510))}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "attributes" + String(repeating: ".a", count: 32)),
-        Case(description: "control character deep in attributes",
-             body: #"{"attributes":{"b":{"c":[1,{"d\u0007":2}]},"a":{"z":"ok"}}}"#,
-             status: .unprocessableContent, slug: "invalid-field", field: "attributes.b.c[1].d\u{7}"),
+        Case(
+            description: "unknown authorization status", body: #"{"authorization":{"status":"maybe"}}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "authorization.status"),
+        Case(
+            description: "authorization flag not boolean", body: #"{"authorization":{"status":"denied","alert":"yes"}}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "authorization.alert"),
+        Case(
+            description: "invalid language tag", body: #"{"languages":["en","english (US)"]}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "languages[1]"),
+        Case(
+            description: "too many languages", body: #"{"languages":["aa","ba","ca","da","ea","fa","ga","ha","ia","ja","ka"]}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "languages"),
+        Case(
+            description: "unknown time zone", body: #"{"timeZone":"Mars/Olympus_Mons"}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "timeZone"),
+        Case(
+            description: "attributes over 4 KiB", body: #"{"attributes":{"blob":"\#(String(repeating: "x", count: 4100))"}}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "attributes"),
+        Case(
+            description: "attributes not an object", body: #"{"attributes":[1,2]}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "attributes"),
+        Case(
+            description: "unknown environment", body: #"{"environment":"staging"}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "environment"),
+        Case(
+            description: "misspelt field", body: #"{"langauges":["en"]}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "langauges"),
+        Case(
+            description: "body over 64 KiB", body: #"{"userID":"\#(String(repeating: "u", count: 70_000))"}"#,
+            status: .contentTooLarge, slug: "payload-too-large"),
+        Case(
+            description: "attributes nested 33 deep", body: #"{"attributes":\#(BadInputTests.nested(33))}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "attributes" + String(repeating: ".a", count: 32)),
+        Case(
+            description: "attributes nested 510 deep", body: #"{"attributes":\#(BadInputTests.nested(510))}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "attributes" + String(repeating: ".a", count: 32)),
+        Case(
+            description: "control character deep in attributes",
+            body: #"{"attributes":{"b":{"c":[1,{"d\u0007":2}]},"a":{"z":"ok"}}}"#,
+            status: .unprocessableContent, slug: "invalid-field", field: "attributes.b.c[1].d\u{7}"),
     ]
 
     /// `{"a":{"a":…{}}}`, `depth` objects deep.

@@ -95,11 +95,13 @@ struct BestTimeCampaignTests {
             #expect(plan[EngineHarness.token(45).hex]?.notBefore == Self.at("2027-03-10T17:00:00Z"))
             #expect(Set(plan.values.map(\.offset)) == [1, 4, 11])
             let stored = try await h.store.client.query(
-                "SELECT count(*) FROM campaign_send_offsets WHERE campaign_id = \(campaign.id)").collect().first?.decode(Int64.self)
+                "SELECT count(*) FROM campaign_send_offsets WHERE campaign_id = \(campaign.id)"
+            ).collect().first?.decode(Int64.self)
             #expect(stored == 2, "only the devices whose hour is not the default are kept")
             _ = try await h.store.campaigns.transition(id: campaign.id, event: .cancel, actor: "test")
             let left = try await h.store.client.query(
-                "SELECT count(*) FROM campaign_send_offsets WHERE campaign_id = \(campaign.id)").collect().first?.decode(Int64.self)
+                "SELECT count(*) FROM campaign_send_offsets WHERE campaign_id = \(campaign.id)"
+            ).collect().first?.decode(Int64.self)
             #expect(left == 0, "a finished campaign's hours are deleted")
         }
     }
@@ -164,8 +166,10 @@ struct BestTimeCampaignTests {
                     (#"{"mode": "bestTime", "date": "2027-03-10", "windowHours": 25}"#, "delivery.windowHours"),
                     (#"{"mode": "bestTime", "date": "2027-03-10"}"#, "delivery.windowHours"),
                     (#"{"mode": "bestTime", "date": "2027-03-10", "windowHours": 1.5}"#, "delivery.windowHours"),
-                    (#"{"mode": "bestTime", "date": "2027-03-10", "windowHours": 8, "bestTimeHoldoutPercent": 51}"#,
-                     "delivery.bestTimeHoldoutPercent"),
+                    (
+                        #"{"mode": "bestTime", "date": "2027-03-10", "windowHours": 8, "bestTimeHoldoutPercent": 51}"#,
+                        "delivery.bestTimeHoldoutPercent"
+                    ),
                     (#"{"mode": "bestTime", "date": "2027-02-30", "windowHours": 8}"#, "delivery.date"),
                     (#"{"mode": "bestTime", "date": "2027-03-10", "time": "7am", "windowHours": 8}"#, "delivery.time"),
                     (#"{"mode": "bestTime", "date": "2027-03-10", "windowHours": 8, "hour": 3}"#, "delivery.hour"),

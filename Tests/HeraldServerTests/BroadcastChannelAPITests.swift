@@ -16,7 +16,9 @@ struct BroadcastChannelAPITests {
     static let bundle = EngineHarness.bundleID
     static let channels = "/v1/apps/\(bundle)/channels"
 
-    @Test(arguments: CitusTestDatabase.engines) func anActivitysUpdatesGoToItsChannelAsOneBroadcastAndAForgottenChannelIsMarkedGone(onCluster: Bool) async throws {
+    @Test(arguments: CitusTestDatabase.engines) func anActivitysUpdatesGoToItsChannelAsOneBroadcastAndAForgottenChannelIsMarkedGone(
+        onCluster: Bool
+    ) async throws {
         try await EngineHarness.with(onCluster: onCluster) { h in
             try await h.withAPI(engine: false) { api in
                 let created = try await api.request(
@@ -132,7 +134,9 @@ struct BroadcastChannelAPITests {
         }
     }
 
-    @Test(arguments: CitusTestDatabase.engines) func aStartCampaignNamingAChannelNeedsAnActiveOneAndAnAudienceInItsEnvironment(onCluster: Bool) async throws {
+    @Test(arguments: CitusTestDatabase.engines) func aStartCampaignNamingAChannelNeedsAnActiveOneAndAnAudienceInItsEnvironment(
+        onCluster: Bool
+    ) async throws {
         try await EngineHarness.with(onCluster: onCluster) { h in
             try await LiveActivityStartTests.registerDevices(h, 0..<5, type: "ScoreAttributes") { _ in true }
             try await h.withAPI(engine: false) { api in

@@ -8,8 +8,10 @@ extension CLITests {
     func addApp(_ url: String) async throws -> [String: String] {
         let secret = ["HERALD_SECRET_KEY": Data(repeating: 1, count: 32).base64EncodedString()]
         let add = try await herald(
-            ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-             "--key-file", try keyFile()],
+            [
+                "apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                "--key-file", try keyFile(),
+            ],
             database: url, extraEnvironment: secret)
         #expect(add.status == 0, "\(add.stderr)")
         return secret
@@ -34,7 +36,8 @@ extension CLITests {
             #expect(try await herald(["templates", "sync", shipped.path], database: url).status == 0)
 
             let file = try campaignFile(
-                #"{"app": "com.example.cli", "name": "Spring sale", "templateName": "flash-sale", "variables": {"percentOff": 20, "endTime": "Sunday"}, "audience": {"languages": ["de"]}, "sendAt": "2031-03-01T09:00:00Z"}"#)
+                #"{"app": "com.example.cli", "name": "Spring sale", "templateName": "flash-sale", "variables": {"percentOff": 20, "endTime": "Sunday"}, "audience": {"languages": ["de"]}, "sendAt": "2031-03-01T09:00:00Z"}"#
+            )
             let created = try await herald(["campaigns", "create", "--file", file], database: url)
             #expect(created.status == 0, "\(created.stderr)")
             let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -73,8 +76,10 @@ extension CLITests {
             let cases: [([String], String)] = [
                 (["campaigns", "create", "--file", "/nonexistent.json"], "cannot read"),
                 (["campaigns", "create", "--file", try campaignFile("{")], "not valid JSON"),
-                (["campaigns", "create", "--file", try campaignFile(#"{"app": "com.example.nope", "name": "x", "templateName": "welcome"}"#)],
-                 "app: no app has the bundle ID com.example.nope"),
+                (
+                    ["campaigns", "create", "--file", try campaignFile(#"{"app": "com.example.nope", "name": "x", "templateName": "welcome"}"#)],
+                    "app: no app has the bundle ID com.example.nope"
+                ),
                 (["campaigns", "create", "--file", try campaignFile(#"{"name": "x"}"#)], "app: is required"),
                 (["campaigns", "show", "not-an-id"], "not a campaign ID"),
                 (["campaigns", "cancel", UUID().uuidString], "no campaign"),

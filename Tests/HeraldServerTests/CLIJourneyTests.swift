@@ -27,12 +27,24 @@ extension CLITests {
             let cases: [([String], String)] = [
                 (["journeys", "create", "com.example.cli", "Cart rescue", "--file", file], "already has"),
                 (["journeys", "create", "com.example.cli", "a/b", "--file", file], "NAME"),
-                (["journeys", "create", "com.example.cli", "Loop", "--file", try campaignFile(
-                    #"{"entry": {"event": {"name": "x"}}, "start": "a", "steps": {"a": {"branch": {"opened": true}, "yes": "a", "no": "z"}, "z": {"exit": {}}}}"#)],
-                 "steps.a"),
-                (["journeys", "create", "com.example.cli", "Bad", "--file", try campaignFile(
-                    #"{"entry": {"event": {"name": "x"}}, "start": "a", "steps": {"a": {"send": {"template": "nope"}, "next": "z"}, "z": {"exit": {}}}}"#)],
-                 "steps.a.send.template"),
+                (
+                    [
+                        "journeys", "create", "com.example.cli", "Loop", "--file",
+                        try campaignFile(
+                            #"{"entry": {"event": {"name": "x"}}, "start": "a", "steps": {"a": {"branch": {"opened": true}, "yes": "a", "no": "z"}, "z": {"exit": {}}}}"#
+                        ),
+                    ],
+                    "steps.a"
+                ),
+                (
+                    [
+                        "journeys", "create", "com.example.cli", "Bad", "--file",
+                        try campaignFile(
+                            #"{"entry": {"event": {"name": "x"}}, "start": "a", "steps": {"a": {"send": {"template": "nope"}, "next": "z"}, "z": {"exit": {}}}}"#
+                        ),
+                    ],
+                    "steps.a.send.template"
+                ),
                 (["journeys", "create", "com.example.cli", "Bad", "--file", try campaignFile("{not json")], "JSON"),
                 (["journeys", "create", "com.example.cli", "Bad", "--file", "/nonexistent"], "cannot read"),
                 (["journeys", "steer", "activate", "com.example.cli", "Cart rescue"], "not allowed while the journey is active"),

@@ -29,7 +29,10 @@ extension CLITests {
                 (["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "[1]"], "--content-state"),
                 (["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "{}", "--priority", "7"], "--priority"),
                 (["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "{}", "--alert-title", "Hi"], "--alert-body"),
-                (["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "{}", "--stale-date", "2001-01-01T00:00:00Z"], "--stale-date"),
+                (
+                    ["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "{}", "--stale-date", "2001-01-01T00:00:00Z"],
+                    "--stale-date"
+                ),
                 (["live-activities", "update", "com.example.cli", "no-such", "--content-state", "{}"], "no update token"),
                 (["live-activities", "update", "com.example.nope", "order-8812", "--content-state", "{}"], "no app"),
                 (["live-activities", "update", "com.example.cli", String(repeating: "x", count: 300), "--content-state", "{}"], "ACTIVITY_ID"),
@@ -43,8 +46,10 @@ extension CLITests {
                 #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
             }
             let end = try await herald(
-                ["live-activities", "end", "com.example.cli", "order-8812", "--content-state", #"{"stopsAway": 0}"#,
-                 "--dismissal-date", "2026-01-01T00:00:00Z"], database: url)
+                [
+                    "live-activities", "end", "com.example.cli", "order-8812", "--content-state", #"{"stopsAway": 0}"#,
+                    "--dismissal-date", "2026-01-01T00:00:00Z",
+                ], database: url)
             #expect(end.status == 0 && end.stdout.contains("priority 10"), "\(end.stderr)")
             let late = try await herald(["live-activities", "update", "com.example.cli", "order-8812", "--content-state", "{}"], database: url)
             #expect(late.status != 0 && late.stderr.contains("has ended"))

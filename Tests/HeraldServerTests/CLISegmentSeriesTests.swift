@@ -23,8 +23,10 @@ extension CLITests {
             let cases: [([String], String)] = [
                 (["segments", "create", "com.example.cli", "German, quiet", "--file", wider], "already has"),
                 (["segments", "create", "com.example.cli", "a/b", "--file", wider], "NAME"),
-                (["segments", "create", "com.example.cli", "Bad", "--file", try campaignFile(#"{"attribute": "x", "gt": "y"}"#)],
-                 "segment.gt"),
+                (
+                    ["segments", "create", "com.example.cli", "Bad", "--file", try campaignFile(#"{"attribute": "x", "gt": "y"}"#)],
+                    "segment.gt"
+                ),
                 (["segments", "create", "com.example.cli", "Bad", "--file", try campaignFile("{not json")], "JSON"),
                 (["segments", "create", "com.example.cli", "Bad", "--file", "/nonexistent"], "cannot read"),
                 (["segments", "show", "com.example.cli", "Nobody"], "no segment"),
@@ -50,7 +52,8 @@ extension CLITests {
             let shipped = TestDatabase.repositoryRoot.appendingPathComponent("templates")
             #expect(try await run(["templates", "sync", shipped.path]).status == 0)
             let file = try campaignFile(
-                #"{"app": "com.example.cli", "name": "Weekly sale", "campaign": {"templateName": "flash-sale", "variables": {"percentOff": 20, "endTime": "Sunday"}}, "schedule": {"frequency": "weekly", "days": ["mon"], "time": "09:30", "timeZone": "Europe/Berlin", "runs": 4}}"#)
+                #"{"app": "com.example.cli", "name": "Weekly sale", "campaign": {"templateName": "flash-sale", "variables": {"percentOff": 20, "endTime": "Sunday"}}, "schedule": {"frequency": "weekly", "days": ["mon"], "time": "09:30", "timeZone": "Europe/Berlin", "runs": 4}}"#
+            )
             let created = try await run(["series", "create", "--file", file])
             #expect(created.status == 0 && created.stderr.contains("next run"), "\(created.stderr)")
             let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -64,14 +67,30 @@ extension CLITests {
                 (["series", "resume", id], "cannot resume"),
                 (["series", "show", "nope"], "ID"),
                 (["series", "show", UUID().uuidString], "no series"),
-                (["series", "create", "--file",
-                  try campaignFile(#"{"app": "com.example.cli", "name": "x", "campaign": {"templateName": "flash-sale"}, "schedule": {"frequency": "weekly", "time": "09:30"}}"#)],
-                 "schedule.days"),
-                (["series", "create", "--file",
-                  try campaignFile(#"{"app": "com.example.cli", "name": "x", "campaign": {"templateName": "nope"}, "schedule": {"frequency": "daily", "time": "09:30"}}"#)],
-                 "campaign.templateName"),
-                (["series", "create", "--file",
-                  try campaignFile(#"{"app": "com.example.nope", "name": "x", "campaign": {}, "schedule": {}}"#)], "no app"),
+                (
+                    [
+                        "series", "create", "--file",
+                        try campaignFile(
+                            #"{"app": "com.example.cli", "name": "x", "campaign": {"templateName": "flash-sale"}, "schedule": {"frequency": "weekly", "time": "09:30"}}"#
+                        ),
+                    ],
+                    "schedule.days"
+                ),
+                (
+                    [
+                        "series", "create", "--file",
+                        try campaignFile(
+                            #"{"app": "com.example.cli", "name": "x", "campaign": {"templateName": "nope"}, "schedule": {"frequency": "daily", "time": "09:30"}}"#
+                        ),
+                    ],
+                    "campaign.templateName"
+                ),
+                (
+                    [
+                        "series", "create", "--file",
+                        try campaignFile(#"{"app": "com.example.nope", "name": "x", "campaign": {}, "schedule": {}}"#),
+                    ], "no app"
+                ),
             ]
             for (arguments, message) in cases {
                 let result = try await run(arguments)

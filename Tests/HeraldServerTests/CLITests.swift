@@ -11,7 +11,8 @@ import Testing
         var stderr: String
     }
 
-    static let binary = ProcessInfo.processInfo.environment["HERALD_BINARY"]
+    static let binary =
+        ProcessInfo.processInfo.environment["HERALD_BINARY"]
         ?? TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/herald").path
 
     /// Runs `herald` to its end, waiting on a thread of its own (``onOwnThread``).
@@ -25,7 +26,8 @@ import Testing
         if let database { environment["HERALD_DATABASE_URL"] = database }
         environment.merge(extraEnvironment) { $1 }
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -54,14 +56,16 @@ import Testing
     }
 
     @Test func helpWorksForEveryCommand() async throws {
-        for command in [[], ["migrate"], ["serve"], ["apps", "add"], ["apps", "list"], ["keys", "create"], ["keys", "list"],
-                        ["keys", "revoke"], ["tokens", "prune"], ["templates", "sync"], ["templates", "list"],
-                        ["campaigns", "create"], ["campaigns", "list"], ["campaigns", "show"], ["campaigns", "schedule"],
-                        ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"], ["apps", "update"],
-                        ["apps", "disable"], ["apps", "enable"], ["apps", "credentials", "add"], ["apps", "credentials", "list"],
-                        ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"],
-                        ["user-data", "export"], ["user-data", "erase"], ["retention", "run"], ["secrets", "rotate"],
-                        ["webhooks", "add"], ["webhooks", "list"], ["webhooks", "test"], ["webhooks", "remove"]] {
+        for command in [
+            [], ["migrate"], ["serve"], ["apps", "add"], ["apps", "list"], ["keys", "create"], ["keys", "list"],
+            ["keys", "revoke"], ["tokens", "prune"], ["templates", "sync"], ["templates", "list"],
+            ["campaigns", "create"], ["campaigns", "list"], ["campaigns", "show"], ["campaigns", "schedule"],
+            ["campaigns", "pause"], ["campaigns", "resume"], ["campaigns", "cancel"], ["apps", "update"],
+            ["apps", "disable"], ["apps", "enable"], ["apps", "credentials", "add"], ["apps", "credentials", "list"],
+            ["apps", "credentials", "activate"], ["apps", "credentials", "retire"], ["audit"],
+            ["user-data", "export"], ["user-data", "erase"], ["retention", "run"], ["secrets", "rotate"],
+            ["webhooks", "add"], ["webhooks", "list"], ["webhooks", "test"], ["webhooks", "remove"],
+        ] {
             let run = try await herald(command + ["--help"], database: nil)
             #expect(run.status == 0, "\(command)")
             #expect(run.stdout.contains("USAGE"), "\(command)")
@@ -76,8 +80,10 @@ import Testing
 
             let secret = Data(repeating: 1, count: 32).base64EncodedString()
             let add = try await herald(
-                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile(), "--environment", "sandbox"],
+                [
+                    "apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                    "--key-file", try keyFile(), "--environment", "sandbox",
+                ],
                 database: url, extraEnvironment: ["HERALD_SECRET_KEY": secret])
             #expect(add.status == 0, "\(add.stderr)")
             #expect(try await herald(["apps", "list"], database: url).stdout.contains("com.example.cli"))
@@ -221,8 +227,10 @@ import Testing
                 #expect(run.status != 0 && lines.count == 1 && run.stderr.contains(mention), "\(arguments): \(run.stderr)")
             }
             let added = try await herald(
-                ["webhooks", "add", "--app", "com.example.cli", "--url", "https://backend.example.com/hook",
-                 "--event", "device.invalidated"],
+                [
+                    "webhooks", "add", "--app", "com.example.cli", "--url", "https://backend.example.com/hook",
+                    "--event", "device.invalidated",
+                ],
                 database: url, extraEnvironment: secret)
             #expect(added.status == 0, "\(added.stderr)")
             let printedSecret = try #require(added.stdout.split(separator: "\n").last.map(String.init))
@@ -243,8 +251,10 @@ import Testing
             let old = Data(repeating: 1, count: 32).base64EncodedString()
             let new = Data(repeating: 2, count: 32).base64EncodedString()
             let add = try await herald(
-                ["apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile()],
+                [
+                    "apps", "add", "--bundle-id", "com.example.cli", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                    "--key-file", try keyFile(),
+                ],
                 database: url, extraEnvironment: ["HERALD_SECRET_KEY": old])
             #expect(add.status == 0, "\(add.stderr)")
             let without = try await herald(["secrets", "rotate"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": new])
@@ -259,7 +269,10 @@ import Testing
                 try await PostgresAppRepository(client: client, vault: vault, logger: TestDatabase.logger)
                     .activeCredential(appID: 1)?.secret
             }
-            guard case .signingKey(let pem)? = opened else { Issue.record("no signing key: \(String(describing: opened))"); return }
+            guard case .signingKey(let pem)? = opened else {
+                Issue.record("no signing key: \(String(describing: opened))")
+                return
+            }
             #expect(pem.contains("BEGIN PRIVATE KEY"))
             let badPrevious = try await herald(
                 ["secrets", "rotate"], database: url,
@@ -277,20 +290,26 @@ import Testing
             try (secret + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: secretFile) }
             let fromFile = try await herald(
-                ["apps", "add", "--bundle-id", "com.example.file", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile(), "--secret-key-file", secretFile],
+                [
+                    "apps", "add", "--bundle-id", "com.example.file", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                    "--key-file", try keyFile(), "--secret-key-file", secretFile,
+                ],
                 database: url)
             #expect(fromFile.status == 0 && !fromFile.stderr.contains("warning"), "\(fromFile.stderr)")
             let fromArgument = try await herald(
-                ["apps", "add", "--bundle-id", "com.example.arg", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile(), "--secret-key", secret],
+                [
+                    "apps", "add", "--bundle-id", "com.example.arg", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                    "--key-file", try keyFile(), "--secret-key", secret,
+                ],
                 database: url)
             #expect(fromArgument.status == 0, "\(fromArgument.stderr)")
             #expect(fromArgument.stderr.contains("warning: --secret-key shows in the process list"), "\(fromArgument.stderr)")
             #expect(!fromArgument.stderr.contains(secret) && !fromArgument.stdout.contains(secret))
             let missing = try await herald(
-                ["apps", "add", "--bundle-id", "com.example.none", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                 "--key-file", try keyFile(), "--secret-key-file", "/nonexistent/secret"],
+                [
+                    "apps", "add", "--bundle-id", "com.example.none", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                    "--key-file", try keyFile(), "--secret-key-file", "/nonexistent/secret",
+                ],
                 database: url)
             #expect(missing.status != 0 && missing.stderr.contains("--secret-key-file: cannot read"), "\(missing.stderr)")
             let withPassword = try await herald(

@@ -95,31 +95,55 @@ import Testing
                 (#"{"app": "com.example.nope", "name": "x", "templateName": "welcome"}"#, "app", 404),
                 (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "colour": 1}"#, "colour", 422),
                 (#"{"app": "com.example.herald", "name": "x", "templateName": "Welcome!"}"#, "templateName", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "localization": "both"}"#,
-                 "localization", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "sendAt": "tomorrow"}"#,
-                 "sendAt", 422),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "localization": "both"}"#,
+                    "localization", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "sendAt": "tomorrow"}"#,
+                    "sendAt", 422
+                ),
                 (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "rateLimit": 0}"#, "rateLimit", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"langs": ["de"]}}"#,
-                 "audience.langs", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"languages": ["12"]}}"#,
-                 "audience.languages[0]", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"environment": "dev"}}"#,
-                 "audience.environment", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"authorization": {"alerts": true}}}"#,
-                 "audience.authorization.alerts", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"collapseID": ""}}"#,
-                 "pushOptions.collapseID", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"collapseID": "sale\r\nX-Injected: 1"}}"#,
-                 "pushOptions.collapseID", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "variants": [{"name": "A", "pushOptions": {"collapseID": "a\nb"}}, {"name": "B"}]}"#,
-                 "variants[0].pushOptions.collapseID", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"threadID": "t\u0000"}}"#,
-                 "pushOptions.threadID", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"priority": 7}}"#,
-                 "pushOptions.priority", 422),
-                (#"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"pushType": "voip"}}"#,
-                 "pushOptions.pushType", 422),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"langs": ["de"]}}"#,
+                    "audience.langs", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"languages": ["12"]}}"#,
+                    "audience.languages[0]", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"environment": "dev"}}"#,
+                    "audience.environment", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "audience": {"authorization": {"alerts": true}}}"#,
+                    "audience.authorization.alerts", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"collapseID": ""}}"#,
+                    "pushOptions.collapseID", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"collapseID": "sale\r\nX-Injected: 1"}}"#,
+                    "pushOptions.collapseID", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "variants": [{"name": "A", "pushOptions": {"collapseID": "a\nb"}}, {"name": "B"}]}"#,
+                    "variants[0].pushOptions.collapseID", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"threadID": "t\u0000"}}"#,
+                    "pushOptions.threadID", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"priority": 7}}"#,
+                    "pushOptions.priority", 422
+                ),
+                (
+                    #"{"app": "com.example.herald", "name": "x", "templateName": "welcome", "pushOptions": {"pushType": "voip"}}"#,
+                    "pushOptions.pushType", 422
+                ),
                 ("[1, 2]", "", 400),
                 ("{", "", 400),
             ]
@@ -132,7 +156,8 @@ import Testing
             // Every broken rule at once.
             let several = try await h.request(
                 .post, "/v1/campaigns", key: h.marketingKey,
-                body: #"{"app": "com.example.herald", "name": " ", "templateName": "welcome", "rateLimit": -1, "pushOptions": {"relevanceScore": 2}}"#)
+                body: #"{"app": "com.example.herald", "name": " ", "templateName": "welcome", "rateLimit": -1, "pushOptions": {"relevanceScore": 2}}"#
+            )
             let errors = try #require(several.json["errors"] as? [[String: Any]])
             #expect(Set(errors.compactMap { $0["field"] as? String }) == ["name", "pushOptions.relevanceScore", "rateLimit"])
             let rows = try await h.store.client.query("SELECT count(*) FROM campaigns").collect()

@@ -308,9 +308,10 @@ import Testing
             }
             let finished = try await h.runToEnd(try await h.scheduledCampaign())
             #expect(finished.counters.invalidated == 1000)
-            let expected = Dictionary(uniqueKeysWithValues: (0..<1000).map {
-                (EngineHarness.token($0).hex, APNSTimestamp(milliseconds: second + Int64($0)).rfc3339)
-            })
+            let expected = Dictionary(
+                uniqueKeysWithValues: (0..<1000).map {
+                    (EngineHarness.token($0).hex, APNSTimestamp(milliseconds: second + Int64($0)).rfc3339)
+                })
             // Stored.
             let stored = try await h.store.client.query(
                 "SELECT encode(token, 'hex'), (extract(epoch FROM apns_unregistered_at) * 1000)::bigint FROM devices"
@@ -344,4 +345,3 @@ import Testing
         }
     }
 }
-

@@ -125,9 +125,14 @@ import Testing
         var gauges = CertificateGauges(factory: PrometheusMetricsFactory(registry: registry))
         let expiry = CertificateExpiry(
             bundleID: "com.example.a", credentialID: 7, state: .active, expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
-        gauges.update([expiry, CertificateExpiry(bundleID: "com.example.b", credentialID: 9, state: .standby, expiresAt: Date(timeIntervalSince1970: 1_700_000_000))])
+        gauges.update([
+            expiry,
+            CertificateExpiry(bundleID: "com.example.b", credentialID: 9, state: .standby, expiresAt: Date(timeIntervalSince1970: 1_700_000_000)),
+        ])
         let text = registry.emitToString()
-        #expect(text.contains(#"herald_apns_certificate_expiry_timestamp_seconds{app="com.example.a",credential="7",state="active"} 1800000000"#), "\(text)")
+        #expect(
+            text.contains(#"herald_apns_certificate_expiry_timestamp_seconds{app="com.example.a",credential="7",state="active"} 1800000000"#),
+            "\(text)")
         #expect(text.contains(#"app="com.example.b",credential="9",state="standby"} 1700000000"#), "\(text)")
         gauges.update([expiry])
         let after = registry.emitToString()

@@ -1,7 +1,7 @@
 import Foundation
+import HTTPTypes
 import HeraldConsole
 import HeraldCore
-import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -22,7 +22,9 @@ struct ConsoleBrowser {
     init(_ harness: APIHarness) { self.harness = harness }
 
     /// A user added straight to the store, with a known password.
-    static func addUser(_ harness: APIHarness, _ email: String, role: ConsoleRole, password: String = "correct horse battery")
+    static func addUser(
+        _ harness: APIHarness, _ email: String, role: ConsoleRole, password: String = "correct horse battery"
+    )
         async throws -> ConsoleUser
     {
         try await harness.store.users.add(

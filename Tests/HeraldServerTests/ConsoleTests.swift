@@ -1,11 +1,11 @@
 import Foundation
-@testable import HeraldConsole
 import HeraldCore
 import HeraldTemplates
 import HeraldTestSupport
 import Hummingbird
 import Testing
 
+@testable import HeraldConsole
 @testable import HeraldServer
 
 @Suite struct ConsoleTests {
@@ -38,7 +38,10 @@ import Testing
     /// account waits, from the admin's it signs in; and the answers never tell an account that
     /// exists from one that does not.
     @Test func wrongPasswordsThrottleTheGuesserNotTheAccountAndNeverSayWhichPartWasWrong() async throws {
-        try await APIHarness.with(adjust: { $0.consoleTrustedProxies = ["unknown"]; $0.consoleLoginAttemptsPerMinute = 100 }) { harness in
+        try await APIHarness.with(adjust: {
+            $0.consoleTrustedProxies = ["unknown"]
+            $0.consoleLoginAttemptsPerMinute = 100
+        }) { harness in
             _ = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .admin)
             var guesser = ConsoleBrowser(harness)
             guesser.forwardedFor = "203.0.113.66"
@@ -71,7 +74,10 @@ import Testing
     /// exactly one, at `Passwords.defaultCost`. A stopwatch comparison flaked on a loaded
     /// machine and proved less: the same work is the same time.
     @Test func refusalsCostOneVerificationAtTheRealCostWhateverTheAccount() async throws {
-        try await APIHarness.with(adjust: { $0.consoleTrustedProxies = ["unknown"]; $0.consoleLoginAttemptsPerMinute = 1000 }) { harness in
+        try await APIHarness.with(adjust: {
+            $0.consoleTrustedProxies = ["unknown"]
+            $0.consoleLoginAttemptsPerMinute = 1000
+        }) { harness in
             for email in ["guessed@example.com", "fresh@example.com"] {
                 _ = try await harness.store.users.add(
                     email: email, role: .admin, passwordHash: try await Passwords.hash("correct horse battery"),
@@ -129,19 +135,28 @@ import Testing
             let user = try await ConsoleBrowser.addUser(harness, "ana@example.com", role: .viewer)
             let sessions = harness.store.sessions
             let now = Date()
-            try await sessions.create(tokenHash: Array(repeating: 1, count: 32), userID: user.id, csrfToken: "t", expiresAt: now.addingTimeInterval(3600))
+            try await sessions.create(
+                tokenHash: Array(repeating: 1, count: 32), userID: user.id, csrfToken: "t", expiresAt: now.addingTimeInterval(3600))
             #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: now, idle: 3600, absoluteLimit: 86_400) != nil)
             // Used again within the hour: its expiry moved on.
             let later = now.addingTimeInterval(3000)
             #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: later, idle: 3600, absoluteLimit: 86_400) != nil)
-            #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: later.addingTimeInterval(3500), idle: 3600, absoluteLimit: 86_400) != nil)
+            #expect(
+                try await sessions.find(
+                    tokenHash: Array(repeating: 1, count: 32), now: later.addingTimeInterval(3500), idle: 3600, absoluteLimit: 86_400) != nil)
             // Idle past its expiry, or past the absolute limit whatever its use: gone.
-            #expect(try await sessions.find(tokenHash: Array(repeating: 1, count: 32), now: later.addingTimeInterval(3500 + 3700), idle: 3600, absoluteLimit: 86_400) == nil)
+            #expect(
+                try await sessions.find(
+                    tokenHash: Array(repeating: 1, count: 32), now: later.addingTimeInterval(3500 + 3700), idle: 3600, absoluteLimit: 86_400) == nil)
             // The database stamps created_at when the row is inserted, a moment after `created`
             // (longer on a loaded machine): checked ten minutes past the limit, not one second.
             let created = Date()
-            try await sessions.create(tokenHash: Array(repeating: 2, count: 32), userID: user.id, csrfToken: "t", expiresAt: created.addingTimeInterval(86_400 * 30))
-            #expect(try await sessions.find(tokenHash: Array(repeating: 2, count: 32), now: created.addingTimeInterval(86_400 + 600), idle: 86_400 * 30, absoluteLimit: 86_400) == nil)
+            try await sessions.create(
+                tokenHash: Array(repeating: 2, count: 32), userID: user.id, csrfToken: "t", expiresAt: created.addingTimeInterval(86_400 * 30))
+            #expect(
+                try await sessions.find(
+                    tokenHash: Array(repeating: 2, count: 32), now: created.addingTimeInterval(86_400 + 600), idle: 86_400 * 30, absoluteLimit: 86_400
+                ) == nil)
             #expect(try await sessions.deleteExpired(now: now.addingTimeInterval(86_400 * 31)) == 2)
         }
     }
@@ -220,8 +235,16 @@ import Testing
                 ("/console/devices?q=\(String(repeating: "ab", count: 300))", nil, .ok),
                 ("/console/campaigns/new", "csrf=\(csrf)&name=%ZZ", .badRequest),
                 ("/console/campaigns/new", "csrf=\(csrf)&name=%FF%FE", .badRequest),
-                ("/console/campaigns/new", "csrf=\(csrf)&app=\(APIHarness.bundleID)&name=a%00b&templateName=welcome&sendAt=2999-13-45T99%3A99&schedule=at", .unprocessableContent),
-                ("/console/campaigns/new", "csrf=\(csrf)&app=\(APIHarness.bundleID)&name=x&templateName=welcome&schedule=local&delivery.date=2999-01-01&delivery.time=25%3A00", .unprocessableContent),
+                (
+                    "/console/campaigns/new",
+                    "csrf=\(csrf)&app=\(APIHarness.bundleID)&name=a%00b&templateName=welcome&sendAt=2999-13-45T99%3A99&schedule=at",
+                    .unprocessableContent
+                ),
+                (
+                    "/console/campaigns/new",
+                    "csrf=\(csrf)&app=\(APIHarness.bundleID)&name=x&templateName=welcome&schedule=local&delivery.date=2999-01-01&delivery.time=25%3A00",
+                    .unprocessableContent
+                ),
                 ("/console/devices/prune", "csrf=\(csrf)&invalidatedDays=99999999999999999999", .badRequest),
                 ("/console/users", "csrf=\(csrf)&intent=add&email=%3Cscript%3E&role=admin", .unprocessableContent),
                 ("/console/users", "csrf=\(csrf)&intent=explode", .badRequest),
@@ -246,8 +269,10 @@ import Testing
             _ = try await browser.get("/console/campaigns/new")
             let reply = try await browser.post(
                 "/console/campaigns/new",
-                [("app", APIHarness.bundleID), ("name", ""), ("templateName", "welcome"), ("audience.languages", "en, !!"),
-                 ("pushOptions.collapseID", String(repeating: "c", count: 65)), ("rateLimit", "0"), ("intent", "save")])
+                [
+                    ("app", APIHarness.bundleID), ("name", ""), ("templateName", "welcome"), ("audience.languages", "en, !!"),
+                    ("pushOptions.collapseID", String(repeating: "c", count: 65)), ("rateLimit", "0"), ("intent", "save"),
+                ])
             #expect(reply.status == .unprocessableContent)
             for field in ["name", "audience-languages", "pushOptions-collapseID", "rateLimit"] {
                 #expect(reply.body.contains("id=\"f-\(field)-error\""), "\(field)")
@@ -255,9 +280,11 @@ import Testing
             #expect(reply.body.contains("value=\"en, !!\""))
             let saved = try await browser.post(
                 "/console/campaigns/new",
-                [("app", APIHarness.bundleID), ("name", "Spring"), ("templateName", "welcome"), ("audience.languages", "en, de"),
-                 ("variants[0].name", "A"), ("variants[1].name", "B"), ("variants[1].weight", "3"), ("holdoutPercent", "5"),
-                 ("intent", "save")])
+                [
+                    ("app", APIHarness.bundleID), ("name", "Spring"), ("templateName", "welcome"), ("audience.languages", "en, de"),
+                    ("variants[0].name", "A"), ("variants[1].name", "B"), ("variants[1].weight", "3"), ("holdoutPercent", "5"),
+                    ("intent", "save"),
+                ])
             #expect(saved.status == .seeOther)
             let page = try await harness.store.campaigns.list(CampaignListQuery())
             let campaign = try #require(page.campaigns.first)
@@ -280,12 +307,14 @@ import Testing
             _ = try await browser.get("/console/campaigns/new")
             let reply = try await browser.post(
                 "/console/campaigns/new",
-                [("app", APIHarness.bundleID), ("name", "Sale"), ("templateName", "flash-sale"),
-                 ("variables", #"{"percentOff": 25, "endTime": "Sunday"}"#), ("previewLanguages", "de, en"),
-                 ("variants[0].name", "A"), ("variants[0].variables", #"{"percentOff": 40}"#),
-                 ("variants[1].name", "B"), ("variants[1].weight", "3"), ("variants[1].templateName", "cart-reminder"),
-                 ("variants[1].variables", #"{"storeName": "Acme"}"#), ("previewAttributes", #"{"firstName": "Mia", "cartItemCount": 2}"#),
-                 ("intent", "preview")])
+                [
+                    ("app", APIHarness.bundleID), ("name", "Sale"), ("templateName", "flash-sale"),
+                    ("variables", #"{"percentOff": 25, "endTime": "Sunday"}"#), ("previewLanguages", "de, en"),
+                    ("variants[0].name", "A"), ("variants[0].variables", #"{"percentOff": 40}"#),
+                    ("variants[1].name", "B"), ("variants[1].weight", "3"), ("variants[1].templateName", "cart-reminder"),
+                    ("variants[1].variables", #"{"storeName": "Acme"}"#), ("previewAttributes", #"{"firstName": "Mia", "cartItemCount": 2}"#),
+                    ("intent", "preview"),
+                ])
             #expect(reply.status == .ok)
             let sections = reply.body.components(separatedBy: "<section class=\"variant-preview\"").dropFirst()
             #expect(sections.count == 2, "\(reply.body)")

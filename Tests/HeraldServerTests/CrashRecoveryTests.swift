@@ -73,7 +73,12 @@ import Testing
             #expect(try await h.campaign(campaign.id).state == .running)
 
             let second = try Self.serve(h)
-            defer { if second.isRunning { kill(second.processIdentifier, SIGTERM); second.waitUntilExit() } }
+            defer {
+                if second.isRunning {
+                    kill(second.processIdentifier, SIGTERM)
+                    second.waitUntilExit()
+                }
+            }
             // A bound against a hang, not a timing: a loaded machine took over two minutes once.
             try await h.waitFor("the campaign to complete after the restart", timeout: .seconds(420)) {
                 try await h.campaign(campaign.id).state == .completed

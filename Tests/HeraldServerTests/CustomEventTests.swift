@@ -14,7 +14,9 @@ struct CustomEventTests {
 
     static func now(minus days: Double = 0) -> String { RFC3339.format(Date().addingTimeInterval(-days * 86_400)) }
 
-    @Test(arguments: EngineHarness.engines) func customEventsAreStoredOnceAndSegmentsFindTheirDevicesAndUsers(onCluster: Bool)
+    @Test(arguments: EngineHarness.engines) func customEventsAreStoredOnceAndSegmentsFindTheirDevicesAndUsers(
+        onCluster: Bool
+    )
         async throws
     {
         try await EngineHarness.with(onCluster: onCluster) { h in
@@ -62,7 +64,8 @@ struct CustomEventTests {
                 let erased = try await api.request(.delete, "/v1/apps/\(EngineHarness.bundleID)/users/user-0", key: api.adminKey)
                 #expect(erased.status == .ok, "\(erased.body)")
                 let left = try await h.store.client.query(
-                    "SELECT count(*) FROM events WHERE properties IS NOT NULL").collect().first?.decode(Int64.self)
+                    "SELECT count(*) FROM events WHERE properties IS NOT NULL"
+                ).collect().first?.decode(Int64.self)
                 #expect(left == 0)
             }
         }
@@ -78,16 +81,24 @@ struct CustomEventTests {
                     (#"{"type": "custom", "name": "", "token": "\#(token)", "occurredAt": "\#(Self.now())"}"#, "events[0].name"),
                     (#"{"type": "custom", "name": "opened", "token": "\#(token)", "occurredAt": "\#(Self.now())"}"#, "events[0].name"),
                     (#"{"type": "custom", "name": "x", "occurredAt": "\#(Self.now())"}"#, "events[0].token"),
-                    (#"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": [1]}"#,
-                     "events[0].properties"),
-                    (#"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": {"a": "\#(big)"}}"#,
-                     "events[0].properties"),
-                    (#"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": {"a": "b\u0000"}}"#,
-                     "events[0].properties.a"),
+                    (
+                        #"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": [1]}"#,
+                        "events[0].properties"
+                    ),
+                    (
+                        #"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": {"a": "\#(big)"}}"#,
+                        "events[0].properties"
+                    ),
+                    (
+                        #"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": {"a": "b\u0000"}}"#,
+                        "events[0].properties.a"
+                    ),
                     (#"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "value": 3}"#, "events[0].value"),
                     (#"{"type": "custom", "name": "x", "token": "\#(token)", "occurredAt": "2999-01-01T00:00:00Z"}"#, "events[0].occurredAt"),
-                    (#"{"type": "converted", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": {}}"#,
-                     "events[0].properties"),
+                    (
+                        #"{"type": "converted", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())", "properties": {}}"#,
+                        "events[0].properties"
+                    ),
                     (#"{"type": "visited", "name": "x", "token": "\#(token)", "occurredAt": "\#(Self.now())"}"#, "events[0].type"),
                 ]
                 for (event, field) in cases {

@@ -5,7 +5,6 @@ import Logging
 import PostgresNIO
 import Testing
 
-
 /// Reaching PostgreSQL as an operator would: `sslmode` with libpq's meanings against a cluster
 /// that offers TLS with a self-signed certificate (as Debian's does), and a database that
 /// cannot be reached named in one line with the reason, within the connect timeout.
@@ -82,16 +81,18 @@ import Testing
         let refused = try await cli.herald(["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(closed)/herald?sslmode=disable")
         #expect(refused.status != 0)
         let line = refused.stderr.split(separator: "\n").filter { !$0.isEmpty }
-        #expect(line.count == 1 && line.first?.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused") == true,
-                "\(refused.stderr)")
+        #expect(
+            line.count == 1 && line.first?.contains("cannot connect to PostgreSQL at 127.0.0.1:\(closed): connection refused") == true,
+            "\(refused.stderr)")
         // A peer that accepts and never answers: timed out after connect_timeout, not later.
         let silent = try SilentPeer()
         let started = ContinuousClock.now
         let timedOut = try await cli.herald(
             ["campaigns", "list"], database: "postgres://herald@127.0.0.1:\(silent.port)/herald?sslmode=disable&connect_timeout=1")
         #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(timedOut.status != 0 && timedOut.stderr.contains("127.0.0.1:\(silent.port)") && timedOut.stderr.contains("timed out"),
-                "\(timedOut.stderr)")
+        #expect(
+            timedOut.status != 0 && timedOut.stderr.contains("127.0.0.1:\(silent.port)") && timedOut.stderr.contains("timed out"),
+            "\(timedOut.stderr)")
         // A database that does not exist, on a server that runs.
         var components = URLComponents(string: TestDatabase.serverURL)!
         components.path = "/no_such_database"

@@ -1,8 +1,9 @@
-@testable import HeraldServer
 import Foundation
-import Hummingbird
 import HeraldTestSupport
+import Hummingbird
 import Testing
+
+@testable import HeraldServer
 
 @Suite struct DeviceAPITests {
     let path = "/v1/apps/\(APIHarness.bundleID)/devices"
@@ -91,8 +92,10 @@ import Testing
             let user = try await h.request(.get, "\(path)?userID=u5&valid=true", key: h.appKey)
             #expect((user.json["devices"] as? [Any])?.count == 1)
 
-            for (query, field) in [("limit=0", "limit"), ("limit=x", "limit"), ("valid=maybe", "valid"), ("cursor=-1", "cursor"),
-                                   ("language=not%20a%20tag", "language"), ("colour=red", "colour")] {
+            for (query, field) in [
+                ("limit=0", "limit"), ("limit=x", "limit"), ("valid=maybe", "valid"), ("cursor=-1", "cursor"),
+                ("language=not%20a%20tag", "language"), ("colour=red", "colour"),
+            ] {
                 let bad = try await h.request(.get, "\(path)?\(query)", key: h.adminKey)
                 #expect(bad.status == .unprocessableContent && bad.problemSlug == "invalid-field", "\(query)")
                 #expect(bad.json["field"] as? String == field)

@@ -16,7 +16,10 @@ import Testing
             (SeriesError.invalidTransition(from: .stopped, event: .pause), .conflict, "invalid-transition", "state"),
             (CredentialStateError("the active credential cannot be retired"), .conflict, "credential-state", "state"),
             (DeviceTokenError.oddLength, .badRequest, "invalid-device-token", "token"),
-            (ChannelManagementError(.activityHasChannel(channel), detail: "the activity has a channel"), .conflict, "activity-has-channel", "activityID"),
+            (
+                ChannelManagementError(.activityHasChannel(channel), detail: "the activity has a channel"), .conflict, "activity-has-channel",
+                "activityID"
+            ),
             (ChannelManagementError(.activityEnded, detail: "ended"), .conflict, "activity-ended", "activityID"),
             (ChannelManagementError(.refused(status: 400, reason: "BadRequest"), detail: "refused"), .badGateway, "apns-refused", nil),
             (ChannelManagementError(.refused(status: 429, reason: "TooManyRequests"), detail: "busy"), .tooManyRequests, "apns-refused", nil),

@@ -133,7 +133,12 @@ struct EngineHarness {
             EngineService(configuration: configuration, store: store, logger: logs.logger(), owner: $0, clock: clock)
         }
         return try await withThrowingTaskGroup(of: Result?.self) { group in
-            for service in services { group.addTask { try await service.run(); return nil } }
+            for service in services {
+                group.addTask {
+                    try await service.run()
+                    return nil
+                }
+            }
             let result: Result
             do {
                 result = try await body()
@@ -195,7 +200,9 @@ struct EngineHarness {
 
     /// Runs engines until the campaign completes (or is otherwise finished). The timeout is a
     /// bound against a hang, not a timing: a full suite on two cores has taken over two minutes.
-    func runToEnd(_ campaign: Campaign, owners: [String] = ["engine-1"], timeout: Duration = .seconds(420)) async throws
+    func runToEnd(
+        _ campaign: Campaign, owners: [String] = ["engine-1"], timeout: Duration = .seconds(420)
+    ) async throws
         -> Campaign
     {
         try await withEngines(owners: owners) {
@@ -252,7 +259,9 @@ struct EngineHarness {
     /// a device seen twice with the same apns-id and collapse ID both times, and at most
     /// `resentAtMost` of them (the batches in flight at the fault). Returns the twice-seen.
     @discardableResult
-    func expectEachDeviceAcceptedOnce(_ campaign: Campaign, devices: Int, resentAtMost: Int) async throws
+    func expectEachDeviceAcceptedOnce(
+        _ campaign: Campaign, devices: Int, resentAtMost: Int
+    ) async throws
         -> [[ReceivedNotification]]
     {
         let finished = try await self.campaign(campaign.id)
@@ -311,5 +320,5 @@ struct ReceivedNotification {
     static func normalized(_ bytes: [UInt8]) throws -> String {
         let object = try JSONSerialization.jsonObject(with: Data(bytes))
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
-}
+    }
 }

@@ -1,12 +1,12 @@
 import Foundation
 import HeraldDelivery
-@testable import HeraldSending
-@testable import HeraldServer
 import Hummingbird
 import Logging
 import Testing
 
 @testable import HeraldAPI
+@testable import HeraldSending
+@testable import HeraldServer
 
 @Suite struct HealthAndOpenAPITests {
     @Test func probesAnswerWithoutAKey() async throws {
@@ -96,7 +96,10 @@ enum OpenAPISpec {
         var inPaths = false
         var currentPath: String?
         for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "paths:" { inPaths = true; continue }
+            if line == "paths:" {
+                inPaths = true
+                continue
+            }
             if inPaths, let first = line.first, first != " ", first != "#" { inPaths = false }
             guard inPaths else { continue }
             if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {

@@ -12,7 +12,10 @@ import Testing
 /// (StalledStreamTests); this one never answers on purpose, until the test lets it go.
 @Suite(.serialized) struct HungBatchTests {
     @Test func aWorkerWhoseBatchNeverEndsLetsItsLeaseLapseAndAnotherInstanceFinishes() async throws {
-        try await EngineHarness.with(adjust: { $0.engineWorkers = 1; $0.engineBatchSize = 50 }) { harness in
+        try await EngineHarness.with(adjust: {
+            $0.engineWorkers = 1
+            $0.engineBatchSize = 50
+        }) { harness in
             try await CampaignControlTests.register(harness, 300)
             let campaign = try await harness.scheduledCampaign()
             var delivery = DeliveryConfiguration(owner: "hung")

@@ -1,8 +1,9 @@
-@testable import HeraldServer
 import Foundation
-import Hummingbird
 import HeraldTestSupport
+import Hummingbird
 import Testing
+
+@testable import HeraldServer
 
 @Suite struct ImportAPITests {
     let path = "/v1/apps/\(APIHarness.bundleID)/devices/import"

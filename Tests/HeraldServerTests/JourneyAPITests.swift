@@ -29,46 +29,79 @@ struct JourneyAPITests {
                 let exit = #""z": {"exit": {}}"#
                 let cases: [(String, String)] = [
                     // A cycle with no wait.
-                    (Self.body(Self.graph(steps: #""a": {"branch": {"opened": true}, "yes": "b", "no": "z"}, "b": {"send": {"template": "welcome"}, "next": "a"}, \#(exit)"#)),
-                     "journey.steps.a"),
+                    (
+                        Self.body(
+                            Self.graph(
+                                steps:
+                                    #""a": {"branch": {"opened": true}, "yes": "b", "no": "z"}, "b": {"send": {"template": "welcome"}, "next": "a"}, \#(exit)"#
+                            )),
+                        "journey.steps.a"
+                    ),
                     // A step no path reaches.
                     (Self.body(Self.graph(steps: #""a": {"exit": {}}, "lost": {"exit": {}}"#)), "journey.steps.lost"),
                     // A path that never ends.
-                    (Self.body(Self.graph(steps: #""a": {"wait": {"minutes": 5}, "next": "b"}, "b": {"wait": {"minutes": 5}, "next": "a"}"#)),
-                     "journey.steps.a"),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"wait": {"minutes": 5}, "next": "b"}, "b": {"wait": {"minutes": 5}, "next": "a"}"#)),
+                        "journey.steps.a"
+                    ),
                     // A waitFor without a timeout.
-                    (Self.body(Self.graph(steps: #""a": {"waitFor": {"opened": true}, "next": "z", "timeoutNext": "z"}, \#(exit)"#)),
-                     "journey.steps.a.timeoutMinutes"),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"waitFor": {"opened": true}, "next": "z", "timeoutNext": "z"}, \#(exit)"#)),
+                        "journey.steps.a.timeoutMinutes"
+                    ),
                     // Split weights that are not positive.
-                    (Self.body(Self.graph(steps: #""a": {"split": [{"weight": 0, "next": "z"}, {"weight": 1, "next": "z"}]}, \#(exit)"#)),
-                     "journey.steps.a.split[0].weight"),
-                    (Self.body(Self.graph(steps: #""a": {"split": [{"weight": -2, "next": "z"}, {"weight": 1.5, "next": "z"}]}, \#(exit)"#)),
-                     "journey.steps.a.split[0].weight"),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"split": [{"weight": 0, "next": "z"}, {"weight": 1, "next": "z"}]}, \#(exit)"#)),
+                        "journey.steps.a.split[0].weight"
+                    ),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"split": [{"weight": -2, "next": "z"}, {"weight": 1.5, "next": "z"}]}, \#(exit)"#)),
+                        "journey.steps.a.split[0].weight"
+                    ),
                     // A template whose push type does not fit, and one that does not exist.
-                    (Self.body(Self.graph(steps: #""a": {"send": {"template": "call-me"}, "next": "z"}, \#(exit)"#)),
-                     "journey.steps.a.send.template"),
-                    (Self.body(Self.graph(steps: #""a": {"send": {"template": "nope"}, "next": "z"}, \#(exit)"#)),
-                     "journey.steps.a.send.template"),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"send": {"template": "call-me"}, "next": "z"}, \#(exit)"#)),
+                        "journey.steps.a.send.template"
+                    ),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"send": {"template": "nope"}, "next": "z"}, \#(exit)"#)),
+                        "journey.steps.a.send.template"
+                    ),
                     // An event name with a control character.
-                    (Self.body(Self.graph(steps: exit, start: "z", entry: #"{"event": {"name": "cart\u0001"}}"#)),
-                     "journey.entry.event.name"),
+                    (
+                        Self.body(Self.graph(steps: exit, start: "z", entry: #"{"event": {"name": "cart\u0001"}}"#)),
+                        "journey.entry.event.name"
+                    ),
                     // An entry condition on a property compared with a value of the wrong type.
-                    (Self.body(Self.graph(steps: exit, start: "z", entry: #"{"event": {"name": "cart", "where": [{"attribute": "cartValue", "gt": true}]}}"#)),
-                     "journey.entry.event.where[0]"),
+                    (
+                        Self.body(
+                            Self.graph(
+                                steps: exit, start: "z", entry: #"{"event": {"name": "cart", "where": [{"attribute": "cartValue", "gt": true}]}}"#)),
+                        "journey.entry.event.where[0]"
+                    ),
                     // Re-entry sooner than 10 minutes; a saved segment the app has not.
-                    (Self.body(Self.graph(steps: exit, start: "z", entry: #"{"event": {"name": "cart"}, "reentryAfterMinutes": 5}"#)),
-                     "journey.entry.reentryAfterMinutes"),
+                    (
+                        Self.body(Self.graph(steps: exit, start: "z", entry: #"{"event": {"name": "cart"}, "reentryAfterMinutes": 5}"#)),
+                        "journey.entry.reentryAfterMinutes"
+                    ),
                     (Self.body(Self.graph(steps: exit, start: "z", entry: #"{"segment": "Nobody"}"#)), "journey.entry.segment"),
-                    (Self.body(Self.graph(steps: #""a": {"branch": {"segment": "Nobody"}, "yes": "z", "no": "z"}, \#(exit)"#)),
-                     "journey.steps.a.branch.segment"),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"branch": {"segment": "Nobody"}, "yes": "z", "no": "z"}, \#(exit)"#)),
+                        "journey.steps.a.branch.segment"
+                    ),
                     // Push options a send cannot have.
-                    (Self.body(Self.graph(steps: #""a": {"send": {"template": "welcome", "pushOptions": {"priority": 7}}, "next": "z"}, \#(exit)"#)),
-                     "journey.steps.a.send.pushOptions.priority"),
+                    (
+                        Self.body(
+                            Self.graph(steps: #""a": {"send": {"template": "welcome", "pushOptions": {"priority": 7}}, "next": "z"}, \#(exit)"#)),
+                        "journey.steps.a.send.pushOptions.priority"
+                    ),
                     // An unknown step kind, an unknown field, a wait in year 2999.
                     (Self.body(Self.graph(steps: #""a": {"teleport": {}}, \#(exit)"#)), "journey.steps.a"),
                     (Self.body(#"{"entry": {"event": {"name": "x"}}, "start": "z", "steps": {\#(exit)}, "colour": 1}"#), "journey.colour"),
-                    (Self.body(Self.graph(steps: #""a": {"wait": {"minutes": 511000000}, "next": "z"}, \#(exit)"#)),
-                     "journey.steps.a.wait.minutes"),
+                    (
+                        Self.body(Self.graph(steps: #""a": {"wait": {"minutes": 511000000}, "next": "z"}, \#(exit)"#)),
+                        "journey.steps.a.wait.minutes"
+                    ),
                     (Self.body(name: "bad\\u0007", Self.graph(steps: exit, start: "z")), "name"),
                     (#"{"name": "Cart"}"#, "journey"),
                 ]
@@ -155,7 +188,8 @@ struct JourneyAPITests {
             try await JourneyHarness.with(h) { j in
                 _ = try await j.activeJourney(
                     "Hello",
-                    #"{"entry": {"event": {"name": "signed_up"}}, "start": "hi", "steps": {"hi": {"send": {"template": "welcome", "pushOptions": {"threadID": "hello"}}, "next": "done"}, "done": {"exit": {}}}}"#)
+                    #"{"entry": {"event": {"name": "signed_up"}}, "start": "hi", "steps": {"hi": {"send": {"template": "welcome", "pushOptions": {"threadID": "hello"}}, "next": "done"}, "done": {"exit": {}}}}"#
+                )
                 let now = Date()
                 try await j.record((0..<3).map { JourneyHarness.custom("signed_up", user: "user-\($0)", at: now) }, at: now)
                 try await j.runAll(at: now)

@@ -33,17 +33,24 @@ import Testing
                 from: Data(
                     #"{"entry": {"event": {"name": "cart_abandoned"}}, "start": "remind", "steps": {"remind": {"send": {"template": "cart-reminder"}, "next": "done"}, "done": {"exit": {}}}}"#
                         .utf8))
-            guard case .saved = try await h.store.journeys.create(
-                appID: h.app.id, name: "Now", description: nil, definition: definition, actor: "test")
+            guard
+                case .saved = try await h.store.journeys.create(
+                    appID: h.app.id, name: "Now", description: nil, definition: definition, actor: "test")
             else { throw JourneyTestFailure("not saved") }
             let first = try Self.serve(h)
             defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
             let second = try Self.serve(h)
-            defer { if second.isRunning { kill(second.processIdentifier, SIGTERM); second.waitUntilExit() } }
+            defer {
+                if second.isRunning {
+                    kill(second.processIdentifier, SIGTERM)
+                    second.waitUntilExit()
+                }
+            }
             // The instances start (the schema is current); then the journey opens and the users enter.
             try await Task.sleep(for: .seconds(3))
-            guard case .saved = try await h.store.journeys.transition(
-                appID: h.app.id, name: "Now", event: .activate, actor: "test", now: Date())
+            guard
+                case .saved = try await h.store.journeys.transition(
+                    appID: h.app.id, name: "Now", event: .activate, actor: "test", now: Date())
             else { throw JourneyTestFailure("not activated") }
             let now = Date()
             for start in stride(from: 0, to: Self.users, by: 1000) {

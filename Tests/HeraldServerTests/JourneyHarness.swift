@@ -34,11 +34,13 @@ struct JourneyHarness {
     /// Saves and activates a journey from its JSON.
     func activeJourney(_ name: String, _ json: String) async throws -> Journey {
         let definition = try JSONDecoder().decode(PayloadValue.self, from: Data(json.utf8))
-        guard case .saved = try await h.store.journeys.create(
-            appID: h.app.id, name: name, description: nil, definition: definition, actor: "test")
+        guard
+            case .saved = try await h.store.journeys.create(
+                appID: h.app.id, name: name, description: nil, definition: definition, actor: "test")
         else { throw JourneyTestFailure("not saved") }
-        guard case .saved(let journey) = try await h.store.journeys.transition(
-            appID: h.app.id, name: name, event: .activate, actor: "test", now: Date())
+        guard
+            case .saved(let journey) = try await h.store.journeys.transition(
+                appID: h.app.id, name: name, event: .activate, actor: "test", now: Date())
         else { throw JourneyTestFailure("not activated") }
         return journey
     }

@@ -22,9 +22,10 @@ struct JourneySegmentEntryTests {
                 authorization: AuthorizationSettings(status: .authorized, alert: true), timeZone: "UTC",
                 userID: "user-\(n)", attributes: ["firstName": "Ana"])
         }
-        guard case .saved = try await h.store.segments.create(
-            appID: h.app.id, name: segment, description: nil, segment: .language(LanguageTag("de")!, firstOnly: false),
-            actor: "test")
+        guard
+            case .saved = try await h.store.segments.create(
+                appID: h.app.id, name: segment, description: nil, segment: .language(LanguageTag("de")!, firstOnly: false),
+                actor: "test")
         else { throw JourneyTestFailure("segment not saved") }
     }
 
@@ -35,7 +36,8 @@ struct JourneySegmentEntryTests {
             try await JourneyHarness.with(h) { j in
                 let journey = try await j.activeJourney(
                     "Welcome",
-                    #"{"entry": {"segment": "German", "reentryAfterMinutes": 60}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#)
+                    #"{"entry": {"segment": "German", "reentryAfterMinutes": 60}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#
+                )
                 let t0 = Date().addingTimeInterval(60)
                 #expect(try await h.store.journeyWork.enterSegments(now: t0) == 5)
                 #expect(try await h.store.journeyWork.enterSegments(now: t0) == 0, "those inside do not enter twice")
@@ -75,13 +77,15 @@ struct JourneySegmentEntryTests {
                 WHERE app_id = \(h.app.id) AND token = \(ByteBuffer(bytes: EngineHarness.token(3).bytes))
                 """)
             let segment = try Segment(json: try JSONReader.parse(Array(#"{"event": {"name": "cart_abandoned", "withinDays": 7}}"#.utf8)))
-            guard case .saved = try await h.store.segments.create(
-                appID: h.app.id, name: "Abandoned", description: nil, segment: segment, actor: "test")
+            guard
+                case .saved = try await h.store.segments.create(
+                    appID: h.app.id, name: "Abandoned", description: nil, segment: segment, actor: "test")
             else { throw JourneyTestFailure("segment not saved") }
             try await JourneyHarness.with(h) { j in
                 let journey = try await j.activeJourney(
                     "Come back",
-                    #"{"entry": {"segment": "Abandoned"}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#)
+                    #"{"entry": {"segment": "Abandoned"}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#
+                )
                 #expect(try await h.store.journeyWork.enterSegments(now: Date().addingTimeInterval(60)) == 2)
                 #expect(try await j.entries(journey).keys.sorted() == ["u:user-1", "u:user-3"])
             }
@@ -117,9 +121,10 @@ struct JourneySegmentEntryTests {
                 #expect(first.count == 6)
                 #expect((0..<6).allSatisfy { first["u:user-\($0)"] == ($0 % 2 == 0 ? "in" : "out") }, "\(first)")
                 // A new version: French speakers. The journey's next entrants are asked that.
-                guard case .saved = try await h.store.segments.update(
-                    appID: h.app.id, name: "Speakers", segment: .language(LanguageTag("fr")!, firstOnly: false), description: nil,
-                    actor: "test")
+                guard
+                    case .saved = try await h.store.segments.update(
+                        appID: h.app.id, name: "Speakers", segment: .language(LanguageTag("fr")!, firstOnly: false), description: nil,
+                        actor: "test")
                 else { throw JourneyTestFailure("segment not updated") }
                 let second = try await round(t0.addingTimeInterval(700))
                 #expect((0..<6).allSatisfy { second["u:user-\($0)"] == ($0 % 2 == 1 ? "in" : "out") }, "\(second)")

@@ -46,7 +46,8 @@ struct JourneyTests {
                 // Every user abandons a cart; a fifth of them a small one (no entry).
                 try await j.record(
                     (0..<users).map { n in
-                        JourneyHarness.custom("cart_abandoned", user: "user-\(n)", at: t0, ["cartValue": .int(n % 5 == 0 ? 10 : 50), "cartItemCount": .int(n % 4 + 1)])
+                        JourneyHarness.custom(
+                            "cart_abandoned", user: "user-\(n)", at: t0, ["cartValue": .int(n % 5 == 0 ? 10 : 50), "cartItemCount": .int(n % 4 + 1)])
                     }, at: t0)
                 try await j.runAll(at: t0)
                 #expect(try await j.sends(journey).isEmpty, "the first step waits an hour")
@@ -113,15 +114,18 @@ struct JourneyTests {
                 #expect(steps["wait"]?.entered == report.entrants)
                 #expect(steps["remind"]?.deliveries["accepted"] == report.entrants)
                 #expect(steps["remind"]?.opened == opens.count)
-                let matched = steps["opened"]?.paths["matched"] ?? 0, timedOut = steps["opened"]?.paths["timedOut"] ?? 0
+                let matched = steps["opened"]?.paths["matched"] ?? 0
+                let timedOut = steps["opened"]?.paths["timedOut"] ?? 0
                 let goals = steps["opened"]?.paths["goal"] ?? 0
                 #expect(matched + timedOut + goals == report.entrants, "\(steps["opened"]!)")
                 #expect(steps["split"]?.entered == timedOut)
                 #expect((steps["split"]?.paths["path1"] ?? 0) == steps["discount"]?.entered)
-                #expect(report.goals == goals + (0..<users).filter { n in
-                    n % 5 != 0 && n % 7 == 0 && n % 3 == 0
-                        && !JourneyWalk.heldOut(journeyID: journey.id, user: "u:user-\(n)", basisPoints: 1000)
-                }.count)
+                #expect(
+                    report.goals == goals
+                        + (0..<users).filter { n in
+                            n % 5 != 0 && n % 7 == 0 && n % 3 == 0
+                                && !JourneyWalk.heldOut(journeyID: journey.id, user: "u:user-\(n)", basisPoints: 1000)
+                        }.count)
             }
         }
     }
@@ -189,11 +193,14 @@ struct JourneyTests {
         }
     }
 
-    @Test(arguments: CitusTestDatabase.engines) func theGoalEndsAnEntryMidWaitPauseHoldsEveryoneAndAUserWithoutDevicesMovesOn(onCluster: Bool) async throws {
+    @Test(arguments: CitusTestDatabase.engines) func theGoalEndsAnEntryMidWaitPauseHoldsEveryoneAndAUserWithoutDevicesMovesOn(
+        onCluster: Bool
+    ) async throws {
         try await EngineHarness.with(onCluster: onCluster) { h in
             try await Self.registerUsers(h, 10)
             try await JourneyHarness.with(h) { j in
-                let journey = try await j.activeJourney("Cart", Self.cart.replacingOccurrences(of: "\"holdoutPercent\": 10", with: "\"holdoutPercent\": 0"))
+                let journey = try await j.activeJourney(
+                    "Cart", Self.cart.replacingOccurrences(of: "\"holdoutPercent\": 10", with: "\"holdoutPercent\": 0"))
                 let t0 = Date().addingTimeInterval(60).rounded()
                 // Ten users with devices and one (ghost) without any.
                 let users = (0..<10).map { "user-\($0)" } + ["ghost"]
@@ -204,8 +211,9 @@ struct JourneyTests {
                 let buy = t0.addingTimeInterval(600)
                 try await j.record(["user-0", "user-1"].map { JourneyHarness.custom("purchase", user: $0, at: buy) }, at: buy)
                 // Paused: nothing moves, though the hour has come.
-                guard case .saved(let paused) = try await h.store.journeys.transition(
-                    appID: h.app.id, name: "Cart", event: .pause, actor: "test", now: buy)
+                guard
+                    case .saved(let paused) = try await h.store.journeys.transition(
+                        appID: h.app.id, name: "Cart", event: .pause, actor: "test", now: buy)
                 else { throw JourneyTestFailure("not paused") }
                 #expect(paused.state == .paused)
                 try await j.runAll(at: t0.addingTimeInterval(7_200))
@@ -213,8 +221,9 @@ struct JourneyTests {
                 // A new event enters no one while paused.
                 try await j.record([JourneyHarness.custom("cart_abandoned", user: "user-9", at: buy, ["cartValue": 99])], at: buy)
                 #expect(try await j.entries(journey)["u:user-9"]?.count == 1)
-                guard case .saved = try await h.store.journeys.transition(
-                    appID: h.app.id, name: "Cart", event: .resume, actor: "test", now: buy)
+                guard
+                    case .saved = try await h.store.journeys.transition(
+                        appID: h.app.id, name: "Cart", event: .resume, actor: "test", now: buy)
                 else { throw JourneyTestFailure("not resumed") }
                 try await j.runAll(at: t0.addingTimeInterval(7_200))
                 let entries = try await j.entries(journey)
@@ -231,8 +240,9 @@ struct JourneyTests {
                 #expect(wait.paths["goal"] == 2 && wait.paths["next"] == 9)
                 #expect(report.goals == 2 && report.inside == 9)
                 // Archiving ends everyone's entry.
-                guard case .saved = try await h.store.journeys.transition(
-                    appID: h.app.id, name: "Cart", event: .archive, actor: "test", now: buy)
+                guard
+                    case .saved = try await h.store.journeys.transition(
+                        appID: h.app.id, name: "Cart", event: .archive, actor: "test", now: buy)
                 else { throw JourneyTestFailure("not archived") }
                 #expect(try await j.entries(journey).values.allSatisfy { $0.allSatisfy { $0.step == nil } })
             }
@@ -265,7 +275,8 @@ struct JourneyTests {
                 settings: AppSettings(defaultTimeZone: "UTC", quietHours: quiet, frequencyCaps: [FrequencyCap(limit: 1, window: 86_400)]),
                 actor: "test")
             try await JourneyHarness.with(h) { j in
-                let graph = #"{"entry": {"event": {"name": "signed_up"}}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#
+                let graph =
+                    #"{"entry": {"event": {"name": "signed_up"}}, "start": "hello", "steps": {"hello": {"send": {"template": "welcome"}, "next": "done"}, "done": {"exit": {}}}}"#
                 let first = try await j.activeJourney("First", graph)
                 let second = try await j.activeJourney("Second", graph)
                 let t0 = Date()

@@ -1,9 +1,9 @@
 import APNSCore
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import PostgresNIO
 import Synchronization
-import HeraldTestSupport
 import Testing
 
 @testable import HeraldAPI
@@ -55,7 +55,9 @@ import Testing
                 } while cursor != nil
                 #expect(seen.count == 4 && Set(seen).count == 4)
 
-                for query in ["token=xyz", "requestID=nope", "since=today", "limit=0", "limit=1001", "cursor=-2", "userID=", "userID=a%00b", "bogus=1"] {
+                for query in [
+                    "token=xyz", "requestID=nope", "since=today", "limit=0", "limit=1001", "cursor=-2", "userID=", "userID=a%00b", "bogus=1",
+                ] {
                     let reply = try await api.request(.get, "\(Self.notificationsPath)?\(query)", key: api.appKey)
                     #expect(reply.status == .unprocessableContent, "\(query): \(reply.body)")
                 }
@@ -128,10 +130,12 @@ import Testing
                 // No ledger row names the erased tokens; the other user's rows are untouched.
                 let tokens = [EngineHarness.token(0), EngineHarness.token(1)].map { ByteBuffer(bytes: $0.bytes) }
                 let left = try await h.store.client.query(
-                    "SELECT count(*) FROM notifications WHERE token = ANY (\(tokens)::bytea[])").collect()
+                    "SELECT count(*) FROM notifications WHERE token = ANY (\(tokens)::bytea[])"
+                ).collect()
                 #expect(try left.first?.decode(Int64.self) == 0)
                 let others = try await h.store.client.query(
-                    "SELECT count(*) FROM notifications WHERE token = \(ByteBuffer(bytes: EngineHarness.token(2).bytes))").collect()
+                    "SELECT count(*) FROM notifications WHERE token = \(ByteBuffer(bytes: EngineHarness.token(2).bytes))"
+                ).collect()
                 #expect(try others.first?.decode(Int64.self) == 1)
                 let userEvents = try await h.store.client.query("SELECT count(*) FROM events WHERE user_id = 'user-1'").collect()
                 #expect(try userEvents.first?.decode(Int64.self) == 0)

@@ -1,10 +1,12 @@
-@testable import HeraldServer
 import APNSCore
 import Foundation
-import NIOCore
-import Hummingbird
 import HeraldTestSupport
+import Hummingbird
+import NIOCore
 import Testing
+
+@testable import HeraldServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -112,7 +114,11 @@ import Glibc
     }
 
     @Test func aKeyOverItsRateGets429WithRetryAfterAndOtherKeysGoOn() async throws {
-        try await APIHarness.with(adjust: { $0.apiRateLimit = 1; $0.apiRateBurst = 2; $0.databaseMaxConnections = 4 }) { h in
+        try await APIHarness.with(adjust: {
+            $0.apiRateLimit = 1
+            $0.apiRateBurst = 2
+            $0.databaseMaxConnections = 4
+        }) { h in
             let path = "/v1/apps/\(APIHarness.bundleID)/devices"
             // 20 at once against a burst of 2 and 1 a second: however slow the machine, most are refused.
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in

@@ -92,10 +92,12 @@ struct LiveActivityStartTests {
 
                 // The 410s dropped the start tokens, not the devices.
                 let left = try await h.store.client.query(
-                    "SELECT count(*) FROM live_activity_start_tokens WHERE app_id = \(h.app.id)").collect()
+                    "SELECT count(*) FROM live_activity_start_tokens WHERE app_id = \(h.app.id)"
+                ).collect()
                 #expect(try left.first?.decode(Int64.self) == 995)
                 let invalid = try await h.store.client.query(
-                    "SELECT count(*) FROM devices WHERE invalidated_at IS NOT NULL").collect()
+                    "SELECT count(*) FROM devices WHERE invalidated_at IS NOT NULL"
+                ).collect()
                 #expect(try invalid.first?.decode(Int64.self) == 0)
 
                 // Each started device sends its update token by attributes type: it joins the
@@ -146,11 +148,15 @@ struct LiveActivityStartTests {
                     (#""liveActivity": {"attributesType": "2Bad", "activityID": "x"}"#, "pushOptions.liveActivity.attributesType"),
                     (#""liveActivity": {"attributesType": "A", "activityID": "a\u0001b"}"#, "pushOptions.liveActivity.activityID"),
                     (#""liveActivity": {"attributesType": "A", "activityID": "x", "colour": 1}"#, "pushOptions.liveActivity.colour"),
-                    (#""liveActivity": {"attributesType": "A", "activityID": "x", "inputPushChannel": "no!"}"#, "pushOptions.liveActivity.inputPushChannel"),
+                    (
+                        #""liveActivity": {"attributesType": "A", "activityID": "x", "inputPushChannel": "no!"}"#,
+                        "pushOptions.liveActivity.inputPushChannel"
+                    ),
                     (#""liveActivity": {"attributesType": "A", "activityID": "x", "contentState": "on"}"#, "pushOptions.liveActivity.contentState"),
                 ]
                 for (start, field) in bad {
-                    let body = #"{"app": "\#(Self.bundle)", "name": "x", "templateName": "order-on-its-way", "pushOptions": {"pushType": "liveactivity", \#(start)}}"#
+                    let body =
+                        #"{"app": "\#(Self.bundle)", "name": "x", "templateName": "order-on-its-way", "pushOptions": {"pushType": "liveactivity", \#(start)}}"#
                     let reply = try await api.request(.post, "/v1/campaigns", key: api.marketingKey, body: body)
                     #expect(reply.status == .unprocessableContent, "\(start): \(reply.body)")
                     let named = reply.json["field"] as? String ?? (reply.json["errors"] as? [[String: Any]])?.first?["field"] as? String
@@ -158,7 +164,8 @@ struct LiveActivityStartTests {
                 }
                 let missing = try await api.request(
                     .post, "/v1/campaigns", key: api.marketingKey,
-                    body: #"{"app": "\#(Self.bundle)", "name": "x", "templateName": "order-on-its-way", "pushOptions": {"pushType": "liveactivity"}}"#)
+                    body: #"{"app": "\#(Self.bundle)", "name": "x", "templateName": "order-on-its-way", "pushOptions": {"pushType": "liveactivity"}}"#
+                )
                 #expect(missing.status == .unprocessableContent, "\(missing.body)")
             }
         }

@@ -186,7 +186,8 @@ struct LiveActivityTests {
                     // An alerting update goes at 10 whatever the allowance, and does not spend it.
                     let alerting = try await Self.post(
                         api, "flight-ba117",
-                        #"{"event": "update", "contentState": {"gate": "B7"}, "alert": {"title": "Gate change", "body": "Now boarding at B7", "sound": "default"}}"#)
+                        #"{"event": "update", "contentState": {"gate": "B7"}, "alert": {"title": "Gate change", "body": "Now boarding at B7", "sound": "default"}}"#
+                    )
                     #expect(alerting.json["priority"] as? Int == 10 && alerting.json["priorityLowered"] as? Bool == false)
                     _ = try await Self.finished(h, api, "flight-ba117", try #require(alerting.json["id"] as? String))
                 }

@@ -2,8 +2,8 @@ import APNSCore
 import APNSSimulator
 import Foundation
 import HeraldCore
-import Hummingbird
 import HeraldTestSupport
+import Hummingbird
 import Testing
 
 @testable import HeraldServer
@@ -88,7 +88,9 @@ import Testing
             try await h.withAPI { api in
                 let reply = try await api.request(
                     .post, Self.path, key: api.marketingKey,
-                    body: #"{"userID": "user-1", "payload": {"aps": {"alert": {"title": "Order shipped"}, "badge": 3, "sound": "ping.caf"}, "orderID": 7}}"#)
+                    body:
+                        #"{"userID": "user-1", "payload": {"aps": {"alert": {"title": "Order shipped"}, "badge": 3, "sound": "ping.caf"}, "orderID": 7}}"#
+                )
                 #expect(reply.status == .ok, "\(reply.body)")
                 let results = try #require(reply.json["results"] as? [[String: Any]])
                 #expect(results.count == 1 && results[0]["outcome"] as? String == "accepted")
@@ -141,12 +143,16 @@ import Testing
                     (#"{"tokens": ["\#(token)"], "template": {"name": "welcome", "lang": "de"}}"#, "template.lang"),
                     (#"{"tokens": ["\#(token)"], "payload": {"aps": {"badge": "x"}}}"#, "payload.aps.badge"),
                     (#"{"tokens": ["\#(token)"], "payload": {}}"#, "payload"),
-                    (#"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "pushOptions": {"pushType": "background", "priority": 10}}"#,
-                     "pushOptions.priority"),
+                    (
+                        #"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "pushOptions": {"pushType": "background", "priority": 10}}"#,
+                        "pushOptions.priority"
+                    ),
                     (#"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "environment": "dev"}"#, "environment"),
                     (#"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "priority": 5}"#, "priority"),
-                    (#"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "pushOptions": {"collapseID": "a\r\nb"}}"#,
-                     "pushOptions.collapseID"),
+                    (
+                        #"{"tokens": ["\#(token)"], "payload": {"aps": {"alert": "x"}}, "pushOptions": {"collapseID": "a\r\nb"}}"#,
+                        "pushOptions.collapseID"
+                    ),
                 ]
                 for (body, field) in cases {
                     let reply = try await api.request(.post, Self.path, key: api.adminKey, body: body)

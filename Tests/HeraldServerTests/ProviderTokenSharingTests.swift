@@ -56,7 +56,10 @@ struct ProviderTokenSharingTests {
                     APNSNotification(token: token, bundleID: EngineHarness.bundleID, payload: Payload(aps: .init(alert: .body("Hi"))))
                 ])[0]
             }
-            guard case .answered(let accepted) = try await send(first) else { Issue.record("no answer"); return }
+            guard case .answered(let accepted) = try await send(first) else {
+                Issue.record("no answer")
+                return
+            }
             #expect(accepted.status == 200)
             try await Task.sleep(for: .seconds(1.1))
             let refused = try await send(second)

@@ -1,8 +1,9 @@
-@testable import HeraldServer
 import Foundation
-import Hummingbird
 import HeraldTestSupport
+import Hummingbird
 import Testing
+
+@testable import HeraldServer
 
 @Suite struct PruneAPITests {
     @Test(arguments: CitusTestDatabase.engines) func dryRunCountsWhatTheRealPruneDeletes(onCluster: Bool) async throws {
@@ -17,7 +18,8 @@ import Testing
                     CASE WHEN id % 2 = 0 THEN 'Unregistered' ELSE 'BadDeviceToken' END
                 WHERE id <= 5 OR id = 8
                 """)
-            let body = #"{"app":"\#(APIHarness.bundleID)","invalidatedBefore":"\#(Date(timeIntervalSinceNow: -86_400 * 30).formatted(.iso8601))","dryRun":true}"#
+            let body =
+                #"{"app":"\#(APIHarness.bundleID)","invalidatedBefore":"\#(Date(timeIntervalSinceNow: -86_400 * 30).formatted(.iso8601))","dryRun":true}"#
             let dry = try await h.request(.post, "/v1/admin/prune", key: h.adminKey, body: body)
             #expect(dry.status == .ok)
             #expect(dry.json["total"] as? Int == 5)

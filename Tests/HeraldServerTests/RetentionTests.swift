@@ -48,13 +48,15 @@ import Testing
                     INSERT INTO notifications (app_id, request_id, token, outcome, actor, created_at)
                     VALUES (\(h.app.id), gen_random_uuid(), '\\xabcdef0123456789'::bytea, 'accepted', 'test',
                             now() - make_interval(days => \(days)::int))
-                    """).collect()
+                    """
+                ).collect()
                 _ = try await client.query(
                     """
                     INSERT INTO events (app_id, kind, identity, occurred_at, received_at)
                     VALUES (\(h.app.id), 'converted', sha256(gen_random_uuid()::text::bytea), now(),
                             now() - make_interval(days => \(days * 5)::int))
-                    """).collect()
+                    """
+                ).collect()
                 _ = try await client.query(
                     "INSERT INTO audit_log (actor, action, at) VALUES ('test', 'old', now() - make_interval(days => \(days * 8)::int))"
                 ).collect()
@@ -95,7 +97,10 @@ import Testing
             #expect(first.actor == "test")
             guard case .object(let details) = first.details, case .object(let deleted)? = details["deleted"],
                 case .object(let days)? = details["days"]
-            else { Issue.record("no details: \(first.details)"); return }
+            else {
+                Issue.record("no details: \(first.details)")
+                return
+            }
             #expect(deleted["deliveries"] == .int(12) && deleted["campaigns"] == .int(1) && days["deliveries"] == .int(180))
         }
     }

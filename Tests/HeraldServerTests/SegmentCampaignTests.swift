@@ -189,7 +189,8 @@ struct SegmentCampaignTests {
                 let id = try #require(draft.json["id"] as? String, "\(draft.body)")
                 #expect(try await api.request(.delete, "\(segments)/Old", key: api.marketingKey).status == .noContent)
                 let refused = try await api.request(.post, "/v1/campaigns/\(id)/schedule", key: api.marketingKey)
-                #expect(refused.status == .unprocessableContent && refused.json["field"] as? String == "audience.savedSegment",
+                #expect(
+                    refused.status == .unprocessableContent && refused.json["field"] as? String == "audience.savedSegment",
                     "\(refused.body)")
                 #expect(
                     try await api.request(.get, "/v1/campaigns/\(id)", key: api.marketingKey).json["state"] as? String == "draft")

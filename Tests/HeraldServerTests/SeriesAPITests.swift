@@ -11,8 +11,10 @@ import Testing
 /// and stop.
 @Suite(.serialized)
 struct SeriesAPITests {
-    static func body(campaign: String = #"{"templateName": "cart-reminder", "variables": {"storeName": "Acme"}}"#,
-        schedule: String = #"{"frequency": "daily", "time": "10:00", "timeZone": "Europe/Paris"}"#) -> String {
+    static func body(
+        campaign: String = #"{"templateName": "cart-reminder", "variables": {"storeName": "Acme"}}"#,
+        schedule: String = #"{"frequency": "daily", "time": "10:00", "timeZone": "Europe/Paris"}"#
+    ) -> String {
         """
         {"app": "\(EngineHarness.bundleID)", "name": "Daily deals", "campaign": \(campaign), "schedule": \(schedule)}
         """
@@ -30,7 +32,9 @@ struct SeriesAPITests {
                 let created = try await api.request(
                     .post, "/v1/series", key: api.marketingKey,
                     body: Self.body(
-                        campaign: #"{"templateName": "cart-reminder", "variables": {"storeName": "Acme"}, "audience": {"segment": {"attribute": "cartItemCount", "gte": 5}}}"#))
+                        campaign:
+                            #"{"templateName": "cart-reminder", "variables": {"storeName": "Acme"}, "audience": {"segment": {"attribute": "cartItemCount", "gte": 5}}}"#
+                    ))
                 #expect(created.status == .created, "\(created.body)")
                 let id = try #require(created.json["id"] as? String)
                 #expect(created.json["state"] as? String == "active")
@@ -71,23 +75,33 @@ struct SeriesAPITests {
                     (Self.body(schedule: #"{"frequency": "weekly", "time": "10:00", "days": ["mon", "fun"]}"#), "schedule.days[1]"),
                     (Self.body(schedule: #"{"frequency": "monthly", "time": "10:00", "dayOfMonth": 0}"#), "schedule.dayOfMonth"),
                     (Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "timeZone": "Mars/Base"}"#), "schedule.timeZone"),
-                    (Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "timeZone": "UTC", "deviceLocalTime": true}"#),
-                     "schedule.timeZone"),
-                    (Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "startsOn": "2027-05-01", "endsOn": "2027-04-01"}"#),
-                     "schedule.endsOn"),
-                    (Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "startsOn": "2020-01-01", "endsOn": "2020-02-01"}"#),
-                     "schedule.endsOn"),
+                    (
+                        Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "timeZone": "UTC", "deviceLocalTime": true}"#),
+                        "schedule.timeZone"
+                    ),
+                    (
+                        Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "startsOn": "2027-05-01", "endsOn": "2027-04-01"}"#),
+                        "schedule.endsOn"
+                    ),
+                    (
+                        Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "startsOn": "2020-01-01", "endsOn": "2020-02-01"}"#),
+                        "schedule.endsOn"
+                    ),
                     (Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "startsOn": "2999-01-01"}"#), "schedule.startsOn"),
                     (Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "runs": 0}"#), "schedule.runs"),
                     (Self.body(schedule: #"{"frequency": "daily", "time": "10:00", "every": 2}"#), "schedule.every"),
                     (Self.body(campaign: #"{"templateName": "cart-reminder", "sendAt": "2027-01-01T00:00:00Z"}"#), "campaign.sendAt"),
                     (Self.body(campaign: #"{"templateName": "no-such-template"}"#), "campaign.templateName"),
-                    (Self.body(campaign: #"{"templateName": "cart-reminder", "audience": {"savedSegment": "Nobody"}}"#),
-                     "campaign.audience.savedSegment"),
+                    (
+                        Self.body(campaign: #"{"templateName": "cart-reminder", "audience": {"savedSegment": "Nobody"}}"#),
+                        "campaign.audience.savedSegment"
+                    ),
                     (Self.body(campaign: #"{"templateName": "cart-reminder", "rateLimit": -1}"#), "campaign.rateLimit"),
                     (Self.body(campaign: #"{}"#), "campaign.templateName"),
-                    (#"{"app": "\#(EngineHarness.bundleID)", "name": "x\u0000y", "campaign": {"templateName": "cart-reminder"}, "schedule": {"frequency": "daily", "time": "10:00"}}"#,
-                     "name"),
+                    (
+                        #"{"app": "\#(EngineHarness.bundleID)", "name": "x\u0000y", "campaign": {"templateName": "cart-reminder"}, "schedule": {"frequency": "daily", "time": "10:00"}}"#,
+                        "name"
+                    ),
                 ]
                 for (body, field) in cases {
                     let reply = try await api.request(.post, "/v1/series", key: api.marketingKey, body: body)
@@ -95,8 +109,9 @@ struct SeriesAPITests {
                     #expect(reply.json["field"] as? String == field, "\(field): \(reply.body)")
                 }
                 let stored = try await h.store.client.query(
-                    "SELECT (SELECT count(*) FROM campaign_series) + (SELECT count(*) FROM campaigns)").collect().first?
-                    .decode(Int64.self)
+                    "SELECT (SELECT count(*) FROM campaign_series) + (SELECT count(*) FROM campaigns)"
+                ).collect().first?
+                .decode(Int64.self)
                 #expect(stored == 0)
                 // App keys cannot touch series.
                 #expect(try await api.request(.post, "/v1/series", key: api.appKey, body: Self.body()).status == .forbidden)

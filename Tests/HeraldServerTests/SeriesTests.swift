@@ -116,7 +116,8 @@ struct SeriesTests {
             }
             #expect(again.isEmpty)
             let campaigns = try await h.store.client.query(
-                "SELECT count(*) FROM campaigns WHERE series_id = \(series.id)").collect().first?.decode(Int64.self)
+                "SELECT count(*) FROM campaigns WHERE series_id = \(series.id)"
+            ).collect().first?.decode(Int64.self)
             #expect(campaigns == 1)
         }
     }

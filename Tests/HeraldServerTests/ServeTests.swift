@@ -1,9 +1,10 @@
 import Foundation
+import HeraldTestSupport
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HeraldTestSupport
-import Testing
 
 /// `herald serve` as a process: migrates before it listens, answers, and stops cleanly on SIGTERM.
 @Suite struct ServeTests {
@@ -56,7 +57,8 @@ import Testing
             try await TestDatabase.withClient(TestDatabase.serverURL) { admin in
                 _ = try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS false").collect()
                 _ = try await admin.query(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name)").collect()
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name)"
+                ).collect()
             }
             try await Task.sleep(for: .seconds(1))
             kill(process.processIdentifier, SIGTERM)

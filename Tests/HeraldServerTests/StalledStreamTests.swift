@@ -63,7 +63,9 @@ import Testing
             try await harness.withAPI { api in
                 let reply = try await api.request(
                     .post, NotificationAPITests.path, key: api.appKey,
-                    body: #"{"tokens": ["\#(EngineHarness.token(1).hex)"], "template": {"name": "flash-sale", "variables": {"percentOff": 30, "endTime": "midnight"}}}"#)
+                    body:
+                        #"{"tokens": ["\#(EngineHarness.token(1).hex)"], "template": {"name": "flash-sale", "variables": {"percentOff": 30, "endTime": "midnight"}}}"#
+                )
                 #expect(reply.status == .ok, "\(reply.body)")
                 let result = try #require((reply.json["results"] as? [[String: Any]])?.first)
                 #expect(result["outcome"] as? String == "failed")

@@ -1,11 +1,12 @@
 import APNSCore
 import Foundation
-@testable import HeraldServer
 import HeraldTemplates
 import HeraldTestSupport
 import Hummingbird
 import PostgresNIO
 import Testing
+
+@testable import HeraldServer
 
 @Suite struct TemplateAPITests {
     static let templatesDirectory = TestDatabase.repositoryRoot.appendingPathComponent("templates")
@@ -60,7 +61,8 @@ import Testing
             #expect(changed.json["contentHash"] as? String != hash)
             #expect(try await Self.versionCount(h) == 2)
             let audited = try await h.store.client.query(
-                "SELECT count(*) FROM audit_log WHERE action = 'template.version'").collect()
+                "SELECT count(*) FROM audit_log WHERE action = 'template.version'"
+            ).collect()
             #expect(try audited.first?.decode(Int64.self) == 2)
         }
     }

@@ -26,11 +26,15 @@ import Testing
                     defaultEnvironment: .production),
                 actor: "test")
             let scoped = try await h.store.keys.create(
-                try NewAPIKey(role: .marketing, appScope: [h.app.id]), actor: "test").1.value
+                try NewAPIKey(role: .marketing, appScope: [h.app.id]), actor: "test"
+            ).1.value
             try await h.withAPI { api in
                 let mine = EngineHarness.bundleID
-                #expect(try await api.request(.put, "/v1/templates/promo-a?app=\(mine)", key: scoped, body: try Self.body("promo-a")).status == .created)
-                #expect(try await api.request(.put, "/v1/templates/promo-b?app=\(other.bundleID)", key: scoped, body: try Self.body("promo-b")).status == .forbidden)
+                #expect(
+                    try await api.request(.put, "/v1/templates/promo-a?app=\(mine)", key: scoped, body: try Self.body("promo-a")).status == .created)
+                #expect(
+                    try await api.request(.put, "/v1/templates/promo-b?app=\(other.bundleID)", key: scoped, body: try Self.body("promo-b")).status
+                        == .forbidden)
                 #expect(try await api.request(.put, "/v1/templates/promo-c", key: scoped, body: try Self.body("promo-c")).status == .forbidden)
                 let otherTemplate = try await api.request(
                     .put, "/v1/templates/promo-b?app=\(other.bundleID)", key: api.marketingKey, body: try Self.body("promo-b"))
@@ -41,8 +45,12 @@ import Testing
                     let reply = try await api.request(.put, "/v1/templates/\(path)", key: api.marketingKey, body: try Self.body(name))
                     #expect(reply.status == .unprocessableContent && reply.json["field"] as? String == field, "\(path): \(reply.body)")
                 }
-                #expect(try await api.request(.put, "/v1/templates/promo-a?app=com.nope", key: api.marketingKey, body: try Self.body("promo-a")).status == .notFound)
-                #expect(try await api.request(.put, "/v1/templates/promo-a?bogus=1", key: api.marketingKey, body: try Self.body("promo-a")).status == .unprocessableContent)
+                #expect(
+                    try await api.request(.put, "/v1/templates/promo-a?app=com.nope", key: api.marketingKey, body: try Self.body("promo-a")).status
+                        == .notFound)
+                #expect(
+                    try await api.request(.put, "/v1/templates/promo-a?bogus=1", key: api.marketingKey, body: try Self.body("promo-a")).status
+                        == .unprocessableContent)
 
                 let listed = try await api.request(.get, "/v1/templates", key: scoped)
                 let names = (listed.json["templates"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
@@ -64,17 +72,23 @@ import Testing
                 #expect(campaign.status == .unprocessableContent && campaign.json["field"] as? String == "templateName", "\(campaign.body)")
                 let variant = try await api.request(
                     .post, "/v1/campaigns", key: api.marketingKey,
-                    body: #"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-b"}]}"#)
+                    body:
+                        #"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-b"}]}"#
+                )
                 #expect(
                     variant.status == .unprocessableContent && variant.json["field"] as? String == "variants[1].templateName",
                     "\(variant.body)")
                 // ...and refused in the very words a template that does not exist gets, so a key
                 // learns no other app's template names.
                 for (taken, missing) in [
-                    (#"{"app": "\#(mine)", "name": "x", "templateName": "promo-b"}"#,
-                     #"{"app": "\#(mine)", "name": "x", "templateName": "promo-zz"}"#),
-                    (#"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-b"}]}"#,
-                     #"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-zz"}]}"#),
+                    (
+                        #"{"app": "\#(mine)", "name": "x", "templateName": "promo-b"}"#,
+                        #"{"app": "\#(mine)", "name": "x", "templateName": "promo-zz"}"#
+                    ),
+                    (
+                        #"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-b"}]}"#,
+                        #"{"app": "\#(mine)", "name": "x", "templateName": "promo-a", "variants": [{"name": "A"}, {"name": "B", "templateName": "promo-zz"}]}"#
+                    ),
                 ] {
                     let created = try await api.request(.post, "/v1/campaigns", key: scoped, body: missing)
                     let draft = try #require(created.json["id"] as? String, "\(created.body)")
@@ -89,7 +103,9 @@ import Testing
                     body: #"{"tokens": ["\#(EngineHarness.token(0).hex)"], "template": {"name": "promo-zz"}}"#)
                 let send = try await api.request(
                     .post, "/v1/apps/\(mine)/notifications", key: api.appKey,
-                    body: #"{"tokens": ["\#(EngineHarness.token(0).hex)"], "template": {"name": "promo-b", "variables": {"percentOff": 20, "endTime": "noon"}}}"#)
+                    body:
+                        #"{"tokens": ["\#(EngineHarness.token(0).hex)"], "template": {"name": "promo-b", "variables": {"percentOff": 20, "endTime": "noon"}}}"#
+                )
                 #expect(send.status == .unprocessableContent && send.json["field"] as? String == "template.name", "\(send.body)")
                 #expect(send.json["detail"] as? String == sendMissing.json["detail"] as? String, "\(send.body) / \(sendMissing.body)")
                 let takenName = try await api.request(
@@ -109,7 +125,9 @@ import Testing
                 #expect(shared.status == .ok && shared.json["app"] == nil, "\(shared.body)")
                 let now = try await api.request(
                     .post, "/v1/apps/\(mine)/notifications", key: api.appKey,
-                    body: #"{"tokens": ["\#(EngineHarness.token(0).hex)"], "template": {"name": "promo-b", "variables": {"percentOff": 20, "endTime": "noon"}}}"#)
+                    body:
+                        #"{"tokens": ["\#(EngineHarness.token(0).hex)"], "template": {"name": "promo-b", "variables": {"percentOff": 20, "endTime": "noon"}}}"#
+                )
                 #expect(now.status == .ok, "\(now.body)")
             }
         }

@@ -1,10 +1,11 @@
 import APNSCore
 import Foundation
-@testable import HeraldServer
 import HeraldTemplates
 import HeraldTestSupport
 import Hummingbird
 import Testing
+
+@testable import HeraldServer
 
 /// `POST /v1/templates/{name}/preview` on the shipped templates.
 @Suite struct TemplatePreviewAPITests {

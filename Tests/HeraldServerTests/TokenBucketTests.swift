@@ -1,5 +1,6 @@
-@testable import HeraldAPI
 import Testing
+
+@testable import HeraldAPI
 
 /// The per-key rate limit's arithmetic, on a clock the test moves.
 @Suite struct TokenBucketTests {

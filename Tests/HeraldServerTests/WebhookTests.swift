@@ -4,9 +4,9 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldTestSupport
 import Hummingbird
 import Synchronization
-import HeraldTestSupport
 import Testing
 
 @testable import HeraldServer
@@ -48,7 +48,9 @@ import Testing
     }
 
     /// An endpoint of the app's and one for every app taking invalidations only.
-    static func addBoth(_ h: EngineHarness, _ receiver: WebhookReceiver) async throws
+    static func addBoth(
+        _ h: EngineHarness, _ receiver: WebhookReceiver
+    ) async throws
         -> (own: (id: String, secret: String), every: (id: String, secret: String))
     {
         let added = Mutex([(id: String, secret: String)]())
@@ -79,7 +81,8 @@ import Testing
                     try await h.store.webhooks.backlog().pending == 0 && receiver.messages.count >= 2 * n + 1
                 }
             }
-            let mine = Self.once(receiver.messages(at: "/app")), all = Self.once(receiver.messages(at: "/all"))
+            let mine = Self.once(receiver.messages(at: "/app"))
+            let all = Self.once(receiver.messages(at: "/all"))
             #expect(mine.count == n + 1 && all.count == n)
             #expect(mine.allSatisfy { $0.isSigned(with: own.secret) } && all.allSatisfy { $0.isSigned(with: every.secret) })
             #expect(!mine.contains { $0.isSigned(with: every.secret) })
@@ -136,13 +139,15 @@ import Testing
                 """
                 SELECT count(*) FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
                 WHERE e.app_id IS NULL AND (m.data ? 'token' OR m.data ? 'userID')
-                """).collect()
+                """
+            ).collect()
             #expect(try stripped.first?.decode(Int64.self) == 0)
             var audience = AudienceFilter()
             audience.userIDs = ["erase-me", "user-3"]
             let named = try await h.store.campaigns.create(
-                CampaignDraft(appID: h.app.id, name: "Named", templateName: "cart-reminder", variables: ["storeName": "Acme"],
-                              audience: audience), actor: "test")
+                CampaignDraft(
+                    appID: h.app.id, name: "Named", templateName: "cart-reminder", variables: ["storeName": "Acme"],
+                    audience: audience), actor: "test")
 
             try await h.withAPI { api in
                 let path = "/v1/apps/\(EngineHarness.bundleID)/users/erase-me"
@@ -165,7 +170,8 @@ import Testing
                 """
                 SELECT count(*) FROM webhook_messages
                 WHERE data::text LIKE '%erase-me%' OR data::text LIKE \("%\(erased[0])%") OR data::text LIKE \("%\(erased[1])%")
-                """).collect()
+                """
+            ).collect()
             #expect(try left.first?.decode(Int64.self) == 0)
             #expect(try await h.store.campaigns.get(id: named.id)?.audience.userIDs == ["user-3"])
             // Still delivered, without what was erased.
@@ -256,7 +262,8 @@ import Testing
                 """
                 SELECT count(*) FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
                 WHERE e.app_id = \(h.app.id) AND m.state <> 'delivered'
-                """).collect().first?.decode(Int64.self)
+                """
+            ).collect().first?.decode(Int64.self)
             #expect(undelivered == Int64(try await Self.invalidatedTokens(h).count + 1))
         }
         await receiver.stop()

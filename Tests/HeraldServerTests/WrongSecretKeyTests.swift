@@ -41,7 +41,8 @@ import Testing
             #expect(add.status != 0 && add.stderr.contains("credential 1 of com.example.cli"), "\(add.stderr)")
             #expect(add.stderr.split(separator: "\n").count == 1, "\(add.stderr)")
             let webhook = try await cli.herald(
-                ["webhooks", "add", "--app", "com.example.cli", "--url", "https://backend.example.com/hook"], database: url, extraEnvironment: ["HERALD_SECRET_KEY": Self.wrong])
+                ["webhooks", "add", "--app", "com.example.cli", "--url", "https://backend.example.com/hook"], database: url,
+                extraEnvironment: ["HERALD_SECRET_KEY": Self.wrong])
             #expect(webhook.status != 0 && webhook.stderr.contains("credential 1 of com.example.cli"), "\(webhook.stderr)")
             let stored = try await TestDatabase.withClient(url) { client in
                 try await client.query("SELECT (SELECT count(*) FROM app_credentials) + (SELECT count(*) FROM webhook_endpoints)")
@@ -70,12 +71,14 @@ import Testing
                 let logger = TestDatabase.logger
                 let sealer = PostgresWebhookStore(client: client, vault: try SigningKeyVault(base64Secret: Self.right), logger: logger)
                 let endpoint = try await sealer.addEndpoint(
-                    appID: nil, try NewWebhookEndpoint(url: "https://backend.example.com/hook", events: ["device.invalidated"], description: nil), actor: "test")
+                    appID: nil, try NewWebhookEndpoint(url: "https://backend.example.com/hook", events: ["device.invalidated"], description: nil),
+                    actor: "test")
                 _ = try await client.query(
                     """
                     INSERT INTO webhook_messages (endpoint_id, type, data)
                     VALUES (\(endpoint.endpoint.id), 'device.invalidated', '{"app": "com.example.cli"}')
-                    """).collect()
+                    """
+                ).collect()
                 let other = PostgresWebhookStore(client: client, vault: try SigningKeyVault(base64Secret: Self.wrong), logger: logger)
                 #expect(try await other.claim(limit: 10, perEndpoint: 10, skipping: [], lease: .seconds(30)).isEmpty)
                 let (attempts, state, later) = try #require(

@@ -25,7 +25,9 @@ extension StoreFixture {
         }
     }
 
-    func draft(_ name: String = "Spring sale", audience: AudienceFilter = AudienceFilter(), sendAt: Date? = nil)
+    func draft(
+        _ name: String = "Spring sale", audience: AudienceFilter = AudienceFilter(), sendAt: Date? = nil
+    )
         -> CampaignDraft
     {
         CampaignDraft(appID: app.id, name: name, templateName: "welcome", audience: audience, sendAt: sendAt)

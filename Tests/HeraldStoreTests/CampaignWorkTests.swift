@@ -155,9 +155,10 @@ import Testing
             // APNs: unregistered an hour ago. `renewed` registered after that, `old` before.
             // A millisecond that a Double of seconds would lose (…001).
             let unregisteredAt = APNSTimestamp(milliseconds: (Int64(Date().timeIntervalSince1970) - 3600) * 1000 + 1)
-            let records = [old, renewed].map {
-                DeliveryRecord(deviceID: $0.id, outcome: .failed(status: 410, reason: "Unregistered"), bucket: $0.bucket)
-            } + [DeliveryRecord(deviceID: bad.id, outcome: .failed(status: 400, reason: "BadDeviceToken"), bucket: bad.bucket)]
+            let records =
+                [old, renewed].map {
+                    DeliveryRecord(deviceID: $0.id, outcome: .failed(status: 410, reason: "Unregistered"), bucket: $0.bucket)
+                } + [DeliveryRecord(deviceID: bad.id, outcome: .failed(status: 400, reason: "BadDeviceToken"), bucket: bad.bucket)]
             let receipt = try await f.work.recordBatch(
                 lease, records: records,
                 invalidations: [

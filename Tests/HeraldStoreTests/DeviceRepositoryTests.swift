@@ -156,7 +156,8 @@ import Testing
                         UPDATE devices SET registered_at = now(), invalidated_at = NULL, invalidation_reason = NULL,
                             apns_unregistered_at = NULL, updated_at = now()
                         WHERE app_id = \(f.app.id) AND token = \(returning)
-                        """, logger: TestDatabase.logger).collect()
+                        """, logger: TestDatabase.logger
+                    ).collect()
                     holding.yield()
                     var waiting = release.makeAsyncIterator()
                     _ = await waiting.next()

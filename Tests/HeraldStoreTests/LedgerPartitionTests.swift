@@ -18,7 +18,10 @@ import Testing
 
     static func blocks(_ f: StoreFixture) async throws -> [Block] {
         try await f.client.query("SELECT name, first_id, end_id FROM herald_ledger_blocks()").collect()
-            .map { let (name, first, end) = try $0.decode((String, Int64?, Int64).self); return Block(name: name, first: first, end: end) }
+            .map {
+                let (name, first, end) = try $0.decode((String, Int64?, Int64).self)
+                return Block(name: name, first: first, end: end)
+            }
     }
 
     /// The partition each of `campaign`'s ledger rows lies in.
@@ -29,8 +32,9 @@ import Testing
                 """
                 SELECT DISTINCT regexp_replace(tableoid::regclass::text, '^(deliveries_[a-z0-9]+)_[0-9]{6,}$', '\\1')
                 FROM deliveries WHERE campaign_id = \(campaign)
-                """)
-                .collect().map { try $0.decode(String.self) })
+                """
+            )
+            .collect().map { try $0.decode(String.self) })
     }
 
     /// Moves a campaign's creation (and its finish, when given) into the past.
@@ -49,10 +53,11 @@ import Testing
         try await StoreFixture.with(onCluster: onCluster) { f in
             try await f.registerDevices(1...20)
             // A new database: the first block holds IDs below a million, the next one is ready.
-            #expect(try await Self.blocks(f) == [
-                Block(name: "deliveries_0", first: nil, end: 1_000_000),
-                Block(name: "deliveries_1000000", first: 1_000_000, end: 2_000_000),
-            ])
+            #expect(
+                try await Self.blocks(f) == [
+                    Block(name: "deliveries_0", first: nil, end: 1_000_000),
+                    Block(name: "deliveries_1000000", first: 1_000_000, end: 2_000_000),
+                ])
             let old = try await f.runningCampaign()
             try await f.run(old)
             #expect(old.id < 1_000_000)
@@ -111,7 +116,9 @@ import Testing
             #expect(try await Self.blocks(f).map(\.name) == ["deliveries_1000000"])
             #expect(try await f.count("SELECT count(*) FROM deliveries") == 15)
             #expect(try await f.count("SELECT count(*) FROM campaigns WHERE id = \(old.id) AND deliveries_purged_at IS NOT NULL") == 1)
-            #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'retention.run' AND details->'deleted'->>'ledgerPartitions' = '1'") == 1)
+            #expect(
+                try await f.count("SELECT count(*) FROM audit_log WHERE action = 'retention.run' AND details->'deleted'->>'ledgerPartitions' = '1'")
+                    == 1)
 
             // The draft of the dropped month, sent now, is recorded in the default partition, and
             // retention deletes those rows the batch way once it is past its period.

@@ -24,7 +24,9 @@ import Testing
             appID: nil)
     }
 
-    @Test(arguments: CitusTestDatabase.engines) func theFirstSaveIsVersionOneTheSameContentChangesNothingAndNewContentIsVersionTwo(onCluster: Bool) async throws {
+    @Test(arguments: CitusTestDatabase.engines) func theFirstSaveIsVersionOneTheSameContentChangesNothingAndNewContentIsVersionTwo(
+        onCluster: Bool
+    ) async throws {
         try await StoreFixture.with(onCluster: onCluster) { f in
             let templates = Self.repository(f)
             let first = try await Self.save(templates, "Hi %@")

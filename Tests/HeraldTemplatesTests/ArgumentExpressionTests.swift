@@ -1,6 +1,7 @@
 import APNSCore
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct ArgumentExpressionTests {

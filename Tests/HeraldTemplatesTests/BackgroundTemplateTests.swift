@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 /// Background templates: no text, `aps` holds only content-available, every device gets them.

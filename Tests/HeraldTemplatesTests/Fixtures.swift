@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import HeraldCore
+
 @testable import HeraldTemplates
 
 /// Shared values for the template tests.

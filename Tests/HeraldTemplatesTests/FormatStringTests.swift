@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct FormatStringTests {

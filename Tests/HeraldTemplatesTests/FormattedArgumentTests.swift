@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 /// Numbers, currencies, percentages and dates shown the way each language writes them, and
@@ -10,7 +11,9 @@ import Testing
 /// platforms differ.
 @Suite struct FormattedArgumentTests {
     /// A one-part template whose body is `format` in `language`, with one argument.
-    private func render(_ format: String, _ argument: String, language: String, value: PayloadValue, timeZone: String? = nil)
+    private func render(
+        _ format: String, _ argument: String, language: String, value: PayloadValue, timeZone: String? = nil
+    )
         throws -> String?
     {
         let document = TemplateDocument(
@@ -147,7 +150,9 @@ import Testing
             strings: ["en": ["TITLE": "Total %d", "BODY": "%1$#@items@ by %2$@"]],
             plurals: ["en": ["BODY": ["items": ["one": "%d item", "other": "%d items"]]]])
         let problems = document.validate().map(\.description)
-        #expect(problems.contains { $0.contains("title.arguments[0] is formatted as text by | currency(EUR), but strings.en.TITLE shows it as a number") })
+        #expect(
+            problems.contains { $0.contains("title.arguments[0] is formatted as text by | currency(EUR), but strings.en.TITLE shows it as a number") }
+        )
         #expect(problems.contains { $0.contains("body.arguments[0] may be the literal \"several\", but strings.en.BODY shows it as a number") })
         #expect(problems.contains { $0.contains("body.arguments[1]") })
     }

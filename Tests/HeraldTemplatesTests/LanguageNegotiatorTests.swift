@@ -1,5 +1,6 @@
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct LanguageNegotiatorTests {
@@ -21,7 +22,9 @@ import Testing
         Case(preferred: preferred, available: sample, defaultLanguage: "en", expected: expected)
     }
 
-    private static func only(_ preferred: [String], _ available: [String], _ expected: String, default defaultLanguage: String = "en")
+    private static func only(
+        _ preferred: [String], _ available: [String], _ expected: String, default defaultLanguage: String = "en"
+    )
         -> Case
     {
         Case(preferred: preferred, available: available, defaultLanguage: defaultLanguage, expected: expected)

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct PayloadFittingTests {

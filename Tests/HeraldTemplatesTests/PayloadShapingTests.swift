@@ -1,6 +1,7 @@
 import APNSCore
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct PayloadShapingTests {
@@ -29,31 +30,43 @@ import Testing
     private static let critical = Payload.Sound.critical(name: "alarm.caf", volume: 0.8)
 
     static let cases: [Case] = [
-        Case(name: "everything allowed keeps everything", authorization: allowing(),
-             sound: .default, badge: 5, level: .timeSensitive, expectedSound: .default, expectedBadge: 5, expectedLevel: .timeSensitive),
-        Case(name: "sound off drops a named sound", authorization: allowing(sound: false),
-             sound: .named("chime.caf"), badge: 5, level: .active, expectedSound: nil, expectedBadge: 5, expectedLevel: .active),
-        Case(name: "sound off drops a critical sound", authorization: allowing(sound: false),
-             sound: critical, badge: nil, level: nil, expectedSound: nil, expectedBadge: nil, expectedLevel: nil),
-        Case(name: "no critical permission plays the sound plainly", authorization: allowing(criticalAlert: false),
-             sound: critical, badge: nil, level: nil, expectedSound: .named("alarm.caf"), expectedBadge: nil, expectedLevel: nil),
-        Case(name: "critical permission keeps the critical sound", authorization: allowing(),
-             sound: critical, badge: nil, level: .critical, expectedSound: critical, expectedBadge: nil, expectedLevel: .critical),
-        Case(name: "badge off drops the badge", authorization: allowing(badge: false),
-             sound: .default, badge: 5, level: nil, expectedSound: .default, expectedBadge: nil, expectedLevel: nil),
-        Case(name: "badge off drops a clearing badge too", authorization: allowing(badge: false),
-             sound: nil, badge: 0, level: nil, expectedSound: nil, expectedBadge: nil, expectedLevel: nil),
-        Case(name: "time-sensitive off downgrades to active", authorization: allowing(timeSensitive: false),
-             sound: nil, badge: nil, level: .timeSensitive, expectedSound: nil, expectedBadge: nil, expectedLevel: .active),
-        Case(name: "critical level without permission downgrades to active", authorization: allowing(criticalAlert: false),
-             sound: nil, badge: nil, level: .critical, expectedSound: nil, expectedBadge: nil, expectedLevel: .active),
-        Case(name: "critical level does not need time-sensitive", authorization: allowing(timeSensitive: false),
-             sound: nil, badge: nil, level: .critical, expectedSound: nil, expectedBadge: nil, expectedLevel: .critical),
-        Case(name: "passive needs nothing", authorization: allowing(sound: false, badge: false, criticalAlert: false, timeSensitive: false),
-             sound: nil, badge: nil, level: .passive, expectedSound: nil, expectedBadge: nil, expectedLevel: .passive),
-        Case(name: "alerts only strips everything else",
-             authorization: allowing(sound: false, badge: false, criticalAlert: false, timeSensitive: false),
-             sound: critical, badge: 3, level: .critical, expectedSound: nil, expectedBadge: nil, expectedLevel: .active),
+        Case(
+            name: "everything allowed keeps everything", authorization: allowing(),
+            sound: .default, badge: 5, level: .timeSensitive, expectedSound: .default, expectedBadge: 5, expectedLevel: .timeSensitive),
+        Case(
+            name: "sound off drops a named sound", authorization: allowing(sound: false),
+            sound: .named("chime.caf"), badge: 5, level: .active, expectedSound: nil, expectedBadge: 5, expectedLevel: .active),
+        Case(
+            name: "sound off drops a critical sound", authorization: allowing(sound: false),
+            sound: critical, badge: nil, level: nil, expectedSound: nil, expectedBadge: nil, expectedLevel: nil),
+        Case(
+            name: "no critical permission plays the sound plainly", authorization: allowing(criticalAlert: false),
+            sound: critical, badge: nil, level: nil, expectedSound: .named("alarm.caf"), expectedBadge: nil, expectedLevel: nil),
+        Case(
+            name: "critical permission keeps the critical sound", authorization: allowing(),
+            sound: critical, badge: nil, level: .critical, expectedSound: critical, expectedBadge: nil, expectedLevel: .critical),
+        Case(
+            name: "badge off drops the badge", authorization: allowing(badge: false),
+            sound: .default, badge: 5, level: nil, expectedSound: .default, expectedBadge: nil, expectedLevel: nil),
+        Case(
+            name: "badge off drops a clearing badge too", authorization: allowing(badge: false),
+            sound: nil, badge: 0, level: nil, expectedSound: nil, expectedBadge: nil, expectedLevel: nil),
+        Case(
+            name: "time-sensitive off downgrades to active", authorization: allowing(timeSensitive: false),
+            sound: nil, badge: nil, level: .timeSensitive, expectedSound: nil, expectedBadge: nil, expectedLevel: .active),
+        Case(
+            name: "critical level without permission downgrades to active", authorization: allowing(criticalAlert: false),
+            sound: nil, badge: nil, level: .critical, expectedSound: nil, expectedBadge: nil, expectedLevel: .active),
+        Case(
+            name: "critical level does not need time-sensitive", authorization: allowing(timeSensitive: false),
+            sound: nil, badge: nil, level: .critical, expectedSound: nil, expectedBadge: nil, expectedLevel: .critical),
+        Case(
+            name: "passive needs nothing", authorization: allowing(sound: false, badge: false, criticalAlert: false, timeSensitive: false),
+            sound: nil, badge: nil, level: .passive, expectedSound: nil, expectedBadge: nil, expectedLevel: .passive),
+        Case(
+            name: "alerts only strips everything else",
+            authorization: allowing(sound: false, badge: false, criticalAlert: false, timeSensitive: false),
+            sound: critical, badge: 3, level: .critical, expectedSound: nil, expectedBadge: nil, expectedLevel: .active),
     ]
 
     @Test(arguments: cases)

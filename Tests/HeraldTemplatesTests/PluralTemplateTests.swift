@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 /// Plural strings in templates: the form a device's language picks for a count, in server mode

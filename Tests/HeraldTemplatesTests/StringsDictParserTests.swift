@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct StringsDictParserTests {
@@ -92,7 +93,9 @@ import Testing
         let broken = Self.russian.replacingOccurrences(of: "<string>%1$d полей</string>", with: "<string>%1$d полей</strin>")
         let wrongType = Self.russian.replacingOccurrences(
             of: "<key>fields</key>\n        <dict>\n            <key>NSStringFormatSpecTypeKey</key>\n            <string>NSStringPluralRuleType",
-            with: "<key>fields</key>\n        <dict>\n            <key>NSStringFormatSpecTypeKey</key>\n            <string>NSStringVariableWidthRuleType")
+            with:
+                "<key>fields</key>\n        <dict>\n            <key>NSStringFormatSpecTypeKey</key>\n            <string>NSStringVariableWidthRuleType"
+        )
         let noOther = Self.russian.replacingOccurrences(of: "<key>other</key>\n            <string>%2$d гуся</string>", with: "")
         #expect(wrongType != Self.russian && noOther != Self.russian)
         let template = """
@@ -112,7 +115,10 @@ import Testing
         } catch {
             let lines = error.problems.map(\.description)
             #expect(lines.contains("broken/ru.stringsdict:35: not a valid property list: an end tag does not match its start tag"), "\(lines)")
-            #expect(lines.contains("type/ru.stringsdict:5: LANDED.fields: NSStringFormatSpecTypeKey is \"NSStringVariableWidthRuleType\"; Herald reads NSStringPluralRuleType"), "\(lines)")
+            #expect(
+                lines.contains(
+                    "type/ru.stringsdict:5: LANDED.fields: NSStringFormatSpecTypeKey is \"NSStringVariableWidthRuleType\"; Herald reads NSStringPluralRuleType"
+                ), "\(lines)")
             #expect(lines.contains("other/ru.stringsdict:5: plurals.ru.LANDED.geese has no other form, which every plural needs"), "\(lines)")
             #expect(lines.allSatisfy { !$0.contains("\n") })
         }
@@ -120,7 +126,10 @@ import Testing
 
     @Test func aBinaryPropertyListIsReadWithoutLines() throws {
         let plist: [String: Any] = [
-            "ITEMS": ["NSStringLocalizedFormatKey": "%#@n@", "n": ["NSStringFormatSpecTypeKey": "NSStringPluralRuleType", "one": "%d item", "other": "%d items"]]
+            "ITEMS": [
+                "NSStringLocalizedFormatKey": "%#@n@",
+                "n": ["NSStringFormatSpecTypeKey": "NSStringPluralRuleType", "one": "%d item", "other": "%d items"],
+            ]
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         let entries = try StringsDictParser.parse(data)
@@ -167,10 +176,11 @@ import Testing
             ])
         let problems = document.validate()
         let fields = Set(problems.compactMap(\.field))
-        #expect(fields.isSuperset(of: [
-            "plurals.en.BODY.missing", "plurals.en.BODY.items.lots", "plurals.en.BODY.items.other", "plurals.en.BODY.unused",
-            "plurals.de.BODY.items.other", "plurals.fr",
-        ]), "\(problems)")
+        #expect(
+            fields.isSuperset(of: [
+                "plurals.en.BODY.missing", "plurals.en.BODY.items.lots", "plurals.en.BODY.items.other", "plurals.en.BODY.unused",
+                "plurals.de.BODY.items.other", "plurals.fr",
+            ]), "\(problems)")
         #expect(throws: TemplateLoadError.self) { try CompiledTemplate(document) }
     }
 }

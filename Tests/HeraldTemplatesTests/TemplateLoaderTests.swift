@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct TemplateLoaderTests {

@@ -1,6 +1,7 @@
 import APNSCore
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 /// ``TemplateRenderer`` must give exactly what ``CompiledTemplate/render(for:options:)`` gives.

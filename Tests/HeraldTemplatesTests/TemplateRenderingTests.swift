@@ -1,6 +1,7 @@
 import APNSCore
 import HeraldCore
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct TemplateRenderingTests {
@@ -83,8 +84,9 @@ import Testing
         }
         #expect(alert.subtitleLocKey == "GREETING_SUBTITLE")
         #expect(alert.subtitleLocArgs == nil)
-        #expect(try render(document: document).notification?.payload.aps.alert
-            == .fields(Payload.Alert(title: "Hi Ana", subtitle: "Today only", body: "20% off at Acme today")))
+        #expect(
+            try render(document: document).notification?.payload.aps.alert
+                == .fields(Payload.Alert(title: "Hi Ana", subtitle: "Today only", body: "20% off at Acme today")))
     }
 
     @Test func usesFallbacksAndReportsMissingArguments() throws {
@@ -169,7 +171,8 @@ import Testing
         #expect(body.hasSuffix("…"))
         #expect(body.hasPrefix("20% off at Grüße 👋🏽"))
         // VoIP pushes get 5120 bytes.
-        let voip = try #require(try render(variables: ["storeName": .string(long), "percentOff": 20], payload: PayloadOptions(pushType: .voip)).notification)
+        let voip = try #require(
+            try render(variables: ["storeName": .string(long), "percentOff": 20], payload: PayloadOptions(pushType: .voip)).notification)
         #expect(voip.encoded.count <= 5120)
         #expect(voip.encoded.count > 4096)
     }

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import HeraldTemplates
 
 @Suite struct TemplateValidationTests {

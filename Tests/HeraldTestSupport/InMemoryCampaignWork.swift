@@ -43,7 +43,9 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
 
     public var snapshot: State { state.withLock { $0 } }
 
-    public func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
+    public func nextDevices(
+        _ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int
+    ) async throws
         -> [Device]
     {
         state.withLock { state in Array(state.devices.lazy.filter { $0.id > cursor }.prefix(limit)) }
@@ -138,7 +140,9 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
 
     // The scheduler's side: one chunk needs none of it.
     public func startDueCampaigns(limit: Int, actor: String, now: Date) async throws -> [Campaign] { [] }
-    public func claimChunk(owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]) async throws
+    public func claimChunk(
+        owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]
+    ) async throws
         -> ChunkLease?
     { nil }
     public func pruneFrequencySends(before: Date) async throws -> Int { 0 }

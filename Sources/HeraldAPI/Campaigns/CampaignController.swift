@@ -119,7 +119,8 @@ struct CampaignController {
         let app = try await directory.current(try await directory.require(bundleID: body.app, field: "app"))
         try context.requirePrincipal().requireScope(bundleID: app.bundleID)
         let audience = try body.audience?.filter(field: "audience") ?? AudienceFilter()
-        try JSONFields.check(audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) },
+        try JSONFields.check(
+            audience.validate().map { ValidationError(field: "audience.\($0.field)", reason: $0.reason) },
             what: "audience")
         return EstimateResponse(
             app: app.bundleID, devices: try await campaigns.estimate(appID: app.id, filter: audience),

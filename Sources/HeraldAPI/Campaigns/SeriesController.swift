@@ -67,8 +67,9 @@ struct SeriesController {
         let principal = try context.requirePrincipal()
         try principal.requireCampaignAccess()
         let (found, bundleID) = try await self.found(context)
-        guard let changed = try await series.transition(
-            publicID: found.publicID, event: event, actor: principal.keyPrefix, now: Date())
+        guard
+            let changed = try await series.transition(
+                publicID: found.publicID, event: event, actor: principal.keyPrefix, now: Date())
         else { throw Self.unknownSeries() }
         return SeriesResponse(
             changed, bundleID: bundleID, runs: try await series.runs(seriesID: found.id, limit: Self.maximumRuns))

@@ -1,8 +1,8 @@
-import Logging
-import Synchronization
 import APNSCore
 import HeraldCore
 import Hummingbird
+import Logging
+import Synchronization
 
 /// `POST /v1/apps/{bundleID}/devices/import`: NDJSON registrations, one per line, for moving
 /// from another provider. The body is streamed and written in batches of one statement each,

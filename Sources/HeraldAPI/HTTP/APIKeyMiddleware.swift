@@ -1,7 +1,7 @@
 import Foundation
-import Logging
 import HeraldCore
 import Hummingbird
+import Logging
 
 /// Checks `Authorization: Bearer <key>` and puts the caller in the context. Unknown,
 /// revoked or missing keys get 401; a key over its request rate gets 429 with `Retry-After`;

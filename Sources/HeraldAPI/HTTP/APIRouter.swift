@@ -50,8 +50,10 @@ public struct APIDependencies: Sendable {
     public var classifyError: @Sendable (any Error) -> Problem?
 
     public init(
-        apps: any AppRepository, certificates: any CertificateReader, devices: any DeviceRepository, pruner: any DevicePruner, keys: any APIKeyRepository,
-        audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), appDirectory: AppDirectory? = nil, ledger: any LedgerRepository, templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
+        apps: any AppRepository, certificates: any CertificateReader, devices: any DeviceRepository, pruner: any DevicePruner,
+        keys: any APIKeyRepository,
+        audit: any AuditRepository, keyCache: APIKeyCache = APIKeyCache(ttl: .zero), appDirectory: AppDirectory? = nil, ledger: any LedgerRepository,
+        templates: any TemplateRepository, campaigns: any CampaignRepository, events: any EventRepository,
         sender: any DirectSending, liveActivities: any LiveActivityRepository, liveActivityUpdater: any LiveActivityUpdating,
         readiness: any ReadinessCheck, webhooks: any WebhookStore, metricsText: @escaping @Sendable () -> String,
         metricsToken: String? = nil, limits: APILimits = APILimits(),

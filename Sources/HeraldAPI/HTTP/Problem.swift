@@ -177,8 +177,9 @@ extension Problem {
     }
 
     static func methodNotAllowed() -> Problem {
-        Problem(status: .methodNotAllowed, slug: "method-not-allowed", title: "Method not allowed",
-                detail: "this path does not take this method")
+        Problem(
+            status: .methodNotAllowed, slug: "method-not-allowed", title: "Method not allowed",
+            detail: "this path does not take this method")
     }
 
     static let internalError = Problem(

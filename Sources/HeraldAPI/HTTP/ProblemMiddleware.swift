@@ -23,7 +23,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw Problem.payloadTooLarge("the body is larger than this endpoint accepts")
         } catch {
             if let problem = classify(error) {
-                context.logger.warning("request failed", metadata: ["error.type": "\(String(reflecting: type(of: error)))", "problem": "\(problem.slug)"])
+                context.logger.warning(
+                    "request failed", metadata: ["error.type": "\(String(reflecting: type(of: error)))", "problem": "\(problem.slug)"])
                 throw problem
             }
             context.logger.error("request failed", metadata: ["error.type": "\(String(reflecting: type(of: error)))"])

@@ -10,7 +10,9 @@ enum RequestDecoding {
     static let decoder = PayloadValueDecoder(parseDate: RFC3339.parse)
 
     /// `type` from `value`; `field` prefixes the names in errors (a value inside a larger body).
-    static func decode<Value: Decodable>(_ type: Value.Type, from value: PayloadValue, field: String? = nil)
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from value: PayloadValue, field: String? = nil
+    )
         throws(ValidationError) -> Value
     {
         try reading(type, from: value, with: decoder, under: field, unknown: "unknown field")

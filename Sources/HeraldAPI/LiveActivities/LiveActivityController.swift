@@ -67,7 +67,9 @@ struct LiveActivityController {
 
     // MARK: Activities and update tokens
 
-    @Sendable func registerUpdateToken(request: Request, context: HeraldRequestContext) async throws
+    @Sendable func registerUpdateToken(
+        request: Request, context: HeraldRequestContext
+    ) async throws
         -> EditedResponse<UpdateTokenResponse>
     {
         let (app, device) = try await target(context, access: .write)
@@ -89,7 +91,9 @@ struct LiveActivityController {
 
     /// The update token of an activity a start campaign started on the device: it joins the
     /// campaign's activity, whose ID the app need not know.
-    @Sendable func registerStartedUpdateToken(request: Request, context: HeraldRequestContext) async throws
+    @Sendable func registerStartedUpdateToken(
+        request: Request, context: HeraldRequestContext
+    ) async throws
         -> EditedResponse<UpdateTokenResponse>
     {
         let (app, device) = try await target(context, access: .write)
@@ -140,7 +144,9 @@ struct LiveActivityController {
 
     // MARK: Updates
 
-    @Sendable func submit(request: Request, context: HeraldRequestContext) async throws
+    @Sendable func submit(
+        request: Request, context: HeraldRequestContext
+    ) async throws
         -> EditedResponse<LiveActivityUpdateResponse>
     {
         let app = try await self.app(context, access: .write)

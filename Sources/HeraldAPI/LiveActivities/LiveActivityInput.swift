@@ -94,7 +94,9 @@ enum LiveActivityInput {
                 arguments: try container.decodeIfPresent([String].self, forKey: .locArgs) ?? [])
         }
 
-        static func text<Key: CodingKey>(in container: KeyedDecodingContainer<Key>, forKey key: Key) throws
+        static func text<Key: CodingKey>(
+            in container: KeyedDecodingContainer<Key>, forKey key: Key
+        ) throws
             -> Payload.LiveActivityAlert.Text
         {
             guard let body = try container.decodeIfPresent(TextBody.self, forKey: key) else {

@@ -25,7 +25,8 @@ struct SegmentController {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             segment = try container.decodeIfPresent(PayloadValue.self, forKey: .segment)
-            description = container.contains(.description)
+            description =
+                container.contains(.description)
                 ? .some(try container.decodeIfPresent(String.self, forKey: .description)) : nil
         }
     }
@@ -91,8 +92,9 @@ struct SegmentController {
             throw Problem.invalidRequest("give segment or description")
         }
         let actor = try context.requirePrincipal().keyPrefix
-        guard case .saved(let saved) = try await segments.update(
-            appID: app.id, name: name, segment: segment, description: description, actor: actor)
+        guard
+            case .saved(let saved) = try await segments.update(
+                appID: app.id, name: name, segment: segment, description: description, actor: actor)
         else { throw Self.unknownSegment() }
         return try await response(saved, app: app, sample: 0)
     }

@@ -23,7 +23,8 @@ enum TemplatePreview {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             languages = try LanguageList.tags(in: container, forKey: .languages)
-            authorization = try container.decodeIfPresent(AuthorizationRequest.self, forKey: .authorization)?.settings
+            authorization =
+                try container.decodeIfPresent(AuthorizationRequest.self, forKey: .authorization)?.settings
                 ?? TemplatePreview.defaultAuthorization
             timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
             if let timeZone, TimeZone(identifier: timeZone) == nil || timeZone.utf8.count > 64 {

@@ -69,7 +69,9 @@ public struct NewAPIKey: Sendable {
         case .marketing:
             guard appID == nil else { throw ValidationError(field: "app", reason: "only app keys take an app; scope a marketing key with apps") }
             if let appScope {
-                guard !appScope.isEmpty else { throw ValidationError(field: "apps", reason: "name at least one app, or leave apps out for every app") }
+                guard !appScope.isEmpty else {
+                    throw ValidationError(field: "apps", reason: "name at least one app, or leave apps out for every app")
+                }
                 guard appScope.count <= Self.maximumScope else { throw ValidationError(field: "apps", reason: "at most \(Self.maximumScope) apps") }
             }
         case .admin:

@@ -173,7 +173,9 @@ public struct NewCertificate: Sendable {
 public protocol CertificateReader: Sendable {
     /// A certificate for the app `bundleID`, or a ``ValidationError`` naming `field` +
     /// `certificate` (not a .p12, expired, for another app) or `field` + `password`.
-    func read(pkcs12: [UInt8], password: String, bundleID: String, now: Date, field: String) throws(ValidationError)
+    func read(
+        pkcs12: [UInt8], password: String, bundleID: String, now: Date, field: String
+    ) throws(ValidationError)
         -> NewCertificate
 }
 

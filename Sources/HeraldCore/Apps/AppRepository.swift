@@ -17,7 +17,9 @@ public protocol AppRepository: Sendable {
     func credentials(appID: Int64) async throws -> [AppCredential]
     /// Stores a signing key or certificate as a standby credential, or as the active one (the
     /// active one before it becomes standby) when `activate`.
-    func addCredential(appID: Int64, _ credential: NewCredential, activate: Bool, actor: String) async throws
+    func addCredential(
+        appID: Int64, _ credential: NewCredential, activate: Bool, actor: String
+    ) async throws
         -> AppCredential
     /// Makes a standby credential the active one; the active one becomes standby. Nil for an
     /// unknown credential; ``CredentialStateError`` for a retired one.
@@ -131,8 +133,9 @@ public struct AppSettings: Sendable, Equatable {
         if let defaultTimeZone, !DeviceRegistration.isKnownTimeZone(defaultTimeZone) {
             errors.append(ValidationError(field: "defaultTimeZone", reason: "not an IANA time zone name (e.g. Europe/Paris)"))
         }
-        if let quietHours, quietHours.start == quietHours.end || !(0..<1440).contains(quietHours.start)
-            || !(0..<1440).contains(quietHours.end)
+        if let quietHours,
+            quietHours.start == quietHours.end || !(0..<1440).contains(quietHours.start)
+                || !(0..<1440).contains(quietHours.end)
         {
             errors.append(ValidationError(field: "quietHours", reason: "its ends must be two different times of day"))
         }

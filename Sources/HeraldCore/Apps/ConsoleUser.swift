@@ -135,7 +135,9 @@ public protocol ConsoleSessionRepository: Sendable {
     func create(tokenHash: [UInt8], userID: Int64, csrfToken: String, expiresAt: Date) async throws
     /// The session, if it exists, has not expired at `now` and its user is enabled. Moves its
     /// expiry to `now + idle` (at most once a minute, so a page view is not a write).
-    func find(tokenHash: [UInt8], now: Date, idle: TimeInterval, absoluteLimit: TimeInterval) async throws
+    func find(
+        tokenHash: [UInt8], now: Date, idle: TimeInterval, absoluteLimit: TimeInterval
+    ) async throws
         -> ConsoleSession?
     func delete(tokenHash: [UInt8]) async throws
     /// Removes expired sessions; returns how many.

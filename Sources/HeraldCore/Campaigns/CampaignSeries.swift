@@ -135,7 +135,9 @@ public struct SeriesRun: Sendable, Equatable {
 public protocol CampaignSeriesRepository: Sendable {
     /// Stores a series, active, with its first run due after `now`. Throws the first
     /// `ValidationError` (fields below `campaign` and `schedule`).
-    func create(name: String, blueprint: CampaignDraft, recurrence: Recurrence, actor: String, now: Date) async throws
+    func create(
+        name: String, blueprint: CampaignDraft, recurrence: Recurrence, actor: String, now: Date
+    ) async throws
         -> CampaignSeries
     func get(publicID: UUID) async throws -> CampaignSeries?
     /// Newest first; only the given apps' when `appIDs` is not nil.

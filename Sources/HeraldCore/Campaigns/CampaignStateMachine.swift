@@ -27,7 +27,9 @@ public struct CampaignStateMachine: Sendable, Hashable {
 
     /// Applies `event` given `facts`: the new state is ``state``; the returned actions are the
     /// owner's to perform, in order. An empty list with the state unchanged means nothing happens.
-    public mutating func apply(_ event: CampaignEvent, facts: CampaignFacts = CampaignFacts()) throws(CampaignError)
+    public mutating func apply(
+        _ event: CampaignEvent, facts: CampaignFacts = CampaignFacts()
+    ) throws(CampaignError)
         -> [CampaignAction]
     {
         switch (state, event) {

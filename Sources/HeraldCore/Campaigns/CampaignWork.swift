@@ -21,7 +21,9 @@ public protocol CampaignWorkQueue: Sendable {
     func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws
     /// The chunk's next audience devices after `cursor` (a device ID), in ID order, up to the
     /// frozen bound.
-    func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
+    func nextDevices(
+        _ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int
+    ) async throws
         -> [Device]
     /// Notes how far the batch about to be sent goes, before it is sent. Returns false, noting
     /// nothing, when the campaign is no longer running (paused, cancelled, failed): the worker

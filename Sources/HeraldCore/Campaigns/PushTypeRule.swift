@@ -20,7 +20,9 @@ public enum PushTypeRule {
 
     /// The problem with variant `index` sending `pushType` (its own or the campaign's) through
     /// version `version` of template `name`; nil when they fit.
-    public static func variantProblem(index: Int, pushType: PushType?, templateType: String, name: String, version: Int)
+    public static func variantProblem(
+        index: Int, pushType: PushType?, templateType: String, name: String, version: Int
+    )
         -> ValidationError?
     {
         guard let pushType, pushType.rawValue != templateType else { return nil }

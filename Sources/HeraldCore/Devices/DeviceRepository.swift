@@ -4,7 +4,9 @@ import APNSCore
 public protocol DeviceRepository: Sendable {
     /// Registers or updates a token: sets `registered_at` to now and clears an earlier
     /// invalidation. `created` tells whether the token was new.
-    func register(appID: Int64, token: DeviceToken, registration: DeviceRegistration) async throws
+    func register(
+        appID: Int64, token: DeviceToken, registration: DeviceRegistration
+    ) async throws
         -> (device: Device, created: Bool)
     func find(appID: Int64, token: DeviceToken) async throws -> Device?
     /// The registered devices among `tokens`, in one query; unregistered tokens are absent.

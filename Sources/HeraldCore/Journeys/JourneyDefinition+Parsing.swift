@@ -89,8 +89,10 @@ extension JourneyDefinition {
     /// The strongly connected components that hold a cycle (Tarjan's algorithm, by ID order).
     static func cycles(_ steps: [String: Step]) -> [[String]] {
         var index = 0
-        var indices = [String: Int](), lowLinks = [String: Int]()
-        var stack = [String](), onStack = Set<String>()
+        var indices = [String: Int]()
+        var lowLinks = [String: Int]()
+        var stack = [String]()
+        var onStack = Set<String>()
         var found = [[String]]()
         func connect(_ id: String) {
             indices[id] = index
@@ -130,6 +132,8 @@ extension JourneyDefinition {
 
     public static func isStepID(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count)
-            && id.utf8.allSatisfy { $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            && id.utf8.allSatisfy {
+                $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            }
     }
 }

@@ -5,7 +5,9 @@ extension JourneyDefinition {
     /// The push options a send step may set: the headers and payload settings of a
     /// transactional send, without a push type (the template's) or an absolute expiration (a
     /// journey's sends happen at any time; `timeToLive` is relative to each).
-    static let sendOptionKeys: Set<String> = ["priority", "timeToLive", "collapseID", "threadID", "category", "interruptionLevel", "relevanceScore", "custom"]
+    static let sendOptionKeys: Set<String> = [
+        "priority", "timeToLive", "collapseID", "threadID", "category", "interruptionLevel", "relevanceScore", "custom",
+    ]
 
     /// A send step's `pushOptions`, checked by the rules of a campaign's (docs/journeys.md "Steps").
     static func pushOptions(_ value: PayloadValue?, path: String) throws(ValidationError) -> PushOptions {

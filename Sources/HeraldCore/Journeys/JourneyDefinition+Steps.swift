@@ -147,7 +147,8 @@ extension JourneyDefinition {
                 try only(branch, ["opened"], path: "\(path).branch")
                 test = .opened
             default:
-                throw ValidationError(field: "\(path).branch", reason: "tests {\"segment\": {…}}, {\"segment\": \"saved name\"} or {\"opened\": true}")
+                throw ValidationError(
+                    field: "\(path).branch", reason: "tests {\"segment\": {…}}, {\"segment\": \"saved name\"} or {\"opened\": true}")
             }
             return .branch(test, yes: try target("yes"), no: try target("no"))
         case "split":

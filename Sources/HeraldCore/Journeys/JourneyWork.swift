@@ -134,7 +134,9 @@ public protocol JourneyWork: Sendable {
     func opened(_ visits: [JourneyVisit]) async throws -> Set<JourneyVisit>
     /// Which of these users (by user ID) and devices (entrants without one) have a valid device
     /// that matches the segment now.
-    func matching(_ segment: Segment, appID: Int64, userIDs: [String], deviceIDs: [Int64], now: Date) async throws
+    func matching(
+        _ segment: Segment, appID: Int64, userIDs: [String], deviceIDs: [Int64], now: Date
+    ) async throws
         -> (userIDs: Set<String>, deviceIDs: Set<Int64>)
     /// The latest version of each of the app's saved segments named (archived ones are absent).
     func savedSegments(appID: Int64, names: [String]) async throws -> [String: Segment]

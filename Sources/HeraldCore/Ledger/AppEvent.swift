@@ -84,8 +84,9 @@ public struct AppEvent: Sendable, Hashable {
                 errors.append(ValidationError(field: "token", reason: "an event names its device: give token or userID"))
             }
         }
-        if let userID, userID.isEmpty || TextRules.storedLength(userID) > DeviceRegistration.maximumUserIDLength
-            || TextRules.forbiddenCharacter(in: userID) != nil
+        if let userID,
+            userID.isEmpty || TextRules.storedLength(userID) > DeviceRegistration.maximumUserIDLength
+                || TextRules.forbiddenCharacter(in: userID) != nil
         {
             errors.append(
                 ValidationError(

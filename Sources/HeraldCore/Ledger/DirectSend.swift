@@ -135,7 +135,9 @@ public protocol DirectSendLedger: Sendable {
     /// Takes a place under `caps` at `now` for each device (ID and bucket) still under them, as
     /// campaigns do (the devices' buckets locked); returns the places' key (to give back unused
     /// ones) and the devices that got one.
-    func reservePlaces(appID: Int64, devices: [(id: Int64, bucket: Int)], caps: [FrequencyCap], now: Date) async throws
+    func reservePlaces(
+        appID: Int64, devices: [(id: Int64, bucket: Int)], caps: [FrequencyCap], now: Date
+    ) async throws
         -> (key: Int64, granted: Set<Int64>)
     /// Gives back places taken under `key`.
     func releasePlaces(appID: Int64, key: Int64, deviceIDs: [Int64]) async throws

@@ -236,15 +236,25 @@ public protocol LedgerRepository: Sendable {
     func holdsUser(appID: Int64, userID: String) async throws -> Bool
     /// A user's data, a page at a time, each list in its own order (newest first for ledgers).
     func userDevices(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws -> UserDataPage<Device>
-    func userNotifications(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    func userNotifications(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<NotificationRecord>
-    func userCampaignDeliveries(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    func userCampaignDeliveries(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<CampaignDeliveryRecord>
-    func userEvents(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    func userEvents(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<AppEventRecord>
-    func userWebhookMessages(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    func userWebhookMessages(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<UserWebhookMessage>
-    func userCampaignAudiences(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    func userCampaignAudiences(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<UserCampaignAudience>
     /// Deletes the user's devices and anonymises what the ledgers, events, webhook outbox and
     /// campaign audiences hold of them, in one transaction, audited (with a digest of the user

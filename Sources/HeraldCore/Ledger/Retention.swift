@@ -59,6 +59,8 @@ public protocol RetentionStore: Sendable {
     /// Nil when another instance is running retention now (one at a time, by advisory lock).
     /// A run that deletes (not a dry run) is audited as `retention.run` by `actor`, with what
     /// it deleted per table and the policy it applied.
-    func purge(_ policy: RetentionPolicy, now: Date, batchSize: Int, dryRun: Bool, actor: String) async throws
+    func purge(
+        _ policy: RetentionPolicy, now: Date, batchSize: Int, dryRun: Bool, actor: String
+    ) async throws
         -> RetentionResult?
 }

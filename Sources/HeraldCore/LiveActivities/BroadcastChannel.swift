@@ -109,10 +109,14 @@ public protocol BroadcastChannelRepository: Sendable {
     ) async throws -> ChannelBinding
     func channel(appID: Int64, channelID: BroadcastChannelID) async throws -> BroadcastChannel?
     /// Newest first; `activityID` narrows to one activity's.
-    func channels(appID: Int64, state: BroadcastChannel.State?, activityID: String?, cursor: String?, limit: Int) async throws
+    func channels(
+        appID: Int64, state: BroadcastChannel.State?, activityID: String?, cursor: String?, limit: Int
+    ) async throws
         -> BroadcastChannelPage
     /// Marks an active channel deleted or gone (audited); nil when it is unknown.
-    func end(appID: Int64, channelID: BroadcastChannelID, as state: BroadcastChannel.State, reason: String?, actor: String)
+    func end(
+        appID: Int64, channelID: BroadcastChannelID, as state: BroadcastChannel.State, reason: String?, actor: String
+    )
         async throws -> BroadcastChannel?
     /// The active channels an update of the activity goes to.
     func activeChannels(appID: Int64, activityID: String) async throws -> [BroadcastChannel]

@@ -46,11 +46,15 @@ public protocol LiveActivityRepository: Sendable {
 
     /// Stores the update token a device sent for an activity, creating the activity on its
     /// first token and replacing the device's earlier token for it.
-    func registerUpdateToken(appID: Int64, activityID: String, device: DeviceToken, token: DeviceToken, now: Date)
+    func registerUpdateToken(
+        appID: Int64, activityID: String, device: DeviceToken, token: DeviceToken, now: Date
+    )
         async throws -> UpdateTokenRegistration
     /// Stores the update token a device sent for the activity of `attributesType` that a start
     /// campaign last started on it; answers the activity's ID with the outcome.
-    func registerUpdateToken(appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken, now: Date)
+    func registerUpdateToken(
+        appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken, now: Date
+    )
         async throws -> (UpdateTokenRegistration, activityID: String?)
     /// Removes a device's update token for an activity; false when there was none.
     func removeUpdateToken(appID: Int64, activityID: String, device: DeviceToken) async throws -> Bool
@@ -135,11 +139,15 @@ public struct LiveActivityBatchReceipt: Sendable, Equatable {
 public protocol LiveActivityWork: Sendable {
     /// Claims the oldest update that is queued (or whose holder's lease ran out) and has no
     /// earlier unfinished update of its activity, so one activity's updates go in order.
-    func claimUpdate(owner: String, leaseDuration: Duration, now: Date, excludingApps: Set<Int64>) async throws
+    func claimUpdate(
+        owner: String, leaseDuration: Duration, now: Date, excludingApps: Set<Int64>
+    ) async throws
         -> LiveActivityLease?
     /// The next tokens after `cursor`, by ID, that are still within their lifetime; with
     /// `devices`, each with its whole device.
-    func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, devices: Bool, now: Date) async throws
+    func recipients(
+        _ lease: LiveActivityLease, after cursor: Int64, limit: Int, devices: Bool, now: Date
+    ) async throws
         -> [LiveActivityRecipient]
     /// Records a batch's outcomes, drops refused tokens, moves the cursor and renews the lease until `leaseUntil`, in one transaction.
     /// Nil (nothing written) when the lease was lost; otherwise whether a newer update of the
@@ -163,6 +171,8 @@ public protocol LiveActivityWork: Sendable {
 /// exists, a payload within APNs's limit), then queues it for the fan-out.
 public protocol LiveActivityUpdating: Sendable {
     /// Throws a `ValidationError` naming the field when the update cannot be sent.
-    func submit(app: App, activityID: String, request: LiveActivityUpdateRequest, actor: String) async throws
+    func submit(
+        app: App, activityID: String, request: LiveActivityUpdateRequest, actor: String
+    ) async throws
         -> LiveActivityEnqueueResult
 }

@@ -9,7 +9,9 @@ extension Segment {
         self = try Self.parse(value, path: path, depth: 1, budget: &budget)
     }
 
-    private static func parse(_ value: PayloadValue, path: String, depth: Int, budget: inout Int) throws(ValidationError)
+    private static func parse(
+        _ value: PayloadValue, path: String, depth: Int, budget: inout Int
+    ) throws(ValidationError)
         -> Segment
     {
         guard depth <= maximumDepth else {
@@ -22,8 +24,10 @@ extension Segment {
         guard case .object(let object) = value else {
             throw ValidationError(field: path, reason: "a condition is a JSON object, e.g. {\"attribute\": \"plan\", \"eq\": \"pro\"}")
         }
-        let kinds = ["all", "any", "not", "attribute", "language", "timeZone", "environment", "authorization", "registered",
-                     "userID", "received", "opened", "converted", "event"]
+        let kinds = [
+            "all", "any", "not", "attribute", "language", "timeZone", "environment", "authorization", "registered",
+            "userID", "received", "opened", "converted", "event",
+        ]
         let given = kinds.filter { object[$0] != nil }
         guard given.count == 1, let kind = given.first else {
             throw ValidationError(
@@ -130,7 +134,8 @@ extension Segment {
                 var event: String?
                 if let name = test["event"] {
                     guard case .string(let text) = name, !text.isEmpty, text.count <= AppEvent.maximumNameLength else {
-                        throw ValidationError(field: "\(field).event", reason: "must be an event name of 1 to \(AppEvent.maximumNameLength) characters")
+                        throw ValidationError(
+                            field: "\(field).event", reason: "must be an event name of 1 to \(AppEvent.maximumNameLength) characters")
                     }
                     event = text
                 }
@@ -154,7 +159,9 @@ extension Segment {
         }
     }
 
-    private static func parseAttribute(_ object: [String: PayloadValue], rest: [String: PayloadValue], path: String)
+    private static func parseAttribute(
+        _ object: [String: PayloadValue], rest: [String: PayloadValue], path: String
+    )
         throws(ValidationError) -> Segment
     {
         guard case .string(let key) = object["attribute"]!, !key.isEmpty, key.count <= AudienceFilter.maximumAttributeKeyLength
@@ -219,7 +226,9 @@ extension Segment {
         }
     }
 
-    private static func parseAuthorization(_ value: PayloadValue, path: String) throws(ValidationError)
+    private static func parseAuthorization(
+        _ value: PayloadValue, path: String
+    ) throws(ValidationError)
         -> AudienceFilter.AuthorizationCondition
     {
         guard case .object(let test) = value, !test.isEmpty else {

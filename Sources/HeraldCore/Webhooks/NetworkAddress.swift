@@ -87,7 +87,8 @@ public enum NetworkAddress {
     /// IPv6 in its text forms: eight groups, `::` for a run of zeros, an IPv4 tail.
     static func ipv6(_ text: Substring) -> [UInt16]? {
         guard text.contains(":"), text.count <= 45 else { return nil }
-        var head = [UInt16](), tail = [UInt16]()
+        var head = [UInt16]()
+        var tail = [UInt16]()
         let halves = text.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
         func groups(_ part: String) -> [UInt16]? {

@@ -75,7 +75,9 @@ public struct NewWebhookEndpoint: Sendable, Equatable {
     /// `events` nil subscribes to every type. Unless `allowPrivateAddresses`, a URL naming a
     /// loopback, private or link-local address (or `localhost`) is refused; a host name is
     /// checked again each time it is resolved to connect (docs/webhooks.md).
-    public init(url: String, events: [String]?, description: String?, allowPrivateAddresses: Bool = false)
+    public init(
+        url: String, events: [String]?, description: String?, allowPrivateAddresses: Bool = false
+    )
         throws(ValidationError)
     {
         self.url = try Self.check(url: url, allowPrivateAddresses: allowPrivateAddresses)

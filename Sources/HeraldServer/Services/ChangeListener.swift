@@ -35,9 +35,11 @@ public struct ChangeListener: Service {
                 } catch is CancellationError {
                     return
                 } catch {
-                    logger.warning("listening for changes failed; cached keys and apps lapse meanwhile", metadata: [
-                        "error.type": "\(type(of: error))",
-                    ])
+                    logger.warning(
+                        "listening for changes failed; cached keys and apps lapse meanwhile",
+                        metadata: [
+                            "error.type": "\(type(of: error))"
+                        ])
                     try await Task.sleep(for: .seconds(5))
                 }
             }

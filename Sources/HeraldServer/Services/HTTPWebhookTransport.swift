@@ -114,9 +114,11 @@ public final class HTTPWebhookTransport: WebhookTransport {
 
     public func shutdown() async {
         try? await client.shutdown()
-        for client in pinned.withLock({ pinned in defer { pinned.removeAll() }; return Array(pinned.values) }) {
+        for client in pinned.withLock({ pinned in
+            defer { pinned.removeAll() }
+            return Array(pinned.values)
+        }) {
             try? await client.shutdown()
         }
     }
 }
-

@@ -1,5 +1,5 @@
-import NIOCore
 import HTTPTypes
+import NIOCore
 import NIOHTTPTypes
 
 /// Closes a connection whose request does not arrive whole (head to end of body) within its

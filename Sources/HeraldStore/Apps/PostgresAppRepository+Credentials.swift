@@ -17,7 +17,9 @@ extension PostgresAppRepository {
         }
     }
 
-    public func addCredential(appID: Int64, _ new: NewCredential, activate: Bool, actor: String) async throws
+    public func addCredential(
+        appID: Int64, _ new: NewCredential, activate: Bool, actor: String
+    ) async throws
         -> AppCredential
     {
         try await DatabaseMetrics.measure("apps.addCredential") {
@@ -114,7 +116,8 @@ extension PostgresAppRepository {
             let format = try columns["seal_format"].decode(Int16.self)
             let text = try vault.open(Array(buffer: sealed), format: format, appID: appID, credentialID: credential.id)
             guard let secret = CredentialSecret(kind: credential.kind, sealedText: text) else {
-                throw StoreError.unknownValue(column: "app_credentials.secret_sealed", value: "(a \(credential.kind.rawValue) secret of another shape)")
+                throw StoreError.unknownValue(
+                    column: "app_credentials.secret_sealed", value: "(a \(credential.kind.rawValue) secret of another shape)")
             }
             return ActiveCredential(credential: credential, secret: secret)
         }
@@ -230,7 +233,9 @@ extension PostgresAppRepository {
         return try await rows.collect().first != nil
     }
 
-    static func credential(appID: Int64, id: Int64, on connection: PostgresConnection, logger: Logger) async throws
+    static func credential(
+        appID: Int64, id: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws
         -> AppCredential?
     {
         let rows = try await connection.query(

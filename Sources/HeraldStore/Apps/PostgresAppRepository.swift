@@ -45,7 +45,7 @@ public struct PostgresAppRepository: AppRepository {
                         ], logger: logger)
                     return try await Self.fetch(appID: appID, on: connection, logger: logger)
                 }
-            } catch where PostgresErrors.isUniqueViolation(error) {
+            } catch  where PostgresErrors.isUniqueViolation(error) {
                 throw ValidationError(field: "bundleID", reason: "an app with this bundle ID exists already")
             }
         }

@@ -25,7 +25,9 @@ public struct PostgresConsoleSessionRepository: ConsoleSessionRepository {
         }
     }
 
-    public func find(tokenHash: [UInt8], now: Date, idle: TimeInterval, absoluteLimit: TimeInterval) async throws
+    public func find(
+        tokenHash: [UInt8], now: Date, idle: TimeInterval, absoluteLimit: TimeInterval
+    ) async throws
         -> ConsoleSession?
     {
         try await DatabaseMetrics.measure("sessions.find") {

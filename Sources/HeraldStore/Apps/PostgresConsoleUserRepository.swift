@@ -38,7 +38,7 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
                         logger: logger)
                     return user
                 }
-            } catch where PostgresErrors.isUniqueViolation(error) {
+            } catch  where PostgresErrors.isUniqueViolation(error) {
                 throw ValidationError(field: "email", reason: "a user with this email exists")
             }
         }
@@ -112,7 +112,8 @@ public struct PostgresConsoleUserRepository: ConsoleUserRepository {
         try await change(userID: userID, action: "user.setRole", actor: actor, details: ["role": .string(role.rawValue)]) {
             connection in
             try await connection.query("UPDATE users SET role = \(role.rawValue) WHERE id = \(userID) RETURNING id", logger: logger)
-        } after: { _ in }
+        } after: { _ in
+        }
     }
 
     /// One audited change of a user's row, in a transaction with what follows it.

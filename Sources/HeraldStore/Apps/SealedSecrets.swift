@@ -10,7 +10,9 @@ import PostgresNIO
 /// key cannot open.
 enum SealedSecrets {
     /// The sealed secrets `vault` cannot open, and how many there are in all.
-    static func unopenable(with vault: SigningKeyVault, on connection: PostgresConnection, logger: Logger) async throws
+    static func unopenable(
+        with vault: SigningKeyVault, on connection: PostgresConnection, logger: Logger
+    ) async throws
         -> (unopenable: [SealedSecretRow], total: Int)
     {
         var failed = [SealedSecretRow]()

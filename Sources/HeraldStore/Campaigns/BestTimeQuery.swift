@@ -48,12 +48,14 @@ enum BestTimeQuery {
         var app = Array(repeating: 0, count: 24)
         for try await (device, zone, epoch) in rows.decode((Int64, String, Double).self) {
             let name = CampaignZones.effectiveZone(zone, defaultTimeZone: defaultTimeZone)
-            let calendar = calendars[name] ?? {
-                var calendar = Calendar(identifier: .gregorian)
-                calendar.timeZone = TimeZone(identifier: name) ?? TimeZone(secondsFromGMT: 0)!
-                calendars[name] = calendar
-                return calendar
-            }()
+            let calendar =
+                calendars[name]
+                ?? {
+                    var calendar = Calendar(identifier: .gregorian)
+                    calendar.timeZone = TimeZone(identifier: name) ?? TimeZone(secondsFromGMT: 0)!
+                    calendars[name] = calendar
+                    return calendar
+                }()
             let hour = calendar.component(.hour, from: Date(timeIntervalSince1970: epoch))
             own[device, default: Array(repeating: 0, count: 24)][hour] += 1
             app[hour] += 1

@@ -112,7 +112,9 @@ enum CampaignLifecycle {
     /// last chunk is marked done, in the caller's transaction. The row lock comes before the
     /// count, so two last chunks finishing at once take turns and the second counts the first
     /// as done.
-    static func completeIfDone(id: Int64, actor: String, on connection: PostgresConnection, logger: Logger)
+    static func completeIfDone(
+        id: Int64, actor: String, on connection: PostgresConnection, logger: Logger
+    )
         async throws -> Campaign?
     {
         do {
@@ -134,7 +136,9 @@ enum CampaignLifecycle {
     /// Pins the latest version of the campaign's template; a campaign cannot be scheduled
     /// before its template has a version, nor with a push type its template does not send (a
     /// background campaign needs a background template: no text, data in payload.custom).
-    private static func pinTemplateVersion(campaignID: Int64, on connection: PostgresConnection, logger: Logger)
+    private static func pinTemplateVersion(
+        campaignID: Int64, on connection: PostgresConnection, logger: Logger
+    )
         async throws
     {
         try await checkTemplateOwners(campaignID: campaignID, on: connection, logger: logger)
@@ -205,7 +209,9 @@ enum CampaignLifecycle {
 
     /// Pins each variant's template version (the one it names, or its template's latest) with
     /// the same push-type rule, so every message of the campaign renders a fixed version.
-    private static func pinVariantVersions(campaignID: Int64, on connection: PostgresConnection, logger: Logger)
+    private static func pinVariantVersions(
+        campaignID: Int64, on connection: PostgresConnection, logger: Logger
+    )
         async throws
     {
         let rows = try await connection.query(

@@ -239,7 +239,9 @@ extension CampaignRow {
     /// The audience a campaign goes to: its filter and, for a Live Activity start, the devices
     /// holding a start token of its attributes type.
     /// A started campaign's segment counts its windows back from the start.
-    static func audience(_ audienceJSON: String, pushOptions pushOptionsJSON: String, startedAt: Date? = nil) throws
+    static func audience(
+        _ audienceJSON: String, pushOptions pushOptionsJSON: String, startedAt: Date? = nil
+    ) throws
         -> AudienceFilter
     {
         var filter = try CampaignJSON.decode(AudienceFilter.self, from: audienceJSON)

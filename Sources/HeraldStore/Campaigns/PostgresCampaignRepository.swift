@@ -135,7 +135,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
                     return try await connection.query(sql.query, logger: logger).collect().first?.decode(Int64.self) ?? 0
                 }
                 return AudienceEstimate(devices: Int(count), exact: true)
-            } catch where PostgresErrors.serverError(error)?.serverInfo?[.sqlState] == PostgresError.Code.queryCanceled.raw {
+            } catch  where PostgresErrors.serverError(error)?.serverInfo?[.sqlState] == PostgresError.Code.queryCanceled.raw {
                 return try await estimateFromSample(appID: appID, filter: filter)
             }
         }

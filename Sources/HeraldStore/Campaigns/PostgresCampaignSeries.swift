@@ -21,9 +21,11 @@ public struct PostgresCampaignSeries: CampaignSeriesRepository {
         """
 
     static func decode(_ row: PostgresRow) throws -> CampaignSeries {
-        let (id, publicID, appID, name, blueprint, recurrence, state, nextDate, nextAt, started, createdBy, createdAt,
-            updatedAt) = try row.decode(
-                (Int64, UUID, Int64, String, String, String, String, String?, Date?, Int32, String, Date, Date).self)
+        let (
+            id, publicID, appID, name, blueprint, recurrence, state, nextDate, nextAt, started, createdBy, createdAt,
+            updatedAt
+        ) = try row.decode(
+            (Int64, UUID, Int64, String, String, String, String, String?, Date?, Int32, String, Date, Date).self)
         var next: Recurrence.Occurrence?
         if let nextDate, let nextAt { next = Recurrence.Occurrence(date: nextDate, due: nextAt) }
         return CampaignSeries(
@@ -34,7 +36,9 @@ public struct PostgresCampaignSeries: CampaignSeriesRepository {
             next: next, runsStarted: Int(started), createdBy: createdBy, createdAt: createdAt, updatedAt: updatedAt)
     }
 
-    public func create(name: String, blueprint: CampaignDraft, recurrence: Recurrence, actor: String, now: Date)
+    public func create(
+        name: String, blueprint: CampaignDraft, recurrence: Recurrence, actor: String, now: Date
+    )
         async throws -> CampaignSeries
     {
         try await DatabaseMetrics.measure("series.create") {
@@ -57,7 +61,8 @@ public struct PostgresCampaignSeries: CampaignSeriesRepository {
                     CampaignSeries(
                         id: 0, publicID: UUID(), appID: blueprint.appID, name: name, blueprint: blueprint,
                         recurrence: recurrence, state: .active, next: first, runsStarted: 0, createdBy: actor,
-                        createdAt: now, updatedAt: now).draft(for: first),
+                        createdAt: now, updatedAt: now
+                    ).draft(for: first),
                     actor: actor, on: connection)
                 let rows = try await connection.query(
                     """
@@ -133,7 +138,9 @@ public struct PostgresCampaignSeries: CampaignSeriesRepository {
         }
     }
 
-    public func transition(publicID: UUID, event: CampaignSeries.Event, actor: String, now: Date) async throws
+    public func transition(
+        publicID: UUID, event: CampaignSeries.Event, actor: String, now: Date
+    ) async throws
         -> CampaignSeries?
     {
         try await DatabaseMetrics.measure("series.transition") {

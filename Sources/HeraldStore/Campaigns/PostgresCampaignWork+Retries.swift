@@ -5,7 +5,9 @@ import Logging
 import PostgresNIO
 
 extension PostgresCampaignWork {
-    public func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws
+    public func retryableDevices(
+        _ lease: ChunkLease, now: Date, limit: Int
+    ) async throws
         -> [(device: Device, attempts: Int)]
     {
         try await DatabaseMetrics.measure("work.retryableDevices") {
@@ -83,7 +85,9 @@ extension PostgresCampaignWork {
         }
     }
 
-    public func recordRetries(_ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation])
+    public func recordRetries(
+        _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation]
+    )
         async throws
     {
         try await DatabaseMetrics.measure("work.recordRetries") {

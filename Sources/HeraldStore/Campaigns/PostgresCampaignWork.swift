@@ -43,7 +43,9 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
-    public func claimChunk(owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]) async throws
+    public func claimChunk(
+        owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]
+    ) async throws
         -> ChunkLease?
     {
         try await DatabaseMetrics.measure("work.claimChunk") {
@@ -72,8 +74,10 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                           candidate.best_time_holdout
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
-            let (campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt, deviceZone,
-                 timeZone, skipReason) =
+            let (
+                campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt, deviceZone,
+                timeZone, skipReason
+            ) =
                 try row.decode(
                     (Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date, String?, String?, String?)
                         .self)
@@ -104,7 +108,9 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
-    public func nextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
+    public func nextDevices(
+        _ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int
+    ) async throws
         -> [Device]
     {
         try await DatabaseMetrics.measure("work.nextDevices") {
@@ -117,7 +123,9 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
 
     /// PostgreSQL's plan for one page of a chunk's devices, run (`EXPLAIN (ANALYZE, BUFFERS)`):
     /// what `herald bench segments` shows to argue the read stays one index range scan.
-    public func explainNextDevices(_ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int) async throws
+    public func explainNextDevices(
+        _ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int
+    ) async throws
         -> [String]
     {
         let events = try await EventLookup.choose(appID: lease.appID, segments: filter.segmentParts, client: client, logger: logger)
@@ -133,8 +141,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     /// sort it, for every page.
     static func chunkRead(
         _ lease: ChunkLease, filter: AudienceFilter, events: EventLookup, after cursor: Int64, limit: Int, prefix: String
-    ) throws -> SQLBuilder
-    {
+    ) throws -> SQLBuilder {
         var sql = SQLBuilder(prefix)
         AudienceQuery.deviceColumns(filter, into: &sql)
         sql.append(" FROM devices WHERE ")

@@ -163,9 +163,10 @@ public struct CitusConversion: Sendable {
 
     /// Refuses to start unless the coordinator has workers and every node reaches every other.
     private func checkNodes(on connection: PostgresConnection) async throws {
-        let workers = try await connection.query(
-            "SELECT count(*) FROM pg_dist_node WHERE noderole = 'primary' AND groupid <> 0 AND isactive", logger: logger
-        ).collect().first?.decode(Int64.self) ?? 0
+        let workers =
+            try await connection.query(
+                "SELECT count(*) FROM pg_dist_node WHERE noderole = 'primary' AND groupid <> 0 AND isactive", logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
         guard workers > 0 else { throw CitusConversionError.noWorkers }
         var unreachable = [String]()
         let rows = try await connection.query(
@@ -233,12 +234,15 @@ public struct CitusConversion: Sendable {
             .collect().first?.decode(Bool.self) ?? false
     }
 
-    static func waitingKeys(on connection: PostgresConnection, logger: Logger) async throws
+    static func waitingKeys(
+        on connection: PostgresConnection, logger: Logger
+    ) async throws
         -> [(table: String, name: String, definition: String)]
     {
-        let exists = try await connection.query(
-            "SELECT to_regclass('herald_citus_foreign_keys') IS NOT NULL", logger: logger
-        ).collect().first?.decode(Bool.self) ?? false
+        let exists =
+            try await connection.query(
+                "SELECT to_regclass('herald_citus_foreign_keys') IS NOT NULL", logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
         guard exists else { return [] }
         return try await connection.query(
             "SELECT table_name, name, definition FROM herald_citus_foreign_keys ORDER BY table_name, name", logger: logger

@@ -30,7 +30,7 @@ public enum CitusLayout {
     /// (`PostgresLiveActivityRepository.registerUpdateToken`), and both go with their app.
     public static let foreignKeysLeftOut: [String: String] = [
         "live_activity_tokens_app_id_activity_id_fkey":
-            "tokens are written only beside their activity, in one transaction",
+            "tokens are written only beside their activity, in one transaction"
     ]
 
     /// What becomes of `table`.

@@ -99,9 +99,10 @@ public struct MigrationRunner: Sendable {
                 )
                 """, logger: logger)
         } else {
-            let exists = try await connection.query(
-                "SELECT to_regclass('herald_schema_migrations') IS NOT NULL", logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
+            let exists =
+                try await connection.query(
+                    "SELECT to_regclass('herald_schema_migrations') IS NOT NULL", logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
             if !exists { return [:] }
         }
         var result = [String: String]()

@@ -44,14 +44,18 @@ enum PartLabels {
 
     /// `alias.part = <label>` for the part `token`'s device is in: a lookup by token then reads
     /// one part's rows, and on a Citus cluster one shard instead of all sixteen.
-    static func condition(_ alias: String, token: DeviceToken, client: PostgresClient, logger: Logger) async throws
+    static func condition(
+        _ alias: String, token: DeviceToken, client: PostgresClient, logger: Logger
+    ) async throws
         -> String
     {
         condition(alias, label: try await label(ofToken: token, client: client, logger: logger))
     }
 
     /// `alias.part IN (…)`, the parts of the tokens' devices.
-    static func condition(_ alias: String, tokens: [DeviceToken], client: PostgresClient, logger: Logger) async throws
+    static func condition(
+        _ alias: String, tokens: [DeviceToken], client: PostgresClient, logger: Logger
+    ) async throws
         -> String
     {
         var labels = Set<Int32>()

@@ -21,11 +21,14 @@ public struct PostgresRetention: RetentionStore {
         self.logger = logger.forDatabase
     }
 
-    public func purge(_ policy: RetentionPolicy, now: Date, batchSize: Int, dryRun: Bool, actor: String) async throws
+    public func purge(
+        _ policy: RetentionPolicy, now: Date, batchSize: Int, dryRun: Bool, actor: String
+    ) async throws
         -> RetentionResult?
     {
         try await client.withConnection { connection in
-            let locked = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
+            let locked =
+                try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
                 .collect().first?.decode(Bool.self) ?? false
             guard locked else { return nil }
             do {

@@ -15,7 +15,9 @@ public struct PostgresDeviceRepository: DeviceRepository {
         self.logger = logger.forDatabase
     }
 
-    public func register(appID: Int64, token: DeviceToken, registration r: DeviceRegistration) async throws
+    public func register(
+        appID: Int64, token: DeviceToken, registration r: DeviceRegistration
+    ) async throws
         -> (device: Device, created: Bool)
     {
         try await DatabaseMetrics.measure("devices.register") {

@@ -25,7 +25,8 @@ public final class JourneyDefinitions: Sendable {
         var found = known.withLock { cache in cache.filter { wanted.contains($0.key) } }
         let missing = wanted.subtracting(found.keys)
         guard !missing.isEmpty else { return found }
-        let ids = missing.map(\.journeyID), versions = missing.map { Int32($0.version) }
+        let ids = missing.map(\.journeyID)
+        let versions = missing.map { Int32($0.version) }
         let rows = try await connection.query(
             """
             SELECT v.journey_id, v.version, v.definition::text FROM journey_versions v

@@ -50,9 +50,10 @@ enum JourneyIntake {
             // A paused journey takes no one; its entrants' waits and goals go on.
             let entering = journeys.filter { $0.1 != nil && $0.2 != nil && $0.3 }
             if !entering.isEmpty {
-                woke = try await enter(
-                    named, journeys: entering.map { ($0.0, Int($0.1!), $0.2!) }, appID: appID, now: now,
-                    definitions: definitions, on: connection, logger: logger) || woke
+                woke =
+                    try await enter(
+                        named, journeys: entering.map { ($0.0, Int($0.1!), $0.2!) }, appID: appID, now: now,
+                        definitions: definitions, on: connection, logger: logger) || woke
             }
         }
         if woke { try await connection.query("SELECT pg_notify(\(channel), '')", logger: logger) }
@@ -138,10 +139,12 @@ enum JourneyIntake {
         guard !rows.isEmpty else { return false }
         let graphs = try await definitions.definitions(
             Set(rows.map { JourneyDefinitions.Key(journeyID: $0.1, version: Int($0.2)) }), on: connection, logger: logger)
-        var ids = [Int64](), visits = [Int32]()
+        var ids = [Int64]()
+        var visits = [Int32]()
         for (id, journeyID, version, key, step, visit) in rows {
-            guard case .waitFor(.event(let match), _, _, _)? = graphs[
-                JourneyDefinitions.Key(journeyID: journeyID, version: Int(version))]?.steps[step]
+            guard
+                case .waitFor(.event(let match), _, _, _)? = graphs[
+                    JourneyDefinitions.Key(journeyID: journeyID, version: Int(version))]?.steps[step]
             else { continue }
             if events.contains(where: { $0.userKey == key && match.matches(name: $0.name!, properties: $0.properties) }) {
                 ids.append(id)

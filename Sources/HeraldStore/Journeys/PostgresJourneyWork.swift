@@ -183,13 +183,16 @@ public struct PostgresJourneyWork: JourneyWork {
             WHERE d.opened_at IS NOT NULL
             """, logger: logger
         ).collect()
-        return Set(try rows.map { row in
-            let (entryID, visit) = try row.decode((Int64, Int32).self)
-            return JourneyVisit(entryID: entryID, visit: Int(visit))
-        })
+        return Set(
+            try rows.map { row in
+                let (entryID, visit) = try row.decode((Int64, Int32).self)
+                return JourneyVisit(entryID: entryID, visit: Int(visit))
+            })
     }
 
-    public func matching(_ segment: Segment, appID: Int64, userIDs: [String], deviceIDs: [Int64], now: Date) async throws
+    public func matching(
+        _ segment: Segment, appID: Int64, userIDs: [String], deviceIDs: [Int64], now: Date
+    ) async throws
         -> (userIDs: Set<String>, deviceIDs: Set<Int64>)
     {
         let users = try await matching(segment, appID: appID, column: "user_id", values: userIDs, type: "text", now: now)

@@ -15,7 +15,9 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
         self.logger = logger.forDatabase
     }
 
-    public func reservePlaces(appID: Int64, devices: [(id: Int64, bucket: Int)], caps: [FrequencyCap], now: Date)
+    public func reservePlaces(
+        appID: Int64, devices: [(id: Int64, bucket: Int)], caps: [FrequencyCap], now: Date
+    )
         async throws -> (key: Int64, granted: Set<Int64>)
     {
         // A key of the request's own, negative so it never meets a campaign's ID.
@@ -40,7 +42,9 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
             """, logger: logger)
     }
 
-    public func record(_ records: [DirectSendRecord], invalidations: [DeviceInvalidation], appID: Int64) async throws
+    public func record(
+        _ records: [DirectSendRecord], invalidations: [DeviceInvalidation], appID: Int64
+    ) async throws
         -> Set<Int64>
     {
         let journeys = records.filter { if case .journey = $0.ledger { true } else { false } }

@@ -127,7 +127,8 @@ public struct PostgresEventRepository: EventRepository {
         let rows = try await client.query(
             "SELECT token, id, user_id FROM devices WHERE app_id = \(appID) AND \(unescaped: parts) AND token = ANY(\(bytes)::bytea[])",
             logger: logger)
-        var ids = [DeviceToken: Int64](), users = [Int64: String]()
+        var ids = [DeviceToken: Int64]()
+        var users = [Int64: String]()
         for try await (token, id, userID) in rows.decode((ByteBuffer, Int64, String?).self) {
             ids[try DeviceToken(bytes: Array(buffer: token))] = id
             if let userID { users[id] = userID }
@@ -146,7 +147,10 @@ public struct PostgresEventRepository: EventRepository {
         appID: Int64, events: [AppEvent], devices: [DeviceToken: Int64]
     ) async throws -> [Int: Attribution] {
         // One row per conversion; arrays cannot hold NULL, so 0 and "" stand for "none".
-        var positions = [Int32](), deviceIDs = [Int64](), userIDs = [String](), times = [Date]()
+        var positions = [Int32]()
+        var deviceIDs = [Int64]()
+        var userIDs = [String]()
+        var times = [Date]()
         for (index, event) in events.enumerated() {
             guard case .converted = event.kind else { continue }
             let device = event.token.flatMap { devices[$0] }
@@ -214,9 +218,19 @@ public struct PostgresEventRepository: EventRepository {
     ) async throws -> (EventReceipt, [Int]) {
         // Arrays cannot hold NULL here: 0, -1, "" and the nil UUID stand for "none".
         let noUUID = PostgresCampaignWork.noUUID
-        var kinds = [String](), identities = [ByteBuffer](), times = [Date](), apnsIDs = [UUID]()
-        var deviceIDs = [Int64](), userIDs = [String](), names = [String](), values = [Double](), hasValue = [Bool]()
-        var campaignIDs = [Int64](), variants = [Int16](), languages = [String](), properties = [String]()
+        var kinds = [String]()
+        var identities = [ByteBuffer]()
+        var times = [Date]()
+        var apnsIDs = [UUID]()
+        var deviceIDs = [Int64]()
+        var userIDs = [String]()
+        var names = [String]()
+        var values = [Double]()
+        var hasValue = [Bool]()
+        var campaignIDs = [Int64]()
+        var variants = [Int16]()
+        var languages = [String]()
+        var properties = [String]()
         for (index, event) in events.enumerated() {
             let attribution = attributions[index]
             kinds.append(event.kind.name)

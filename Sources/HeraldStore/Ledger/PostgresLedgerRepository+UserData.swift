@@ -36,7 +36,9 @@ extension PostgresLedgerRepository {
         }
     }
 
-    public func userDevices(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    public func userDevices(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<Device>
     {
         try await page("ledger.export.devices", limit: limit) {
@@ -53,7 +55,9 @@ extension PostgresLedgerRepository {
         }
     }
 
-    public func userNotifications(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    public func userNotifications(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<NotificationRecord>
     {
         try await page("ledger.export.notifications", limit: limit) {
@@ -72,7 +76,9 @@ extension PostgresLedgerRepository {
     }
 
     /// Newest campaign first, then by device; each campaign probes the deliveries primary key.
-    public func userCampaignDeliveries(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    public func userCampaignDeliveries(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<CampaignDeliveryRecord>
     {
         try await page("ledger.export.campaigns", limit: limit) {
@@ -102,7 +108,9 @@ extension PostgresLedgerRepository {
         }
     }
 
-    public func userEvents(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    public func userEvents(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<AppEventRecord>
     {
         try await page("ledger.export.events", limit: limit) {
@@ -129,7 +137,9 @@ extension PostgresLedgerRepository {
 
     /// Messages to the app's own endpoints about the user; the token shows as its last 8 hex
     /// digits, as everywhere in an export.
-    public func userWebhookMessages(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    public func userWebhookMessages(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<UserWebhookMessage>
     {
         try await page("ledger.export.webhooks", limit: limit) {
@@ -152,7 +162,9 @@ extension PostgresLedgerRepository {
         }
     }
 
-    public func userCampaignAudiences(appID: Int64, userID: String, after: UserDataCursor?, limit: Int) async throws
+    public func userCampaignAudiences(
+        appID: Int64, userID: String, after: UserDataCursor?, limit: Int
+    ) async throws
         -> UserDataPage<UserCampaignAudience>
     {
         try await page("ledger.export.audiences", limit: limit) {
@@ -189,29 +201,31 @@ extension PostgresLedgerRepository {
                 let tokens = deleted.map(\.1)
                 // A ledger row keeps its outcome but no longer names the token: it holds the
                 // token's SHA-256 instead, which cannot be sent to or matched to a person.
-                let notifications = try await connection.query(
-                    """
-                    WITH changed AS (
-                        UPDATE notifications SET token = sha256(token), device_id = NULL
-                        WHERE app_id = \(appID) AND (device_id = ANY (\(ids)::bigint[]) OR token = ANY (\(tokens)::bytea[]))
-                        RETURNING 1
-                    ) SELECT count(*) FROM changed
-                    """, logger: logger
-                ).collect().first?.decode(Int64.self) ?? 0
+                let notifications =
+                    try await connection.query(
+                        """
+                        WITH changed AS (
+                            UPDATE notifications SET token = sha256(token), device_id = NULL
+                            WHERE app_id = \(appID) AND (device_id = ANY (\(ids)::bigint[]) OR token = ANY (\(tokens)::bytea[]))
+                            RETURNING 1
+                        ) SELECT count(*) FROM changed
+                        """, logger: logger
+                    ).collect().first?.decode(Int64.self) ?? 0
                 try await connection.query(
                     """
                     UPDATE test_deliveries SET token = sha256(token), device_id = NULL
                     WHERE app_id = \(appID) AND token = ANY (\(tokens)::bytea[])
                     """, logger: logger)
-                let events = try await connection.query(
-                    """
-                    WITH changed AS (
-                        UPDATE events SET user_id = NULL, device_id = NULL, properties = NULL
-                        WHERE app_id = \(appID) AND (user_id = \(userID) OR device_id = ANY (\(ids)::bigint[]))
-                        RETURNING 1
-                    ) SELECT count(*) FROM changed
-                    """, logger: logger
-                ).collect().first?.decode(Int64.self) ?? 0
+                let events =
+                    try await connection.query(
+                        """
+                        WITH changed AS (
+                            UPDATE events SET user_id = NULL, device_id = NULL, properties = NULL
+                            WHERE app_id = \(appID) AND (user_id = \(userID) OR device_id = ANY (\(ids)::bigint[]))
+                            RETURNING 1
+                        ) SELECT count(*) FROM changed
+                        """, logger: logger
+                    ).collect().first?.decode(Int64.self) ?? 0
                 try await connection.query(
                     "DELETE FROM frequency_sends WHERE app_id = \(appID) AND device_id = ANY (\(ids)::bigint[])", logger: logger)
                 // Journeys keep their counts but no longer know whose entries they were: each

@@ -94,7 +94,9 @@ enum LiveActivityStarts {
 
     /// After a batch: the devices APNs accepted a start for are recorded under the campaign's
     /// activity (one row per device and attributes type, the latest start winning).
-    static func record(campaignID: Int64, appID: Int64, accepted deviceIDs: [Int64], on connection: PostgresConnection, logger: Logger)
+    static func record(
+        campaignID: Int64, appID: Int64, accepted deviceIDs: [Int64], on connection: PostgresConnection, logger: Logger
+    )
         async throws
     {
         guard !deviceIDs.isEmpty else { return }

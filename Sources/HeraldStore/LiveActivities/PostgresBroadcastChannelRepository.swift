@@ -111,7 +111,9 @@ public struct PostgresBroadcastChannelRepository: BroadcastChannelRepository {
         }
     }
 
-    public func channels(appID: Int64, state: BroadcastChannel.State?, activityID: String?, cursor: String?, limit: Int)
+    public func channels(
+        appID: Int64, state: BroadcastChannel.State?, activityID: String?, cursor: String?, limit: Int
+    )
         async throws -> BroadcastChannelPage
     {
         try await DatabaseMetrics.measure("channels.list") {

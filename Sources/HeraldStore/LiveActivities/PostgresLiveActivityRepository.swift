@@ -17,7 +17,9 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
     /// The channel a queued update is announced on, so every instance's senders wake.
     static let channel = "herald_live_activities"
 
-    public func registerStartToken(appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken) async throws
+    public func registerStartToken(
+        appID: Int64, device: DeviceToken, attributesType: String, token: DeviceToken
+    ) async throws
         -> Bool
     {
         try await DatabaseMetrics.measure("liveActivities.registerStartToken") {
@@ -49,7 +51,9 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         }
     }
 
-    public func startTokens(appID: Int64, device: DeviceToken) async throws
+    public func startTokens(
+        appID: Int64, device: DeviceToken
+    ) async throws
         -> [(attributesType: String, tokenSuffix: String, registeredAt: Date)]
     {
         try await DatabaseMetrics.measure("liveActivities.startTokens") {
@@ -69,7 +73,9 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         }
     }
 
-    public func registerUpdateToken(appID: Int64, activityID: String, device: DeviceToken, token: DeviceToken, now: Date)
+    public func registerUpdateToken(
+        appID: Int64, activityID: String, device: DeviceToken, token: DeviceToken, now: Date
+    )
         async throws -> UpdateTokenRegistration
     {
         try await DatabaseMetrics.measure("liveActivities.registerUpdateToken") {
@@ -177,7 +183,9 @@ public struct PostgresLiveActivityRepository: LiveActivityRepository {
         }
     }
 
-    public func activities(appID: Int64, state: LiveActivity.State?, cursor: String?, limit: Int, now: Date) async throws
+    public func activities(
+        appID: Int64, state: LiveActivity.State?, cursor: String?, limit: Int, now: Date
+    ) async throws
         -> LiveActivityPage
     {
         try await DatabaseMetrics.measure("liveActivities.list") {

@@ -17,7 +17,9 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
         self.logger = logger.forDatabase
     }
 
-    public func claimUpdate(owner: String, leaseDuration: Duration, now: Date, excludingApps: Set<Int64>) async throws
+    public func claimUpdate(
+        owner: String, leaseDuration: Duration, now: Date, excludingApps: Set<Int64>
+    ) async throws
         -> LiveActivityLease?
     {
         let expires = now.addingTimeInterval(leaseDuration.seconds)
@@ -47,7 +49,9 @@ public struct PostgresLiveActivityWork: LiveActivityWork {
         }
     }
 
-    public func recipients(_ lease: LiveActivityLease, after cursor: Int64, limit: Int, devices: Bool, now: Date) async throws
+    public func recipients(
+        _ lease: LiveActivityLease, after cursor: Int64, limit: Int, devices: Bool, now: Date
+    ) async throws
         -> [LiveActivityRecipient]
     {
         let since = now.addingTimeInterval(-LiveActivityRules.tokenLifetime)

@@ -24,19 +24,23 @@ enum EventLookup: Sendable, Equatable {
         appID: Int64, segments: [Segment], on connection: PostgresConnection, logger: Logger
     ) async throws -> EventLookup {
         guard segments.contains(where: \.readsEvents) else { return .perDevice }
-        let citus = try await connection.query(
-            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')", logger: logger
-        ).collect().first?.decode(Bool.self) ?? false
+        let citus =
+            try await connection.query(
+                "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')", logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
         guard citus else { return .perDevice }
-        let distributed = try await connection.query(
-            """
-            SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'devices'::regclass AND partmethod = 'h')
-            """, logger: logger
-        ).collect().first?.decode(Bool.self) ?? false
+        let distributed =
+            try await connection.query(
+                """
+                SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'devices'::regclass AND partmethod = 'h')
+                """, logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
         return distributed ? .asSet(appID: appID) : .perDevice
     }
 
-    static func choose(appID: Int64, segments: [Segment], client: PostgresClient, logger: Logger) async throws
+    static func choose(
+        appID: Int64, segments: [Segment], client: PostgresClient, logger: Logger
+    ) async throws
         -> EventLookup
     {
         guard segments.contains(where: \.readsEvents) else { return .perDevice }

@@ -28,7 +28,9 @@ public struct PostgresSegments: SegmentRepository {
             updatedAt: updatedAt)
     }
 
-    public func create(appID: Int64, name: String, description: String?, segment: Segment, actor: String) async throws
+    public func create(
+        appID: Int64, name: String, description: String?, segment: Segment, actor: String
+    ) async throws
         -> SegmentSave
     {
         try await DatabaseMetrics.measure("segments.create") {
@@ -57,7 +59,9 @@ public struct PostgresSegments: SegmentRepository {
         }
     }
 
-    public func update(appID: Int64, name: String, segment: Segment?, description: String??, actor: String) async throws
+    public func update(
+        appID: Int64, name: String, segment: Segment?, description: String??, actor: String
+    ) async throws
         -> SegmentSave
     {
         try await DatabaseMetrics.measure("segments.update") {
@@ -184,7 +188,9 @@ public struct PostgresSegments: SegmentRepository {
 
     /// The count of the segment's devices, behind `explain` when given: what ``count``,
     /// ``plan`` and ``explainCount`` send.
-    static func countQuery(appID: Int64, segment: Segment, now: Date, events: EventLookup, explain: String? = nil) throws
+    static func countQuery(
+        appID: Int64, segment: Segment, now: Date, events: EventLookup, explain: String? = nil
+    ) throws
         -> PostgresQuery
     {
         var sql = SQLBuilder((explain.map { $0 + " " } ?? "") + "SELECT count(*) FROM devices WHERE ")
@@ -201,7 +207,9 @@ public struct PostgresSegments: SegmentRepository {
         sql.append(")")
     }
 
-    private static func fetch(appID: Int64, id: Int64, version: Int?, on connection: PostgresConnection, logger: Logger)
+    private static func fetch(
+        appID: Int64, id: Int64, version: Int?, on connection: PostgresConnection, logger: Logger
+    )
         async throws -> SavedSegment?
     {
         let rows = try await connection.query(

@@ -36,13 +36,17 @@ enum SavedSegmentResolver {
         return resolved
     }
 
-    static func resolve(_ filter: AudienceFilter, appID: Int64, client: PostgresClient, logger: Logger) async throws
+    static func resolve(
+        _ filter: AudienceFilter, appID: Int64, client: PostgresClient, logger: Logger
+    ) async throws
         -> AudienceFilter
     {
         try await resolve(filter, appID: appID, logger: logger) { try await client.query($0, logger: logger) }
     }
 
-    static func resolve(_ filter: AudienceFilter, appID: Int64, connection: PostgresConnection, logger: Logger)
+    static func resolve(
+        _ filter: AudienceFilter, appID: Int64, connection: PostgresConnection, logger: Logger
+    )
         async throws -> AudienceFilter
     {
         try await resolve(filter, appID: appID, logger: logger) { try await connection.query($0, logger: logger) }

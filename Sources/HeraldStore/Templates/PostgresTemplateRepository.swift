@@ -79,7 +79,7 @@ public struct PostgresTemplateRepository: TemplateRepository {
                         logger: logger)
                     return (record: record, created: true)
                 }
-            } catch where PostgresErrors.serverError(error)?.serverInfo?[.sqlState] == PostgresError.Code.checkViolation.raw {
+            } catch  where PostgresErrors.serverError(error)?.serverInfo?[.sqlState] == PostgresError.Code.checkViolation.raw {
                 // The table's CHECK on the name; callers validate first, so this is a backstop.
                 throw ValidationError(
                     field: "name", reason: "must be 1 to 64 characters of a-z, 0-9, _ and -, starting with a letter or digit")

@@ -170,7 +170,8 @@ public struct PostgresWebhookStore: WebhookStore {
             // endpoint's. Given back without spending an attempt, for an instance that can sign it.
             let endpoints = secrets.filter { $0.value == nil }.keys.sorted()
             logger.error(
-                "webhooks: HERALD_SECRET_KEY does not open the signing secret of endpoints \(endpoints); their messages are left for an instance whose key does")
+                "webhooks: HERALD_SECRET_KEY does not open the signing secret of endpoints \(endpoints); their messages are left for an instance whose key does"
+            )
             try await DatabaseMetrics.measure("webhooks.giveBack") {
                 _ = try await client.query(
                     """
@@ -262,7 +263,9 @@ public struct PostgresWebhookStore: WebhookStore {
 
     /// The endpoints of `appID` (or for every app when nil), or the one with `id`, with their
     /// delivery state.
-    static func endpoints(appID: Int64?, id: Int64?, on connection: PostgresConnection, logger: Logger) async throws
+    static func endpoints(
+        appID: Int64?, id: Int64?, on connection: PostgresConnection, logger: Logger
+    ) async throws
         -> [WebhookEndpoint]
     {
         let rows = try await connection.query(

@@ -22,7 +22,9 @@ enum WebhookOutbox {
     }
 
     /// A campaign that finished, as `campaign.completed` or `campaign.failed`.
-    static func campaignFinished(_ campaign: Campaign, bundleID: String, on connection: PostgresConnection, logger: Logger)
+    static func campaignFinished(
+        _ campaign: Campaign, bundleID: String, on connection: PostgresConnection, logger: Logger
+    )
         async throws
     {
         let type: WebhookEventType

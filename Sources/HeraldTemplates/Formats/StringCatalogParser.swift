@@ -61,7 +61,9 @@ public enum StringCatalogParser {
 
     private typealias Substitutions = [String: [String: String]]
 
-    private static func value(of localization: CatalogFile.Localization, key: String, language: String)
+    private static func value(
+        of localization: CatalogFile.Localization, key: String, language: String
+    )
         throws(StringCatalogError) -> (String, Substitutions)?
     {
         if let unit = localization.stringUnit {

@@ -2,7 +2,14 @@
 /// `n % 10 = 2..4,9` or `v != 0` (https://unicode.org/reports/tr35/tr35-numbers.html#Plural_rules_syntax).
 struct PluralCondition: Sendable {
     enum Operand: Character, Sendable {
-        case n = "n", i = "i", v = "v", w = "w", f = "f", t = "t", c = "c", e = "e"
+        case n = "n"
+        case i = "i"
+        case v = "v"
+        case w = "w"
+        case f = "f"
+        case t = "t"
+        case c = "c"
+        case e = "e"
     }
 
     struct Relation: Sendable {
@@ -76,9 +83,11 @@ struct PluralCondition: Sendable {
         if let modulus = relation.modulus {
             value = value.truncatingRemainder(dividingBy: Double(modulus))
         }
-        let inList = value == value.rounded(.towardZero) && relation.ranges.contains { range in
-            Double(range.lowerBound) <= value && value <= Double(range.upperBound)
-        }
+        let inList =
+            value == value.rounded(.towardZero)
+            && relation.ranges.contains { range in
+                Double(range.lowerBound) <= value && value <= Double(range.upperBound)
+            }
         return inList != relation.negated
     }
 }

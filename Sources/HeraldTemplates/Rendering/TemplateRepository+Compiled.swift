@@ -5,7 +5,9 @@ extension TemplateRepository {
     /// Stores a compiled (so valid) template as a new version when it differs from the latest:
     /// its canonical JSON, with its default language and languages normalized. `appID` owns a
     /// new template (nil: shared by every app).
-    public func save(_ template: CompiledTemplate, createdBy: String, appID: Int64? = nil) async throws
+    public func save(
+        _ template: CompiledTemplate, createdBy: String, appID: Int64? = nil
+    ) async throws
         -> (record: TemplateVersionRecord, created: Bool)
     {
         try await saveIfChanged(

@@ -188,7 +188,9 @@ struct TemplateValidator {
 
     /// The compiled string of one part in one language; reports a missing key, a malformed
     /// string and an argument number the part has no argument for.
-    private mutating func format(of part: MessagePart, named name: PartName, languageKey: String, tag: LanguageTag)
+    private mutating func format(
+        of part: MessagePart, named name: PartName, languageKey: String, tag: LanguageTag
+    )
         -> FormatString?
     {
         let field = "strings.\(languageKey).\(part.key)"

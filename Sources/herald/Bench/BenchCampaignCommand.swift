@@ -172,22 +172,27 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         let heraldCPU = ProcessStats.cpuSeconds(pid: "self") - herald
         let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
         let sinkUsed = sink.cpuSeconds() - sinkCPU
-        print("campaign \(final.state.rawValue): \(counters.audienceSize) devices, accepted \(counters.accepted), "
-            + "failed \(counters.failed), skipped \(counters.skipped), deferred \(counters.deferred), unsent \(counters.unsent), "
-            + "held out \(counters.heldOut); caps \(final.frequencyCaps.map(\.description).joined(separator: " ")); by variant "
-            + counters.variants.map { "\($0.name) \($0.assigned)" }.joined(separator: ", "))
-        print("end to end \(format(elapsed)): \(rate(counters.audienceSize, elapsed)) devices/s "
-            + "(\(configuration.engineWorkers) workers, batches of \(configuration.engineBatchSize), "
-            + "\(configuration.apnsShards) shards × \(configuration.apnsConnectionsPerShard) connections)")
-        print("first notification handed to APNs \(senders.firstSend.map(format) ?? "never") after scheduling "
-            + "(the scheduler polls every \(configuration.enginePollMilliseconds) ms)")
-        print("herald RSS peak during the campaign \(ProcessStats.megabytes(peak.bytes)), "
-            + "peak over the whole run \(ProcessStats.megabytes(ProcessStats.memory("VmHWM")))")
+        print(
+            "campaign \(final.state.rawValue): \(counters.audienceSize) devices, accepted \(counters.accepted), "
+                + "failed \(counters.failed), skipped \(counters.skipped), deferred \(counters.deferred), unsent \(counters.unsent), "
+                + "held out \(counters.heldOut); caps \(final.frequencyCaps.map(\.description).joined(separator: " ")); by variant "
+                + counters.variants.map { "\($0.name) \($0.assigned)" }.joined(separator: ", "))
+        print(
+            "end to end \(format(elapsed)): \(rate(counters.audienceSize, elapsed)) devices/s "
+                + "(\(configuration.engineWorkers) workers, batches of \(configuration.engineBatchSize), "
+                + "\(configuration.apnsShards) shards × \(configuration.apnsConnectionsPerShard) connections)")
+        print(
+            "first notification handed to APNs \(senders.firstSend.map(format) ?? "never") after scheduling "
+                + "(the scheduler polls every \(configuration.enginePollMilliseconds) ms)")
+        print(
+            "herald RSS peak during the campaign \(ProcessStats.megabytes(peak.bytes)), "
+                + "peak over the whole run \(ProcessStats.megabytes(ProcessStats.memory("VmHWM")))")
         let total = heraldCPU + postgresCPU + sinkUsed
-        print(String(
-            format: "CPU seconds: herald %.1f, PostgreSQL %.1f (%.0f%% of the three), sink %.1f; %.1f µs of herald CPU per device",
-            heraldCPU, postgresCPU, total > 0 ? postgresCPU / total * 100 : 0, sinkUsed,
-            heraldCPU / Double(max(1, counters.audienceSize)) * 1e6))
+        print(
+            String(
+                format: "CPU seconds: herald %.1f, PostgreSQL %.1f (%.0f%% of the three), sink %.1f; %.1f µs of herald CPU per device",
+                heraldCPU, postgresCPU, total > 0 ? postgresCPU / total * 100 : 0, sinkUsed,
+                heraldCPU / Double(max(1, counters.audienceSize)) * 1e6))
         return final
     }
 

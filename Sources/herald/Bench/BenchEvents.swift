@@ -49,11 +49,12 @@ enum BenchEvents {
         }
         let elapsed = ContinuousClock.now - start
         let ceiling = try await plainInsert(events, store: store, app: app)
-        print("events: \(events.count) reported in \(BenchCampaignCommand.format(elapsed)) "
-            + "(\(BenchCampaignCommand.rate(events.count, elapsed)) events/s; stored \(stored), attributed \(attributed)); "
-            + "plain INSERT of the same rows \(BenchCampaignCommand.format(ceiling)), "
-            + String(format: "%.0f%%", BenchCampaignCommand.seconds(ceiling) / BenchCampaignCommand.seconds(elapsed) * 100)
-            + " of Herald's time")
+        print(
+            "events: \(events.count) reported in \(BenchCampaignCommand.format(elapsed)) "
+                + "(\(BenchCampaignCommand.rate(events.count, elapsed)) events/s; stored \(stored), attributed \(attributed)); "
+                + "plain INSERT of the same rows \(BenchCampaignCommand.format(ceiling)), "
+                + String(format: "%.0f%%", BenchCampaignCommand.seconds(ceiling) / BenchCampaignCommand.seconds(elapsed) * 100)
+                + " of Herald's time")
 
         var times = [Duration]()
         var report: CampaignReport?
@@ -64,9 +65,10 @@ enum BenchEvents {
             times.append(ContinuousClock.now - begin)
         }
         let opened = report?.variants.reduce(0) { $0 + ($1.opened?.count ?? 0) } ?? 0
-        print("report (counters, events by variant, tests): median \(milliseconds(times.sorted()[times.count / 2])), "
-            + "slowest \(milliseconds(times.max() ?? .zero)) over 5 reads; \(opened) opens, "
-            + "\(report?.comparisons.count ?? 0) comparisons")
+        print(
+            "report (counters, events by variant, tests): median \(milliseconds(times.sorted()[times.count / 2])), "
+                + "slowest \(milliseconds(times.max() ?? .zero)) over 5 reads; \(opened) opens, "
+                + "\(report?.comparisons.count ?? 0) comparisons")
     }
 
     /// The same rows into a temporary copy of `events`, batch by batch: what storing costs

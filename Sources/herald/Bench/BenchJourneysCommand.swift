@@ -109,10 +109,11 @@ struct BenchJourneysCommand: AsyncParsableCommand {
         let ceiling = ContinuousClock.now - ceilingStart
         let probeRate = Double(probeUsers) / BenchCampaignCommand.seconds(probeTime)
         let ceilingRate = Double(probeUsers) / BenchCampaignCommand.seconds(ceiling)
-        print(String(
-            format: "intake alone: %d users entered at %.0f entries/s (the event's own INSERT and the intake, one transaction "
-                + "a batch of 1,000), ceiling %.0f rows/s (plain INSERT of the same rows): %.2f of it",
-            probeUsers, probeRate, ceilingRate, probeRate / ceilingRate))
+        print(
+            String(
+                format: "intake alone: %d users entered at %.0f entries/s (the event's own INSERT and the intake, one transaction "
+                    + "a batch of 1,000), ceiling %.0f rows/s (plain INSERT of the same rows): %.2f of it",
+                probeUsers, probeRate, ceilingRate, probeRate / ceilingRate))
         try await store.client.query("DELETE FROM journey_entries WHERE journey_id IN (\(probe.id), \(ceilingJourney.id))")
 
         let senders = APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger)
@@ -150,9 +151,10 @@ struct BenchJourneysCommand: AsyncParsableCommand {
             print("entered \(users) users over \(BenchCampaignCommand.format(.now - start)); waiting for their timers")
             let limit = ContinuousClock.now + .seconds(wait * 60 + spread + 600)
             while ContinuousClock.now < limit {
-                let inside = try await store.client.query(
-                    "SELECT count(*) FROM journey_entries WHERE journey_id = \(journey.id) AND step IS NOT NULL"
-                ).collect().first?.decode(Int64.self) ?? 0
+                let inside =
+                    try await store.client.query(
+                        "SELECT count(*) FROM journey_entries WHERE journey_id = \(journey.id) AND step IS NOT NULL"
+                    ).collect().first?.decode(Int64.self) ?? 0
                 if inside == 0 { break }
                 try await Task.sleep(for: .milliseconds(500))
             }
@@ -166,9 +168,10 @@ struct BenchJourneysCommand: AsyncParsableCommand {
         let heraldCPU = ProcessStats.cpuSeconds(pid: "self") - herald
         let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
 
-        print(String(
-            format: "intake under load (the engine sending meanwhile): %.0f entries/s, %.2f s in the event transactions",
-            Double(users) / BenchCampaignCommand.seconds(intake), BenchCampaignCommand.seconds(intake)))
+        print(
+            String(
+                format: "intake under load (the engine sending meanwhile): %.0f entries/s, %.2f s in the event transactions",
+                Double(users) / BenchCampaignCommand.seconds(intake), BenchCampaignCommand.seconds(intake)))
 
         let row = try await store.client.query(
             """
@@ -187,14 +190,19 @@ struct BenchJourneysCommand: AsyncParsableCommand {
         let outcomes = try await store.client.query(
             "SELECT outcome, count(*) FROM journey_deliveries WHERE journey_id = \(journey.id) GROUP BY outcome ORDER BY outcome"
         ).collect().map { try $0.decode((String, Int64).self) }
-        print("sent to \(sent) users (\(outcomes.map { "\($0.0) \($0.1)" }.joined(separator: ", "))); all done \(BenchCampaignCommand.format(finished)) after the first entry")
-        print(String(
-            format: "due to sent: p50 %.3f s, p95 %.3f s, p99 %.3f s, max %.3f s (engine: batches of %d, %d at once, poll %d ms)",
-            p50 ?? Double.nan, p95 ?? Double.nan, p99 ?? Double.nan, worst ?? Double.nan, configuration.journeyBatchSize, configuration.journeyConcurrency,
-            configuration.enginePollMilliseconds))
-        print(String(
-            format: "CPU seconds: herald %.1f, PostgreSQL %.1f; %.0f µs of herald CPU per user",
-            heraldCPU, postgresCPU, heraldCPU / Double(users) * 1e6))
+        print(
+            "sent to \(sent) users (\(outcomes.map { "\($0.0) \($0.1)" }.joined(separator: ", "))); all done \(BenchCampaignCommand.format(finished)) after the first entry"
+        )
+        print(
+            String(
+                format: "due to sent: p50 %.3f s, p95 %.3f s, p99 %.3f s, max %.3f s (engine: batches of %d, %d at once, poll %d ms)",
+                p50 ?? Double.nan, p95 ?? Double.nan, p99 ?? Double.nan, worst ?? Double.nan, configuration.journeyBatchSize,
+                configuration.journeyConcurrency,
+                configuration.enginePollMilliseconds))
+        print(
+            String(
+                format: "CPU seconds: herald %.1f, PostgreSQL %.1f; %.0f µs of herald CPU per user",
+                heraldCPU, postgresCPU, heraldCPU / Double(users) * 1e6))
     }
 
     static func journey(
@@ -202,18 +210,21 @@ struct BenchJourneysCommand: AsyncParsableCommand {
     ) async throws -> Journey {
         let definition = try JSONDecoder().decode(
             PayloadValue.self,
-            from: Data("""
+            from: Data(
+                """
                 {"entry": {"event": {"name": "\(activate ? event : "bench_none")"}}, "start": "wait",
                  "steps": {"wait": {"wait": {"minutes": \(wait)}, "next": "remind"},
                            "remind": {"send": {"template": "cart-reminder", "variables": {"storeName": "Herald Shop"}}, "next": "done"},
                            "done": {"exit": {}}}}
                 """.utf8))
-        guard case .saved(let journey) = try await store.journeys.create(
-            appID: app.id, name: name, description: nil, definition: definition, actor: "bench")
+        guard
+            case .saved(let journey) = try await store.journeys.create(
+                appID: app.id, name: name, description: nil, definition: definition, actor: "bench")
         else { throw CLIError("the bench journey was not saved") }
         guard activate else { return journey }
-        guard case .saved(let active) = try await store.journeys.transition(
-            appID: app.id, name: name, event: .activate, actor: "bench", now: Date())
+        guard
+            case .saved(let active) = try await store.journeys.transition(
+                appID: app.id, name: name, event: .activate, actor: "bench", now: Date())
         else { throw CLIError("the bench journey was not activated") }
         return active
     }

@@ -127,7 +127,8 @@ struct BenchLiveActivityCommand: AsyncParsableCommand {
         let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
         let sinkUsed = sink.cpuSeconds() - sinkCPU
         print(
-            "updates: " + finals.map { "\($0.id) \($0.state.rawValue) accepted \($0.counts.accepted) failed \($0.counts.failed)" }
+            "updates: "
+                + finals.map { "\($0.id) \($0.state.rawValue) accepted \($0.counts.accepted) failed \($0.counts.failed)" }
                 .joined(separator: "; "))
         print(
             "fan-out \(BenchCampaignCommand.format(elapsed)): \(BenchCampaignCommand.rate(sent, elapsed)) tokens/s "

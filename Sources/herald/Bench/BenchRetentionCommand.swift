@@ -170,13 +170,15 @@ struct BenchRetentionCommand: AsyncParsableCommand {
                     if let row { (rows, bytes) = try row.decode((Int64, Int64).self) }
                     line += "\(rows) rows, \(mebibytes(bytes))".padding(toLength: 26, withPad: " ", startingAt: 0)
                 }
-                let database = try await client.query("SELECT pg_database_size(current_database())", logger: logger)
+                let database =
+                    try await client.query("SELECT pg_database_size(current_database())", logger: logger)
                     .collect().first?.decode(Int64.self) ?? 0
                 print(line + mebibytes(database))
             }
         }
-        print("simulated \(plan.days) days in \(BenchCampaignCommand.format(ContinuousClock.now - clock))"
-            + (plan.retention ? ", with retention at its defaults" : ", without retention"))
+        print(
+            "simulated \(plan.days) days in \(BenchCampaignCommand.format(ContinuousClock.now - clock))"
+                + (plan.retention ? ", with retention at its defaults" : ", without retention"))
     }
 
     static func mebibytes(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }

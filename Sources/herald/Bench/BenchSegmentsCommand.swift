@@ -103,26 +103,34 @@ struct BenchSegmentsCommand: AsyncParsableCommand {
         try await store.client.query("VACUUM (ANALYZE) devices")
         try await store.client.query("VACUUM (ANALYZE) deliveries")
         try await store.client.query("VACUUM (ANALYZE) events")
-        let ledger = try await store.client.query("SELECT count(*) FROM deliveries WHERE app_id = \(app.id)")
+        let ledger =
+            try await store.client.query("SELECT count(*) FROM deliveries WHERE app_id = \(app.id)")
             .collect().first?.decode(Int64.self) ?? 0
         print("wrote \(campaigns) campaigns' ledgers (\(ledger) rows) and \(events) events in \(BenchCampaignCommand.format(.now - start))")
     }
 
     static func measure(store: Store, app: App, runs: Int, explain: Bool) async throws {
         let campaign = try await store.client.query(
-            "SELECT public_id FROM campaigns WHERE app_id = \(app.id) ORDER BY id LIMIT 1").collect().first?.decode(UUID.self)
+            "SELECT public_id FROM campaigns WHERE app_id = \(app.id) ORDER BY id LIMIT 1"
+        ).collect().first?.decode(UUID.self)
         let segments: [(String, String)] = [
             ("cart value over 50", #"{"attribute": "cartValue", "gt": 50}"#),
             ("any language German", #"{"language": "de"}"#),
             ("opened nothing in 30 days", #"{"not": {"opened": {"withinDays": 30}}}"#),
-            ("received campaign 1, no purchase", #"{"all": [{"received": {"campaign": "\#(campaign?.uuidString ?? "")"}}, {"not": {"converted": {"event": "purchase"}}}]}"#),
+            (
+                "received campaign 1, no purchase",
+                #"{"all": [{"received": {"campaign": "\#(campaign?.uuidString ?? "")"}}, {"not": {"converted": {"event": "purchase"}}}]}"#
+            ),
             ("purchase of 20 or more in 60 days", #"{"converted": {"event": "purchase", "minimumValue": 20, "withinDays": 60}}"#),
-            ("nested: big carts, de or fr, no open in 7 days",
-             #"{"all": [{"attribute": "cartItemCount", "gte": 2}, {"any": [{"language": "de"}, {"language": "fr"}]}, {"not": {"opened": {"withinDays": 7}}}]}"#),
+            (
+                "nested: big carts, de or fr, no open in 7 days",
+                #"{"all": [{"attribute": "cartItemCount", "gte": 2}, {"any": [{"language": "de"}, {"language": "fr"}]}, {"not": {"opened": {"withinDays": 7}}}]}"#
+            ),
         ]
         let floor = try await time(runs: runs) {
             try await store.client.query(
-                "SELECT count(*) FROM devices WHERE app_id = \(app.id) AND invalidated_at IS NULL").collect().first?.decode(Int64.self) ?? 0
+                "SELECT count(*) FROM devices WHERE app_id = \(app.id) AND invalidated_at IS NULL"
+            ).collect().first?.decode(Int64.self) ?? 0
         }
         print(
             "count".padding(toLength: 48, withPad: " ", startingAt: 0) + "   devices    min ms median ms  ×floor")
@@ -142,7 +150,8 @@ struct BenchSegmentsCommand: AsyncParsableCommand {
             var filter = AudienceFilter()
             filter.segment = try Segment(
                 json: try JSONDecoder().decode(PayloadValue.self, from: Data(segments[5].1.utf8)))
-            let bound = try await store.client.query("SELECT max(id) FROM devices WHERE app_id = \(app.id)")
+            let bound =
+                try await store.client.query("SELECT max(id) FROM devices WHERE app_id = \(app.id)")
                 .collect().first?.decode(Int64.self) ?? 0
             let lease = ChunkLease(
                 campaignID: 0, appID: app.id, chunk: 0, buckets: CampaignChunking.buckets(ofChunk: 0), cursor: 0,

@@ -67,9 +67,10 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 let herald = (ProcessStats.cpuSeconds(pid: "self") - cpu) / Double(count) * 1e6
                 let postgres = (ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - database) / Double(count) * 1e6
-                let failed = try await store.client.query(
-                    "SELECT count(*) FROM webhook_messages WHERE endpoint_id = \(id) AND state <> 'delivered'", logger: log
-                ).collect().first?.decode(Int64.self) ?? 0
+                let failed =
+                    try await store.client.query(
+                        "SELECT count(*) FROM webhook_messages WHERE endpoint_id = \(id) AND state <> 'delivered'", logger: log
+                    ).collect().first?.decode(Int64.self) ?? 0
                 print(
                     String(
                         format: "herald webhooks: %d messages in %.2f s: %.0f/s, %.1f µs CPU each in herald, %.1f µs in PostgreSQL, %d not delivered",

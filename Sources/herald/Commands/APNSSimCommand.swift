@@ -36,7 +36,8 @@ struct APNSSimCommand: AsyncParsableCommand {
     @Option(help: "Delay every answer by this many milliseconds.") var delayMilliseconds: Int?
     @Option(help: "Fraction of requests never answered (the stream stays open and silent).") var stall = 0.0
     @Option(
-        help: "Answer 429 TooManyProviderTokenUpdates to a team's new provider token issued sooner than this many seconds after its newest (APNs: 1200)."
+        help:
+            "Answer 429 TooManyProviderTokenUpdates to a team's new provider token issued sooner than this many seconds after its newest (APNs: 1200)."
     )
     var providerTokenUpdateInterval: Int?
 

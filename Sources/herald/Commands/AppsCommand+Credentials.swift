@@ -149,7 +149,8 @@ extension AppsCommand {
                     ? "key \(credential.keyID ?? "-")"
                     : "certificate \(credential.certificateSubject ?? "-"), expires \(credential.certificateExpiresAt.map(KeysCommand.List.format) ?? "-")"
                 print(
-                    "Added credential \(credential.id) (\(what), fingerprint \(credential.fingerprint ?? "-")) to \(bundleID) as \(credential.state.rawValue).")
+                    "Added credential \(credential.id) (\(what), fingerprint \(credential.fingerprint ?? "-")) to \(bundleID) as \(credential.state.rawValue)."
+                )
             }
 
             func newCredential(for app: App) throws -> NewCredential {

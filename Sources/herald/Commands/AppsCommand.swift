@@ -1,10 +1,10 @@
-import HeraldServer
-import HeraldStore
 import APNSCore
 import ArgumentParser
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldServer
+import HeraldStore
 
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -91,7 +91,9 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "When campaigns do not reach a device, in its local time: HH:MM-HH:MM (e.g. 21:00-08:00), or 'none'.")
         var quietHours: String?
         @Option(
-            help: "At most N campaign notifications per device in any X days or hours: N/Xd or N/Xh (e.g. 3/7d); repeat for several, 'none' for no cap.")
+            help:
+                "At most N campaign notifications per device in any X days or hours: N/Xd or N/Xh (e.g. 3/7d); repeat for several, 'none' for no cap."
+        )
         var frequencyCap: [String] = []
         @Option(help: "Priority-10 updates one Live Activity may get per hour (0 to 3600); more go at priority 5.")
         var liveActivityHighPriorityPerHour: Int?

@@ -1,6 +1,7 @@
+import Foundation
 import HeraldAPI
 import HeraldCore
-import Foundation
+
 /// A one-line reason for the CLI to print before exiting non-zero.
 struct CLIError: Error, CustomStringConvertible {
     let description: String

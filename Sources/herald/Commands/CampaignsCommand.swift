@@ -247,7 +247,8 @@ extension CampaignsCommand {
     /// The per-variant table (and the holdout) with opens, conversions and the tests, when the
     /// campaign tests anything or its app reported events.
     static func reportLines(_ report: CampaignReport, campaign: Campaign) -> [String] {
-        let hasEvents = report.variants.contains { ($0.opened?.count ?? 0) > 0 || $0.conversions > 0 }
+        let hasEvents =
+            report.variants.contains { ($0.opened?.count ?? 0) > 0 || $0.conversions > 0 }
             || (report.holdout?.conversions ?? 0) > 0
         guard campaign.variants.count > 1 || report.holdout != nil || hasEvents else { return [] }
         var lines = ["  variant        assigned       sent     opened (rate)         converted (rate)"]

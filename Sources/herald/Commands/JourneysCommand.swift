@@ -29,8 +29,10 @@ struct JourneysCommand: AsyncParsableCommand {
                 Table.render(
                     header: ["NAME", "STATE", "VERSION", "LIVE", "UPDATED"],
                     rows: journeys.map {
-                        [$0.name, $0.state.rawValue, String($0.version), $0.liveVersion.map(String.init) ?? "-",
-                         KeysCommand.List.format($0.updatedAt)]
+                        [
+                            $0.name, $0.state.rawValue, String($0.version), $0.liveVersion.map(String.init) ?? "-",
+                            KeysCommand.List.format($0.updatedAt),
+                        ]
                     }))
         }
     }

@@ -1,8 +1,8 @@
-import HeraldServer
-import HeraldStore
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldServer
+import HeraldStore
 
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

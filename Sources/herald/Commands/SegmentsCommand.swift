@@ -66,8 +66,10 @@ struct SegmentsCommand: AsyncParsableCommand {
                     Table.render(
                         header: ["TOKEN", "ENVIRONMENT", "LANGUAGES", "ZONE"],
                         rows: devices.map {
-                            ["…" + String($0.token.hex.suffix(8)), $0.environment.rawValue, $0.languages.map(\.value).joined(separator: ","),
-                             $0.timeZone ?? ""]
+                            [
+                                "…" + String($0.token.hex.suffix(8)), $0.environment.rawValue, $0.languages.map(\.value).joined(separator: ","),
+                                $0.timeZone ?? "",
+                            ]
                         }))
             }
         }
@@ -119,8 +121,9 @@ struct SegmentsCommand: AsyncParsableCommand {
             let (bundleID, name) = (self.bundleID, self.name)
             let saved = try await Store.with(configuration, logger: logger) { store in
                 let app = try await LiveActivitiesCommand.app(bundleID, in: store)
-                guard case .saved(let saved) = try await store.segments.update(
-                    appID: app.id, name: name, segment: segment, description: change, actor: cliActor)
+                guard
+                    case .saved(let saved) = try await store.segments.update(
+                        appID: app.id, name: name, segment: segment, description: change, actor: cliActor)
                 else { throw CLIError("NAME: \(bundleID) has no segment \(name)") }
                 return saved
             }

@@ -42,10 +42,11 @@ struct SendCommand: AsyncParsableCommand {
         let (configuration, logger) = try options.load(extra: ["herald.secret_key": secretKey])
         let result = try await Store.with(configuration, logger: logger) { store -> APNSDeliveryResult in
             guard let app = try await store.apps.find(bundleID: app) else { throw CLIError("--app: no app \(self.app)") }
-            let environment = try environment.map { name -> APNSEnvironment in
-                guard let parsed = APNSEnvironment(rawValue: name) else { throw CLIError("--environment must be sandbox or production") }
-                return parsed
-            } ?? app.defaultEnvironment
+            let environment =
+                try environment.map { name -> APNSEnvironment in
+                    guard let parsed = APNSEnvironment(rawValue: name) else { throw CLIError("--environment must be sandbox or production") }
+                    return parsed
+                } ?? app.defaultEnvironment
             if app.disabledAt != nil { throw CLIError("--app: \(app.bundleID) is disabled (herald apps enable \(app.bundleID))") }
             guard let credential = try await store.apps.activeCredential(appID: app.id) else {
                 throw CLIError("--app: \(app.bundleID) has no active credential (herald apps credentials add)")

@@ -91,8 +91,10 @@ struct SeriesCommand: AsyncParsableCommand {
                 Table.render(
                     header: ["RUN", "DATE", "DUE", "OUTCOME", "CAMPAIGN", "REASON"],
                     rows: runs.map {
-                        [String($0.run), $0.date, KeysCommand.List.format($0.due), $0.outcome.rawValue,
-                         $0.campaignID?.canonicalString ?? "", $0.reason ?? ""]
+                        [
+                            String($0.run), $0.date, KeysCommand.List.format($0.due), $0.outcome.rawValue,
+                            $0.campaignID?.canonicalString ?? "", $0.reason ?? "",
+                        ]
                     }))
         }
     }

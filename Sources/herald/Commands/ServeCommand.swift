@@ -1,8 +1,8 @@
-import HeraldServer
 import ArgumentParser
+import HeraldServer
 import HeraldStore
-import Logging
 import Hummingbird
+import Logging
 import Metrics
 import Prometheus
 
@@ -33,7 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
             if configuration.autoMigrate { try await preflight.migrator.migrate() }
             do {
                 try await preflight.apps.verifySecretKey()
-            } catch where !(error is SecretKeyMismatch) && !configuration.autoMigrate {
+            } catch  where !(error is SecretKeyMismatch) && !configuration.autoMigrate {
                 // A schema not migrated yet: readiness says so; the check waits for the next start.
                 logger.warning(
                     "cannot check HERALD_SECRET_KEY against the stored secrets", metadata: ["error.type": "\(type(of: error))"])

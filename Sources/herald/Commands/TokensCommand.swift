@@ -1,9 +1,9 @@
-import HeraldServer
-import HeraldStore
 import ArgumentParser
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldServer
+import HeraldStore
 
 struct TokensCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -37,7 +37,8 @@ struct UserDataCommand: AsyncParsableCommand {
     struct Erase: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Delete the user's devices and anonymise their ledger rows, events, webhook messages and campaign audiences, in one transaction (audited).")
+                "Delete the user's devices and anonymise their ledger rows, events, webhook messages and campaign audiences, in one transaction (audited)."
+        )
 
         @OptionGroup var options: CommonOptions
         @OptionGroup var user: UserDataCommand.User
