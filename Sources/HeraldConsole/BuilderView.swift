@@ -79,7 +79,8 @@ struct BuilderView {
             <fieldset><legend>A/B test</legend>
             <details\(hasVariants ? " open" as HTML : .empty)><summary>Variants: two to five messages, each may set its own template and variables</summary>
             <p class="hint">Leave the names empty to send one message.</p>
-            \((0..<CampaignForm.maximumVariants).html { variantRow($0) })</details>
+            <div id="variants" data-in-use="\(variantsInUse)">\((0..<CampaignForm.maximumVariants).html { variantRow($0) })</div>
+            <p class="actions"><button type="button" id="add-variant" class="secondary" hidden>Add a variant</button></p></details>
             <div class="grid2">
             \(field("holdoutPercent", "Holdout (%)", input("holdoutPercent", type: "number"), hint: "0 to 50: devices that get nothing, to measure the lift."))
             \(field("attributionWindowHours", "Attribution window (hours)", input("attributionWindowHours", type: "number"), hint: "Default 24."))
@@ -98,6 +99,18 @@ struct BuilderView {
             """
     }
 
+    /// The variant rows to show: those filled in or refused, and at least two (an A/B test
+    /// has two messages or more). The script hides the rest behind "Add a variant"; without
+    /// it, every row shows.
+    var variantsInUse: Int {
+        let used = (0..<CampaignForm.maximumVariants).filter {
+            values["variants[\($0)].name"] != nil || values["variants[\($0)].templateName"] != nil
+                || values["variants[\($0)].variables"] != nil || values["variants[\($0)].weight"] != nil
+                || form.error("variants[\($0)]") != nil
+        }
+        return max(2, (used.last ?? -1) + 1)
+    }
+
     var hasVariants: Bool {
         (0..<CampaignForm.maximumVariants).contains { values["variants[\($0)].name"] != nil || form.error("variants[\($0)]") != nil }
             || form.error("variants") != nil
@@ -108,7 +121,7 @@ struct BuilderView {
     func variantRow(_ index: Int) -> HTML {
         let prefix = "variants[\(index)]"
         return """
-            <div class="grid2 variant">
+            <div class="grid2 variant" data-variant-row="\(index)">
             \(field("\(prefix).name", "Variant \(index + 1) name", text("\(prefix).name", placeholder: index == 0 ? "A" : index == 1 ? "B" : "")))
             \(field("\(prefix).weight", "Weight", input("\(prefix).weight", type: "number")))
             \(field("\(prefix).templateName", "Template", select("\(prefix).templateName", [("", "the campaign's")] + templates.map { ($0.name, $0.name) })))

@@ -59,6 +59,25 @@ enum ConsoleScript {
           modes.forEach(function (radio) { radio.addEventListener("change", showMode); });
           if (modes.length) { showMode(); }
 
+          // The builder's variants: the rows in use, and one more on each "Add a variant".
+          var variantRows = document.getElementById("variants");
+          var addVariant = document.getElementById("add-variant");
+          if (variantRows && addVariant) {
+            var rows = variantRows.querySelectorAll("[data-variant-row]");
+            var shown = parseInt(variantRows.getAttribute("data-in-use") || "2", 10);
+            function showVariants() {
+              rows.forEach(function (row, index) { row.hidden = index >= shown; });
+              addVariant.hidden = shown >= rows.length;
+            }
+            addVariant.addEventListener("click", function () {
+              shown = Math.min(shown + 1, rows.length);
+              showVariants();
+              var next = rows[shown - 1].querySelector("input");
+              if (next) { next.focus(); }
+            });
+            showVariants();
+          }
+
           // The builder's live estimate of matching devices.
           var builder = document.querySelector("form[data-estimate-url]");
           if (builder) {

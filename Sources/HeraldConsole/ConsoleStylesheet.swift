@@ -5,6 +5,7 @@ enum ConsoleStylesheet {
         :root { --ink: #1d2430; --muted: #5d6778; --line: #d9dee7; --back: #f5f7fa; --card: #fff;
           --accent: #2456c7; --good: #1b7f4b; --bad: #b3261e; --warn: #9a6200; --pale: #eef2f8; }
         * { box-sizing: border-box; }
+        [hidden] { display: none !important; }
         body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--back); }
         a { color: var(--accent); }
         header.top { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.25rem; padding: .6rem 1.25rem;
