@@ -137,10 +137,11 @@ let package = Package(
             ],
             exclude: ["openapi.yaml"],
             swiftSettings: swiftSettings,
-            plugins: ["EmbedOpenAPI"]
+            plugins: ["EmbedFiles"]
         ),
-        // Compiles HeraldAPI's openapi.yaml into the binary at build time (see EmbedText).
-        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["EmbedText"]),
+        // Compiles HeraldAPI's openapi.yaml and HeraldConsole's stylesheet and scripts into the
+        // binary at build time (see EmbedText).
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedText"]),
         .executableTarget(name: "EmbedText", swiftSettings: swiftSettings),
         // The marketing console: server-rendered pages, users and sessions, CSRF, SVG charts.
         .target(
@@ -157,7 +158,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            exclude: ["Assets"],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedFiles"]
         ),
         // The engine's senders: one APNSClient per app and environment, signed with the app's
         // active credential, with provider tokens shared through PostgreSQL.

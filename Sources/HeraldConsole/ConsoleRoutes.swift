@@ -23,9 +23,9 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
     let console = Console(dependencies)
     let group = router.group("console").add(middleware: ConsoleErrorMiddleware<Context>(classify: dependencies.classifyError))
     group.get { _, _ in Response.redirect(to: "/console/campaigns") }
-    group.get("assets/console.css") { _, _ in ConsoleAssetResponse.make(ConsoleStylesheet.text, type: "text/css; charset=utf-8") }
+    group.get("assets/console.css") { _, _ in ConsoleAssetResponse.make(ConsoleAssets.stylesheet, type: "text/css; charset=utf-8") }
     group.get("assets/console.js") { _, _ in
-        ConsoleAssetResponse.make(ConsoleScript.text, type: "text/javascript; charset=utf-8")
+        ConsoleAssetResponse.make(ConsoleAssets.script, type: "text/javascript; charset=utf-8")
     }
     group.get("login") { request, _ in try await console.loginPage(request) }
     group.post("login") { request, context in
