@@ -8,7 +8,7 @@ struct BuilderView {
     let templates: [TemplateSummary]
     let session: ConsoleSession
     /// Where the form posts: the new campaign's path, or the draft's edit path.
-    var action = "/console/campaigns/new"
+    var action: ConsolePath = "/console/campaigns/new"
     /// Editing a draft: its app cannot change.
     var editing = false
 

@@ -24,11 +24,11 @@ enum CampaignFigures {
             "<div class=\"figures\">\(parts.html { "<div id=\"figure-\($0.0)\"><b>\(ConsoleFormat.count($0.2))</b><span>\($0.1)</span></div>" })</div>"
     }
 
-    static func failures(_ counters: CampaignCounters, ledger: String) -> HTML {
+    static func failures(_ counters: CampaignCounters, ledger: ConsolePath) -> HTML {
         guard !counters.failedByReason.isEmpty else { return .empty }
         let rows = counters.failedByReason.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.html { reason, count in
             """
-            <tr><td><a href="\(ledger)?outcome=failed&amp;reason=\(FormData.encode(reason))">\(reason)</a></td>
+            <tr><td><a href="\("\(ledger)?outcome=failed&reason=\(query: reason)" as ConsolePath)">\(reason)</a></td>
             <td class="num">\(ConsoleFormat.count(count))</td><td class="num">\(ConsoleFormat.percent(count, of: counters.failed))</td></tr>
             """
         }

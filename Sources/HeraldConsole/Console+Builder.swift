@@ -114,7 +114,7 @@ extension Console {
 
     /// To the campaign's page, scheduling it first when asked.
     func afterSaving(_ campaign: Campaign, intent: String, session: ConsoleSession) async throws -> Response {
-        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        let path: ConsolePath = "/console/campaigns/\(campaign.publicID)"
         if intent == "schedule" {
             do {
                 _ = try await dependencies.campaigns.transition(id: campaign.id, event: .schedule, actor: session.user.actor)
@@ -133,7 +133,7 @@ extension Console {
     ) async throws -> Response {
         let apps = try await dependencies.apps.list()
         let templates = try await dependencies.templates.list()
-        let action = editing.map { "/console/campaigns/\($0.publicID.uuidString.lowercased())/edit" } ?? "/console/campaigns/new"
+        let action: ConsolePath = editing.map { "/console/campaigns/\($0.publicID)/edit" } ?? "/console/campaigns/new"
         let view = BuilderView(form: form, apps: apps, templates: templates, session: session, action: action, editing: editing != nil)
         let title = editing.map { "Edit \($0.name)" } ?? "New campaign"
         let body: HTML = """

@@ -74,7 +74,7 @@ extension Console {
         _ campaign: Campaign, session: ConsoleSession, testResults: TestResults?, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let app = try await dependencies.apps.find(id: campaign.appID)
-        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        let path: ConsolePath = "/console/campaigns/\(campaign.publicID)"
         let live = try await live(campaign, session: session, app: app)
         let body: HTML = """
             <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
@@ -87,7 +87,7 @@ extension Console {
 
     /// Everything on the campaign page that can change: its summary, state, actions and figures.
     func live(_ campaign: Campaign, session: ConsoleSession, app: App?) async throws -> HTML {
-        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        let path: ConsolePath = "/console/campaigns/\(campaign.publicID)"
         let report =
             campaign.variants.isEmpty && campaign.holdoutBasisPoints == 0
             ? nil
@@ -97,7 +97,7 @@ extension Console {
         return """
             <div class="card grid2" id="summary"><div>
             <p><b>App</b> \(app?.bundleID ?? "?")</p>
-            <p><b>Template</b> <a href="/console/templates/\(campaign.templateName)">\(campaign.templateName)</a>\(campaign.templateVersion.map { " v\($0)" } ?? " (latest until scheduled)")
+            <p><b>Template</b> <a href="\("/console/templates/\(campaign.templateName)" as ConsolePath)">\(campaign.templateName)</a>\(campaign.templateVersion.map { " v\($0)" } ?? " (latest until scheduled)")
              · \(campaign.localization == .server ? "server-side text" : "loc-key for the app")</p>
             <p><b>Schedule</b> \(Self.schedule(campaign))</p>
             <p><b>Rate limit</b> \(campaign.rateLimit.map { "\(ConsoleFormat.count($0)) per second" } ?? "none")</p>
@@ -116,13 +116,13 @@ extension Console {
                 : CampaignFigures.progress(counters) + CampaignFigures.figures(counters) + CampaignFigures.outcomeChart(counters))
             <p><a href="\(path)/deliveries">Delivery ledger</a></p></div>
             \(timeline.minutes.isEmpty && timeline.languages.isEmpty ? .empty : "<div class=\"card\">\(CampaignCharts.sendsPerMinute(timeline.minutes))\(CampaignCharts.outcomesByLanguage(timeline.languages))</div>" as HTML)
-            \(CampaignFigures.failures(counters, ledger: path + "/deliveries"))
+            \(CampaignFigures.failures(counters, ledger: "\(path)/deliveries"))
             \(CampaignFigures.variants(campaign, report: report))
             \(CampaignFigures.zones(counters))
             """
     }
 
-    func actions(_ campaign: Campaign, session: ConsoleSession, path: String) -> HTML {
+    func actions(_ campaign: Campaign, session: ConsoleSession, path: ConsolePath) -> HTML {
         let machine = CampaignStateMachine(state: campaign.state)
         var buttons = HTML.empty
         if machine.allows(.edit) { buttons += "<a class=\"button secondary\" href=\"\(path)/edit\">Edit draft</a>" }
@@ -138,7 +138,7 @@ extension Console {
     }
 
     func testForm(
-        _ campaign: Campaign, app: App?, session: ConsoleSession, path: String, results: TestResults?
+        _ campaign: Campaign, app: App?, session: ConsoleSession, path: ConsolePath, results: TestResults?
     ) -> HTML {
         let variants =
             campaign.messages.count > 1

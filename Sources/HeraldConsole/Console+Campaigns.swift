@@ -33,7 +33,7 @@ extension Console {
         let rows = page.campaigns.html { campaign in
             let counters = campaign.counters
             return """
-                <tr><td><a href="/console/campaigns/\(campaign.publicID.uuidString.lowercased())">\(campaign.name)</a></td>
+                <tr><td><a href="\("/console/campaigns/\(campaign.publicID)" as ConsolePath)">\(campaign.name)</a></td>
                 <td class="hide-narrow">\(names[campaign.appID] ?? "?")</td>
                 <td><span class="badge \(campaign.state.rawValue)">\(campaign.state.rawValue)</span></td>
                 <td>\(CampaignFigures.progress(counters))</td>
@@ -63,8 +63,8 @@ extension Console {
             <th>Progress</th><th class="num">Accepted</th><th class="num">Failed</th><th class="num hide-narrow">Audience</th>
             <th class="hide-narrow">Created</th></tr></thead>
             <tbody>\(page.campaigns.isEmpty ? "<tr><td colspan=\"8\" class=\"muted\">No campaigns match.</td></tr>" as HTML : rows)</tbody></table></div>
-            <p class="pager">\(filter.has("cursor") || query.cursor != nil ? "<a href=\"/console/campaigns?\(filter.encoded)\">First page</a>" as HTML : .empty)
-            \(page.nextCursor != nil ? "<a href=\"/console/campaigns?\(next.encoded)\" rel=\"next\">Older campaigns</a>" as HTML : .empty)</p>
+            <p class="pager">\(filter.has("cursor") || query.cursor != nil ? "<a href=\"\("/console/campaigns?\(query: filter)" as ConsolePath)\">First page</a>" as HTML : .empty)
+            \(page.nextCursor != nil ? "<a href=\"\("/console/campaigns?\(query: next)" as ConsolePath)\" rel=\"next\">Older campaigns</a>" as HTML : .empty)</p>
             """
         return ConsolePage.render(title: "Campaigns", session: session, section: .campaigns, body: body)
     }

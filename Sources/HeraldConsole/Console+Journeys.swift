@@ -120,7 +120,7 @@ extension Console {
                 """
         }
         let body: HTML = """
-            <p><a href="/console/journeys?app=\(Self.segment(app.bundleID))">Journeys</a> · \(app.bundleID)</p>
+            <p><a href="\("/console/journeys?app=\(query: app.bundleID)" as ConsolePath)">Journeys</a> · \(app.bundleID)</p>
             <h1>\(journey.name) <span class="badge state-\(journey.state.rawValue)" id="journey-state">\(journey.state.rawValue)</span>
             <span class="muted">version \(String(journey.version))\(journey.liveVersion.map { ", new entrants take \($0)" } ?? "")</span></h1>
             \(journey.description.map { "<p>\($0)</p>" as HTML } ?? .empty)
@@ -261,8 +261,8 @@ extension Console {
         return value
     }
 
-    static func journeyPath(_ bundleID: String, _ name: String) -> String {
-        "/console/journeys/\(segment(bundleID))/\(segment(name))"
+    static func journeyPath(_ bundleID: String, _ name: String) -> ConsolePath {
+        "/console/journeys/\(bundleID)/\(name)"
     }
 
     /// A journey the editor starts from: the cart reminder of docs/journeys.md.

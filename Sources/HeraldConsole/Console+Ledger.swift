@@ -33,7 +33,7 @@ extension Console {
             }
         }
         let page = try await dependencies.campaigns.deliveries(campaignID: campaign.id, query: query)
-        let path = "/console/campaigns/\(campaign.publicID.uuidString.lowercased())"
+        let path: ConsolePath = "/console/campaigns/\(campaign.publicID)"
         let messages = campaign.messages
         let rows = page.entries.html { entry in
             let record = entry.record

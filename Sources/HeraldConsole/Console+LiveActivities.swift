@@ -25,7 +25,7 @@ extension Console {
             }
             let page = try await dependencies.liveActivities.activities(appID: app.id, state: state, cursor: nil, limit: 100, now: Date())
             rows = page.activities.html { activity in
-                let link = "/console/live-activities/\(Self.segment(app.bundleID))/\(Self.segment(activity.activityID))"
+                let link: ConsolePath = "/console/live-activities/\(app.bundleID)/\(activity.activityID)"
                 return """
                     <tr><td><a href="\(link)">\(activity.activityID)</a></td><td>\(activity.attributesType ?? "–")</td>
                     <td><span class="badge \(activity.state == .active ? "running" : "completed")">\(activity.state.rawValue)</span></td>
@@ -89,7 +89,7 @@ extension Console {
         }
         let canSend = session.user.role >= .marketing && activity.state == .active
         let body: HTML = """
-            <p><a href="/console/live-activities?app=\(FormData.encode(app.bundleID))">All Live Activities of \(app.bundleID)</a></p>
+            <p><a href="\("/console/live-activities?app=\(query: app.bundleID)" as ConsolePath)">All Live Activities of \(app.bundleID)</a></p>
             <h1>\(activity.activityID) <span class="badge \(activity.state == .active ? "running" : "completed")">\(activity.state.rawValue)</span></h1>
             <div class="card" id="activity-summary"><div class="grid2"><div>
             <p><b>Attributes type</b> \(activity.attributesType ?? "–")</p>
@@ -119,7 +119,7 @@ extension Console {
         let rows = channels.html { channel in
             let activity: HTML =
                 channel.activityID.map {
-                    "<a href=\"/console/live-activities/\(segment(app.bundleID))/\(segment($0))\">\($0)</a>"
+                    "<a href=\"\("/console/live-activities/\(app.bundleID)/\($0)" as ConsolePath)\">\($0)</a>"
                 } ?? "–"
             let badge = channel.state == .active ? "running" : channel.state == .gone ? "failed" : "completed"
             return """
@@ -142,7 +142,7 @@ extension Console {
         return """
             <div class="card" id="send-update"><h2>Send an update</h2>
             <p class="hint">It goes to every update token of the activity. Herald gives it the next aps.timestamp and decides its priority: 5 for a silent update, 10 for an alert or an end, 10 on request within the hourly allowance.</p>
-            <form method="post" action="/console/live-activities/\(Self.segment(app.bundleID))/\(Self.segment(activity.activityID))/updates">
+            <form method="post" action="\("/console/live-activities/\(app.bundleID)/\(activity.activityID)/updates" as ConsolePath)">
             \(ConsolePage.csrfField(session))
             <div class="grid2"><div>
             <label for="u-event">Event</label><select id="u-event" name="event">
@@ -206,11 +206,6 @@ extension Console {
         let app = try parameters.require("app")
         let activity = try parameters.require("activity")
         return (app.removingPercentEncoding ?? app, activity.removingPercentEncoding ?? activity)
-    }
-
-    /// A path segment: everything but unreserved characters percent-encoded.
-    static func segment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 
     private func findActivity(bundleID: String, activityID: String) async throws -> (App, LiveActivity) {

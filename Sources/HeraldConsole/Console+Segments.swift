@@ -17,7 +17,7 @@ extension Console {
         if let app = apps.first(where: { $0.bundleID == bundleID }) {
             rows = try await repository.segments(appID: app.id).html { segment in
                 """
-                <tr><td><a href="/console/segments/\(Self.segment(app.bundleID))/\(Self.segment(segment.name))">\(segment.name)</a></td>
+                <tr><td><a href="\("/console/segments/\(app.bundleID)/\(segment.name)" as ConsolePath)">\(segment.name)</a></td>
                 <td class="num">\(String(segment.version))</td><td>\(segment.description ?? "")</td>
                 <td>\(ConsoleFormat.time(segment.updatedAt))</td></tr>
                 """
@@ -85,7 +85,7 @@ extension Console {
             let saved = try await repository.segment(appID: app.id, name: name, version: nil)
         else { throw ConsoleError.notFound("No such segment.") }
         let (count, sample) = try await repository.evaluate(appID: app.id, segment: saved.segment, sample: 10, now: Date())
-        let path = "/console/segments/\(Self.segment(app.bundleID))/\(Self.segment(saved.name))"
+        let path: ConsolePath = "/console/segments/\(app.bundleID)/\(saved.name)"
         let json = values?.raw("segment") ?? Self.text(saved.segment.json)
         let edit: HTML =
             session.user.role >= .marketing
@@ -100,7 +100,7 @@ extension Console {
             """
             : .empty
         let body: HTML = """
-            <p><a href="/console/segments?app=\(Self.segment(app.bundleID))">Segments</a> · \(app.bundleID)</p>
+            <p><a href="\("/console/segments?app=\(query: app.bundleID)" as ConsolePath)">Segments</a> · \(app.bundleID)</p>
             <h1>\(saved.name) <span class="muted">version \(String(saved.version))</span></h1>
             \(saved.description.map { "<p>\($0)</p>" as HTML } ?? .empty)
             <p class="notice" id="segment-live-count"><b>\(ConsoleFormat.count(count))</b> devices match now.</p>
@@ -131,7 +131,7 @@ extension Console {
             appID: app.id, name: name, description: form["description"], segment: segment, actor: session.user.actor)
         {
         case .saved(let saved):
-            return Response.redirect(to: "/console/segments/\(Self.segment(app.bundleID))/\(Self.segment(saved.name))", type: .found)
+            return Response.redirect(to: "/console/segments/\(app.bundleID)/\(saved.name)" as ConsolePath, type: .found)
         case .nameTaken:
             return try await segmentsPage(request, values: form, problem: "name: this app already has a segment named \(name)")
         case .unknown:
@@ -154,7 +154,7 @@ extension Console {
             case .saved = try await repository.update(
                 appID: app.id, name: name, segment: segment, description: .some(form["description"]), actor: session.user.actor)
         else { throw ConsoleError.notFound("No such segment.") }
-        return Response.redirect(to: "/console/segments/\(Self.segment(bundleID))/\(Self.segment(name))", type: .found)
+        return Response.redirect(to: "/console/segments/\(bundleID)/\(name)" as ConsolePath, type: .found)
     }
 
     func segmentArchive(_ request: Request, bundleID: String, name: String) async throws -> Response {
@@ -163,7 +163,7 @@ extension Console {
         guard let app = try await dependencies.apps.find(bundleID: bundleID),
             try await repository.archive(appID: app.id, name: name, actor: session.user.actor)
         else { throw ConsoleError.notFound("No such segment.") }
-        return Response.redirect(to: "/console/segments?app=\(Self.segment(bundleID))", type: .found)
+        return Response.redirect(to: "/console/segments?app=\(query: bundleID)" as ConsolePath, type: .found)
     }
 
     /// The builder's live count: JSON `{"count", "sample"}` or `{"problem"}`.

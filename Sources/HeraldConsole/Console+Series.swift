@@ -12,7 +12,7 @@ extension Console {
         let apps = try await dependencies.apps.list()
         let rows = try await repository.list(appIDs: nil, limit: 200).html { series in
             """
-            <tr><td><a href="/console/series/\(series.publicID.canonicalString)">\(series.name)</a></td>
+            <tr><td><a href="\("/console/series/\(series.publicID)" as ConsolePath)">\(series.name)</a></td>
             <td>\(apps.first { $0.id == series.appID }?.bundleID ?? "–")</td>
             <td><span class="badge \(Self.badge(series.state))">\(series.state.rawValue)</span></td>
             <td>\(series.recurrence.summary)</td><td class="num">\(String(series.runsStarted))</td>
@@ -47,13 +47,13 @@ extension Console {
             """
             <tr><td class="num">\(String(run.run))</td><td>\(run.date)</td><td>\(ConsoleFormat.time(run.due))</td>
             <td><span class="badge \(Self.badge(run.outcome))">\(run.outcome.rawValue)</span></td>
-            <td>\(run.campaignID.map { "<a href=\"/console/campaigns/\($0.canonicalString)\">campaign</a>" as HTML } ?? .empty)</td>
+            <td>\(run.campaignID.map { "<a href=\"\("/console/campaigns/\($0)" as ConsolePath)\">campaign</a>" as HTML } ?? .empty)</td>
             <td>\(run.reason ?? "")</td></tr>
             """
         }
         var buttons: HTML = .empty
         if session.user.role >= .marketing {
-            let path = "/console/series/\(series.publicID.canonicalString)"
+            let path: ConsolePath = "/console/series/\(series.publicID)"
             if series.state == .active { buttons += ConsolePage.button("Pause", action: "\(path)/pause", session: session, style: "secondary") }
             if series.state == .paused { buttons += ConsolePage.button("Resume", action: "\(path)/resume", session: session) }
             if series.state == .active || series.state == .paused {
@@ -94,7 +94,7 @@ extension Console {
         } catch let error as SeriesError {
             return try await seriesPage(request, id: id, notice: "<p class=\"error\">\(error.description)</p>")
         }
-        return Response.redirect(to: "/console/series/\(publicID.canonicalString)", type: .found)
+        return Response.redirect(to: "/console/series/\(publicID)" as ConsolePath, type: .found)
     }
 
     static func badge(_ state: CampaignSeries.State) -> String {

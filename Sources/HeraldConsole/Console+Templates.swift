@@ -9,7 +9,7 @@ extension Console {
         let templates = try await dependencies.templates.list()
         let rows = templates.html { template in
             """
-            <tr><td><a href="/console/templates/\(template.name)">\(template.name)</a></td><td class="num">\(template.latestVersion)</td>
+            <tr><td><a href="\("/console/templates/\(template.name)" as ConsolePath)">\(template.name)</a></td><td class="num">\(template.latestVersion)</td>
             <td>\(template.languages.joined(separator: ", "))</td><td class="hide-narrow">\(ConsoleFormat.time(template.updatedAt))</td></tr>
             """
         }
@@ -84,13 +84,13 @@ extension Console {
             <h2>Versions</h2><div class="scroll"><table id="versions"><thead><tr><th class="num">Version</th><th>Languages</th><th>Saved by</th>
             <th class="hide-narrow">Saved</th><th class="hide-narrow">SHA-256</th></tr></thead><tbody>\(rows)</tbody></table></div>
             <h2>Changes</h2>
-            <form class="filters" method="get" action="/console/templates/\(name)">
+            <form class="filters" method="get" action="\("/console/templates/\(name)" as ConsolePath)">
             <div><label for="v-from">From</label><select id="v-from" name="from">\(options(from.version))</select></div>
             <div><label for="v-to">To</label><select id="v-to" name="to">\(options(to.version))</select></div>
             <button type="submit" class="secondary">Compare</button></form>
             <pre class="diff" id="diff">\(from.version == to.version ? "Choose two different versions." as HTML : diff)</pre>
             <h2>Preview</h2>
-            <form class="filters" method="get" action="/console/templates/\(name)">
+            <form class="filters" method="get" action="\("/console/templates/\(name)" as ConsolePath)">
             <div><label for="p-version">Version</label><select id="p-version" name="version">\(options(shown.version))</select></div>
             <div><label for="p-languages">Languages</label><input type="text" id="p-languages" name="languages" value="\(languages)"></div>
             <div><label for="p-variables">Variables (JSON)</label><input type="text" id="p-variables" name="variables" value="\(variablesText)" placeholder="{\"percentOff\": 30}"></div>

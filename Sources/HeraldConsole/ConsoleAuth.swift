@@ -36,7 +36,7 @@ struct ConsoleAuth: Sendable {
     func require(_ request: Request, role: ConsoleRole) async throws -> ConsoleSession {
         guard let session = try await session(request) else {
             let back = request.method == .get ? request.uri.string : "/console"
-            throw ConsoleRedirect(location: "/console/login?next=" + FormData.encode(back))
+            throw ConsoleRedirect(location: ("/console/login?next=\(query: back)" as ConsolePath).description)
         }
         guard session.user.role >= role else {
             throw ConsoleError.forbidden("This needs the \(role.rawValue) role; you are signed in as \(session.user.role.rawValue).")

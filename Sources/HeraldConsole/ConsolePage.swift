@@ -64,7 +64,7 @@ enum ConsolePage {
         ]
         if session.user.role == .admin { links.append((.users, "Users")) }
         let items = links.html { link in
-            "<a href=\"/console/\(link.0.rawValue)\"\(link.0 == section ? " aria-current=\"page\"" as HTML : .empty)>\(link.1)</a>"
+            "<a href=\"\("/console/\(link.0.rawValue)" as ConsolePath)\"\(link.0 == section ? " aria-current=\"page\"" as HTML : .empty)>\(link.1)</a>"
         }
         return """
             <nav>\(items)</nav>
@@ -80,7 +80,7 @@ enum ConsolePage {
 
     /// A one-button form that posts to `action` (pause, resume, cancel…).
     static func button(
-        _ label: String, action: String, session: ConsoleSession, style: String = "", confirm: String? = nil
+        _ label: String, action: ConsolePath, session: ConsoleSession, style: String = "", confirm: String? = nil
     )
         -> HTML
     {
