@@ -1,6 +1,7 @@
 import APNSCore
 import HeraldAPI
 import HeraldCore
+import HeraldTemplates
 import Hummingbird
 import Testing
 
@@ -34,5 +35,16 @@ import Testing
         }
         #expect(Problem(ChannelManagementError(.unavailable, detail: "x").refusal).retryAfter == 30)
         #expect(Problem(ValidationError(field: "f", reason: "must be a string").refusal).detail == "must be a string")
+    }
+
+    @Test func aTemplatesProblemsAreListedEachWithItsField() {
+        let error = TemplateLoadError(problems: [
+            TemplateProblem(file: "template", field: "name", message: "must be 1 to 64 characters"),
+            TemplateProblem(file: "template", field: "strings.de.TITLE", message: "has no English original"),
+        ])
+        let problem = Problem(error.refusal)
+        #expect(problem.status == .unprocessableContent && problem.slug == "invalid-field" && problem.field == "name")
+        #expect(problem.detail == "the template has 2 problems: must be 1 to 64 characters; errors lists every one")
+        #expect(problem.errors?.map(\.field) == ["name", "strings.de.TITLE"])
     }
 }

@@ -80,6 +80,7 @@ extension Problem {
             }
         self.init(
             status: status, slug: refusal.slug, title: refusal.title, detail: refusal.detail, field: refusal.field,
+            errors: refusal.problems.isEmpty ? nil : refusal.problems.map { FieldError(field: $0.field, message: $0.message) },
             retryAfter: refusal.retryAfter)
     }
 

@@ -110,12 +110,8 @@ struct TemplateController {
             throw Problem.invalidField("name", "must be a string: the path's name, or be left out")
         }
         let json = try CanonicalJSON.data(PayloadValue.object(object))
-        let template: CompiledTemplate
-        do throws(TemplateLoadError) {
-            template = try CompiledTemplate(try TemplateDocument.parse(json: json))
-        } catch {
-            throw Self.invalidTemplate(error.problems)
-        }
+        // A TemplateLoadError is a DomainError: 422 with every problem in `errors`.
+        let template = try CompiledTemplate(try TemplateDocument.parse(json: json))
         let (record, created) = try await templates.save(template, createdBy: principal.keyPrefix, appID: appID)
         return EditedResponse(status: created ? .created : .ok, response: try TemplateVersionResponse(record))
     }
@@ -151,13 +147,5 @@ struct TemplateController {
     private func owner(_ appID: Int64?) async throws -> String? {
         guard let appID else { return nil }
         return try await directory.app(id: appID)?.bundleID
-    }
-
-    /// 422 listing every problem; `field` is the first one's.
-    static func invalidTemplate(_ problems: [TemplateProblem]) -> Problem {
-        let errors = problems.map { Problem.FieldError(field: $0.field, message: $0.message) }
-        let count = errors.count == 1 ? "1 problem" : "\(errors.count) problems"
-        let first = problems.first.map { ": \($0.message)" } ?? ""
-        return Problem.invalidFields(errors, detail: "the template has \(count)\(first); errors lists every one")
     }
 }

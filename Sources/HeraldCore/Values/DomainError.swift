@@ -34,9 +34,23 @@ public struct Refusal: Sendable, Equatable {
     public var field: String?
     /// Seconds before trying again, for refusals that pass.
     public var retryAfter: Int?
+    /// Every problem, when there are several (a template's); `field` is the first one's.
+    public var problems: [FieldProblem]
+
+    /// One of several problems of a refusal.
+    public struct FieldProblem: Sendable, Equatable {
+        public var field: String?
+        public var message: String
+
+        public init(field: String?, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
 
     public init(
-        _ kind: Kind, slug: String, title: String, detail: String, field: String? = nil, retryAfter: Int? = nil
+        _ kind: Kind, slug: String, title: String, detail: String, field: String? = nil, retryAfter: Int? = nil,
+        problems: [FieldProblem] = []
     ) {
         self.kind = kind
         self.slug = slug
@@ -44,6 +58,7 @@ public struct Refusal: Sendable, Equatable {
         self.detail = detail
         self.field = field
         self.retryAfter = retryAfter
+        self.problems = problems
     }
 }
 

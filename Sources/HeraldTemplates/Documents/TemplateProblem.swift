@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// One thing wrong with a template, located as precisely as its source allows: a file under
 /// `templates/` and a line for loaded folders; `file` "template" and a `field` such as
 /// `strings.de.WELCOME_BODY` for documents that arrive through the API.
@@ -26,7 +28,7 @@ public struct TemplateProblem: Codable, Equatable, Hashable, Sendable, CustomStr
 }
 
 /// A template, or a folder of them, that cannot be used; lists every problem found.
-public struct TemplateLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct TemplateLoadError: DomainError, Equatable {
     public var problems: [TemplateProblem]
 
     public init(problems: [TemplateProblem]) {
@@ -36,5 +38,15 @@ public struct TemplateLoadError: Error, Equatable, Sendable, CustomStringConvert
     /// One problem per line, `path:line: message`.
     public var description: String {
         problems.map(\.description).joined(separator: "\n")
+    }
+
+    /// Every problem with its field, the first in the detail (422 `invalid-field`).
+    public var refusal: Refusal {
+        let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+        let first = problems.first.map { ": \($0.message)" } ?? ""
+        return Refusal(
+            .invalid, slug: "invalid-field", title: "Fields are invalid",
+            detail: "the template has \(count)\(first); errors lists every one", field: problems.first?.field,
+            problems: problems.map { Refusal.FieldProblem(field: $0.field, message: $0.message) })
     }
 }
