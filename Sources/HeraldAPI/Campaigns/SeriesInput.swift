@@ -16,9 +16,7 @@ enum SeriesInput {
     /// The campaign each run copies, its problems named below `campaign`.
     static func blueprint(_ value: PayloadValue?, app: App, name: String) async throws -> CampaignDraft {
         guard let value, value != .null else { throw Problem.invalidField("campaign", "is required") }
-        guard var object = try JSONFields.object(value, field: "campaign") else {
-            throw Problem.invalidField("campaign", "must be a JSON object")
-        }
+        guard case .object(var object) = value else { throw Problem.invalidField("campaign", "must be a JSON object") }
         for key in ["sendAt", "delivery"] where object[key] != nil {
             throw Problem.invalidField("campaign.\(key)", "a run is sent when the schedule says; leave it out")
         }

@@ -36,14 +36,6 @@ enum JSONFields {
         return value
     }
 
-    static func object(_ value: PayloadValue?, field: String) throws -> [String: PayloadValue]? {
-        switch value {
-        case nil, .null?: return nil
-        case .object(let members)?: return members
-        default: throw Problem.invalidField(field, "must be a JSON object")
-        }
-    }
-
     /// 422 listing every validation error (`field` is the first one's); nothing when empty.
     static func check(_ errors: [ValidationError], what: String) throws {
         guard let first = errors.first else { return }
