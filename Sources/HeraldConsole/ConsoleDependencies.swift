@@ -55,6 +55,8 @@ public struct ConsoleDependencies: Sendable {
     public var series: (any CampaignSeriesRepository)?
     /// Journeys; without it, no journey pages.
     public var journeys: (any JourneyRepository)?
+    /// The audit log, for admins; without it, no audit page.
+    public var audit: (any AuditRepository)?
     public var users: any ConsoleUserRepository
     public var sessions: any ConsoleSessionRepository
     public var settings: ConsoleSettings
@@ -68,13 +70,14 @@ public struct ConsoleDependencies: Sendable {
         users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
         settings: ConsoleSettings = ConsoleSettings(), channels: (any BroadcastChannelRepository)? = nil,
         segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
-        journeys: (any JourneyRepository)? = nil,
+        journeys: (any JourneyRepository)? = nil, audit: (any AuditRepository)? = nil,
         classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
         self.channels = channels
         self.segments = segments
         self.series = series
         self.journeys = journeys
+        self.audit = audit
         self.classifyError = classifyError
         self.liveActivities = liveActivities
         self.liveActivityUpdater = liveActivityUpdater

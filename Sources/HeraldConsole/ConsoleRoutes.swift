@@ -106,6 +106,7 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
         return try await console.liveActivityUpdate(request, bundleID: app, activityID: activity)
     }
     group.get("users") { request, _ in try await console.usersPage(request) }
+    group.get("audit") { request, _ in try await console.auditPage(request) }
     group.post("users") { request, _ in try await console.usersSubmit(request) }
     group.get("devices") { request, _ in try await console.devicesPage(request) }
     group.post("devices/prune") { request, _ in try await console.prune(request) }
