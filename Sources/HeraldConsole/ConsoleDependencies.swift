@@ -57,6 +57,8 @@ public struct ConsoleDependencies: Sendable {
     public var journeys: (any JourneyRepository)?
     /// The audit log, for admins; without it, no audit page.
     public var audit: (any AuditRepository)?
+    /// API keys, for admins; without it, no keys page.
+    public var keys: (any APIKeyRepository)?
     public var users: any ConsoleUserRepository
     public var sessions: any ConsoleSessionRepository
     public var settings: ConsoleSettings
@@ -70,7 +72,7 @@ public struct ConsoleDependencies: Sendable {
         users: any ConsoleUserRepository, sessions: any ConsoleSessionRepository,
         settings: ConsoleSettings = ConsoleSettings(), channels: (any BroadcastChannelRepository)? = nil,
         segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
-        journeys: (any JourneyRepository)? = nil, audit: (any AuditRepository)? = nil,
+        journeys: (any JourneyRepository)? = nil, audit: (any AuditRepository)? = nil, keys: (any APIKeyRepository)? = nil,
         classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
         self.channels = channels
@@ -78,6 +80,7 @@ public struct ConsoleDependencies: Sendable {
         self.series = series
         self.journeys = journeys
         self.audit = audit
+        self.keys = keys
         self.classifyError = classifyError
         self.liveActivities = liveActivities
         self.liveActivityUpdater = liveActivityUpdater

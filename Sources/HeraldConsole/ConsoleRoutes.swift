@@ -107,6 +107,8 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
     }
     group.get("users") { request, _ in try await console.usersPage(request) }
     group.get("audit") { request, _ in try await console.auditPage(request) }
+    group.get("keys") { request, _ in try await console.keysPage(request) }
+    group.post("keys") { request, _ in try await console.keysSubmit(request) }
     group.post("users") { request, _ in try await console.usersSubmit(request) }
     group.get("devices") { request, _ in try await console.devicesPage(request) }
     group.post("devices/prune") { request, _ in try await console.prune(request) }

@@ -44,7 +44,7 @@ public func buildHTTPRouter(
                 liveActivityUpdater: LiveActivityUpdater(activities: store.liveActivities, templates: store.templates),
                 users: store.users,
                 sessions: store.sessions, settings: configuration.consoleSettings, channels: store.channels,
-                segments: store.segments, series: store.series, journeys: store.journeys, audit: store.audit,
+                segments: store.segments, series: store.series, journeys: store.journeys, audit: store.audit, keys: store.keys,
                 classifyError: { error in
                     DatabaseProblems.classify(error).map { ConsoleFailure(status: Int($0.status.code), message: $0.detail) }
                 }))
