@@ -47,9 +47,9 @@ extension Console {
             return try await keys(session: session, notice: notice)
         case "revoke":
             guard let id = Int64(form.raw("key")), id > 0 else { throw ConsoleError.badRequest("No key given.") }
-            guard try await repository.revoke(id: id, actor: session.user.actor) else {
-                throw ConsoleError.notFound("No active key has this ID.")
-            }
+            let revoked = try await repository.revoke(id: id, actor: session.user.actor)
+            dependencies.forgetKey(id)
+            guard revoked else { throw ConsoleError.notFound("No active key has this ID.") }
             return try await keys(session: session, notice: "<p class=\"notice\">Key \(id) revoked: it works nowhere from now on.</p>")
         default:
             throw ConsoleError.badRequest("Unknown action.")

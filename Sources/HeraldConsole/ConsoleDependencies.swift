@@ -59,6 +59,9 @@ public struct ConsoleDependencies: Sendable {
     public var audit: (any AuditRepository)?
     /// API keys, for admins; without it, no keys page.
     public var keys: (any APIKeyRepository)?
+    /// Drops a revoked key from this process's cache of authenticated keys at once (other
+    /// instances hear of it through the database's change feed).
+    public var forgetKey: @Sendable (Int64) -> Void
     public var users: any ConsoleUserRepository
     public var sessions: any ConsoleSessionRepository
     public var settings: ConsoleSettings
@@ -73,7 +76,7 @@ public struct ConsoleDependencies: Sendable {
         settings: ConsoleSettings = ConsoleSettings(), channels: (any BroadcastChannelRepository)? = nil,
         segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
         journeys: (any JourneyRepository)? = nil, audit: (any AuditRepository)? = nil, keys: (any APIKeyRepository)? = nil,
-        classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
+        forgetKey: @escaping @Sendable (Int64) -> Void = { _ in }, classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
         self.channels = channels
         self.segments = segments
@@ -81,6 +84,7 @@ public struct ConsoleDependencies: Sendable {
         self.journeys = journeys
         self.audit = audit
         self.keys = keys
+        self.forgetKey = forgetKey
         self.classifyError = classifyError
         self.liveActivities = liveActivities
         self.liveActivityUpdater = liveActivityUpdater

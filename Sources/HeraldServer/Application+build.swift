@@ -17,11 +17,13 @@ public func buildHTTPRouter(
     configuration: HeraldConfiguration, store: Store, directSender: DirectSender, senders: (any SenderDirectory)? = nil,
     keyCache: APIKeyCache? = nil, appDirectory: AppDirectory? = nil, metricsText: @escaping @Sendable () -> String
 ) -> Router<HeraldRequestContext> {
+    // One cache of authenticated keys, which the console clears too when it revokes one.
+    let keyCache = keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds))
     let router = buildRouter(
         APIDependencies(
             apps: store.apps, certificates: PKCS12CertificateReader(), devices: store.devices, pruner: store.pruner,
             keys: store.keys, audit: store.audit,
-            keyCache: keyCache ?? APIKeyCache(ttl: .seconds(configuration.apiKeyCacheSeconds)),
+            keyCache: keyCache,
             appDirectory: appDirectory ?? AppDirectory(apps: store.apps, ttl: .seconds(configuration.appCacheSeconds)),
             ledger: store.ledger,
             templates: store.templates,
@@ -45,6 +47,7 @@ public func buildHTTPRouter(
                 users: store.users,
                 sessions: store.sessions, settings: configuration.consoleSettings, channels: store.channels,
                 segments: store.segments, series: store.series, journeys: store.journeys, audit: store.audit, keys: store.keys,
+                forgetKey: { keyCache.forget(keyID: $0) },
                 classifyError: { error in
                     DatabaseProblems.classify(error).map { ConsoleFailure(status: Int($0.status.code), message: $0.detail) }
                 }))
