@@ -23,7 +23,7 @@ extension Console {
             case "action":
                 query.action = text
             case "since":
-                guard let day = RFC3339.parse(text + "T00:00:00Z"), text.count == 10 else {
+                guard let day = ConsoleFormat.day(text) else {
                     throw ConsoleError.badRequest("since must be a day such as 2026-12-01.")
                 }
                 query.since = day

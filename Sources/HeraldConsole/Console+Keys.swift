@@ -29,7 +29,7 @@ extension Console {
                 }
                 var expiresAt: Date?
                 if let day = form["expires"] {
-                    guard day.count == 10, let date = RFC3339.parse(day + "T00:00:00Z") else {
+                    guard let date = ConsoleFormat.day(day) else {
                         throw ValidationError(field: "expires", reason: "must be a day such as 2027-06-30")
                     }
                     expiresAt = date

@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import HeraldCore
 
 /// How the console writes numbers, times and token digests.
 enum ConsoleFormat {
@@ -37,6 +38,12 @@ enum ConsoleFormat {
     }
 
     static func time(_ date: Date?) -> String { date.map { time($0) } ?? "–" }
+
+    /// Midnight UTC of a `YYYY-MM-DD` day, as a date input gives it; nil for anything else.
+    static func day(_ text: String) -> Date? {
+        guard text.utf8.count == 10 else { return nil }
+        return RFC3339.parse(text + "T00:00:00Z")
+    }
 
     /// A JSON object typed into a field; nil for anything else.
     static func jsonObject(_ text: String) -> [String: PayloadValue]? {
