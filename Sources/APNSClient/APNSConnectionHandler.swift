@@ -86,18 +86,18 @@ final class APNSConnectionHandler: ChannelInboundHandler {
         guard let tokenSource, tokenPolicy.mayRenew(now: now()) else { return false }
         guard let fresh = try? tokenSource.forceRenewal(now: now()) else { return false }
         tokenPolicy.renewed(token: fresh.token, issuedAt: fresh.issuedAt, now: now())
-        machine.providerToken = fresh.token
+        machine.useProviderToken(fresh.token)
         return true
     }
 
     /// Signs a new provider token when the current one is old (docs/apns.md, "Provider tokens").
     /// Only when requests wait to start: renewing is judged at the moment a stream needs it.
     private func refreshProviderToken() {
-        guard let tokenSource, !machine.waiting.isEmpty, tokenPolicy.needsRenewal(now: now()) else { return }
+        guard let tokenSource, machine.hasWaiting, tokenPolicy.needsRenewal(now: now()) else { return }
         do {
             let fresh = try tokenSource.token(now: now())
             tokenPolicy.renewed(token: fresh.token, issuedAt: fresh.issuedAt, now: now())
-            machine.providerToken = fresh.token
+            machine.useProviderToken(fresh.token)
         } catch {
             machine.failWaiting(with: .credentialsRejected("the signing key cannot sign provider tokens"))
         }
@@ -107,7 +107,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        machine.outbound = context.channel.allocator.buffer(capacity: 64 * 1024)
+        machine.useOutboundBuffer(context.channel.allocator.buffer(capacity: 64 * 1024))
         // TLS, ALPN and the server's SETTINGS must all arrive within the connect timeout.
         setupDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: setupTimeout) { [self] in
             machine.setupTimedOut()
@@ -180,10 +180,8 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     /// After every event: counts, delivers answers, closes if asked, publishes the status and
     /// schedules one flush for whatever the event wrote.
     private func afterEvent() {
-        if machine.streamsStarted > 0 {
-            metrics.sent.increment(by: machine.streamsStarted)
-            machine.streamsStarted = 0
-        }
+        let started = machine.takeStartedCount()
+        if started > 0 { metrics.sent.increment(by: started) }
         var closing: APNSClientError?
         machine.takeEffects { effect in
             switch effect {
@@ -218,13 +216,7 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     }
 
     private func publishStatus() {
-        let phase: APNSConnectionStatus.Phase =
-            switch machine.phase {
-            case .awaitingSettings: .connecting
-            case .ready: .ready
-            case .draining: .draining
-            case .closed: .closed
-            }
+        let phase = machine.statusPhase
         let inFlight = machine.inFlight
         let limit = machine.streamLimit
         let suspect = machine.suspect
@@ -251,10 +243,6 @@ final class APNSConnectionHandler: ChannelInboundHandler {
     private func flushNow() {
         guard let context, machine.outbound.readableBytes > 0, context.channel.isWritable || machine.closeReason != nil
         else { return }
-        // Taken out before writing: a write can change writability at once, and that event
-        // must not find these bytes still here and write them twice.
-        let bytes = machine.outbound
-        machine.outbound.clear()
-        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(machine.takeOutbound()), promise: nil)
     }
 }

@@ -17,25 +17,25 @@ extension APNSConnectionStateMachine {
     /// connection is then PINGed, and avoided by the pool until the PING comes back. A PING
     /// unanswered for `pingTimeout` closes the connection, failing what is left on it.
     mutating func tick(now: NIODeadline, writable: Bool) {
-        guard phase != .closed, closeReason == nil else { return }
-        if let sentAt = pingSentAt, now - sentAt >= configuration.pingTimeout {
+        guard isOpen else { return }
+        if liveness.pingTimedOut(now: now, timeout: configuration.pingTimeout) {
             close(.pingTimeout)
             return
         }
         var timedOut = 0
-        while let request = popExpiredWaiting(now: now) {
+        while let request = streams.popExpiredWaiting(now: now) {
             record(.fail(request.completion, .timeout("no stream slot within the request timeout")))
             timedOut += 1
         }
-        let expired = expiredStreams(now: now)
+        let expired = streams.expired(now: now)
         for streamID in expired {
             resetStream(streamID, code: .cancel, failure: .timeout("APNs did not answer within the request timeout"))
         }
         timedOut += expired.count
         if !expired.isEmpty {
-            suspect = true
+            liveness.becomeSuspect()
             sendPing(now: now)
-        } else if now - lastActivity >= configuration.idlePingInterval {
+        } else if liveness.isIdle(now: now, interval: configuration.idlePingInterval) {
             sendPing(now: now)
         }
         if timedOut > 0 { record(.timedOut(count: timedOut)) }
@@ -44,9 +44,7 @@ extension APNSConnectionStateMachine {
 
     /// One PING at a time: its answer (or its absence) is what the connection is judged by.
     private mutating func sendPing(now: NIODeadline) {
-        guard pingSentAt == nil, phase == .ready || phase == .draining else { return }
-        pingsSent += 1
-        HTTP2Wire.writePing(into: &outbound, data: pingsSent, ack: false)
-        pingSentAt = now
+        guard phase == .ready || phase == .draining, let data = liveness.startPing(now: now) else { return }
+        write { HTTP2Wire.writePing(into: &$0, data: data, ack: false) }
     }
 }

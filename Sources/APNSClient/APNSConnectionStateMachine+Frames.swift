@@ -8,12 +8,12 @@ import NIOHPACK
 extension APNSConnectionStateMachine {
     /// Bytes arrived from the server.
     mutating func read(_ bytes: ByteBuffer, now: NIODeadline, writable: Bool) {
-        guard phase != .closed, closeReason == nil else { return }
+        guard isOpen else { return }
         // Only what the server sends proves the connection alive.
-        lastActivity = now
-        reader.append(bytes)
+        liveness.heard(at: now)
+        codec.append(bytes)
         do throws(HTTP2ConnectionError) {
-            while closeReason == nil, let frame = try reader.next() {
+            while isOpen, let frame = try codec.nextFrame() {
                 try handle(frame, now: now)
             }
         } catch {
@@ -25,40 +25,25 @@ extension APNSConnectionStateMachine {
 
     private mutating func handle(_ frame: ServerFrame, now: NIODeadline) throws(HTTP2ConnectionError) {
         // RFC 9113 §6.10: nothing may come between HEADERS and their CONTINUATION frames.
-        if let pending = pendingHeaderBlock {
-            guard case .continuation(let streamID, let block, let endHeaders) = frame, streamID == pending.streamID else {
-                throw HTTP2ConnectionError(code: .protocolError, detail: "the server interrupted a header block")
-            }
-            guard pending.block.readableBytes + block.readableBytes <= configuration.maximumHeaderBlock else {
-                throw HTTP2ConnectionError(
-                    code: .enhanceYourCalm, detail: "the server sent a header block over \(configuration.maximumHeaderBlock) bytes")
-            }
-            // Taken out first so that the append does not copy the whole block each frame.
-            pendingHeaderBlock = nil
-            var whole = pending.block
-            whole.writeImmutableBuffer(block)
-            if endHeaders {
-                try headers(streamID: streamID, block: whole, endStream: pending.endStream, now: now)
-            } else {
-                pendingHeaderBlock = (streamID, whole, pending.endStream)
+        if codec.pendingHeaderBlock != nil {
+            if let whole = try codec.continuation(of: frame, limit: configuration.maximumHeaderBlock) {
+                try headers(whole, now: now)
             }
             return
         }
         switch frame {
         case .headers(let streamID, let block, let endStream, let endHeaders):
-            if endHeaders {
-                try headers(streamID: streamID, block: block, endStream: endStream, now: now)
-            } else {
-                guard block.readableBytes <= configuration.maximumHeaderBlock else {
-                    throw HTTP2ConnectionError(code: .enhanceYourCalm, detail: "the server sent an oversized header block")
-                }
-                pendingHeaderBlock = (streamID, block, endStream)
+            let limit = configuration.maximumHeaderBlock
+            if let whole = try codec.headers(streamID: streamID, block: block, endStream: endStream, endHeaders: endHeaders, limit: limit) {
+                try headers(whole, now: now)
             }
         case .data(let streamID, let data, let endStream, let flowControlledLength):
             if flowControlledLength == 0, !endStream { try countControlFrame(now: now) }
-            receive(flowControlledLength)
-            guard hasStream(streamID) else { return }
-            updateStream(streamID) { stream in
+            if let increment = flow.received(flowControlledLength, receiveWindow: Self.receiveWindow) {
+                write { HTTP2Wire.writeWindowUpdate(into: &$0, streamID: 0, increment: increment) }
+            }
+            guard streams.contains(streamID) else { return }
+            streams.update(streamID) { stream in
                 let limit = stream.isChannelRequest ? Self.maximumChannelResponseBody : Self.maximumResponseBody
                 if stream.body.count < limit {
                     stream.body.append(contentsOf: data.readableBytesView.prefix(limit - stream.body.count))
@@ -76,11 +61,10 @@ extension APNSConnectionStateMachine {
             try countControlFrame(now: now)
         case .ping(let data, let ack):
             if ack {
-                pingSentAt = nil
-                suspect = false
+                liveness.pingAnswered()
             } else {
                 try countControlFrame(now: now)
-                HTTP2Wire.writePing(into: &outbound, data: data, ack: true)
+                write { HTTP2Wire.writePing(into: &$0, data: data, ack: true) }
             }
         case .goAway(let lastStreamID, let code, let debugData):
             goAway(lastStreamID: lastStreamID, code: code, debugData: debugData)
@@ -93,32 +77,18 @@ extension APNSConnectionStateMachine {
         }
     }
 
-    /// Frames that cost work and carry no answer (PING, SETTINGS, empty DATA, ignored types)
-    /// are limited per window, so that a flood cannot keep the event loop busy acknowledging
-    /// (the "control frame flood" and "empty frames" attacks).
     private mutating func countControlFrame(now: NIODeadline) throws(HTTP2ConnectionError) {
-        if now - controlFrames.windowStart >= configuration.controlFrameWindow {
-            controlFrames = (now, 0)
-        }
-        controlFrames.count += 1
-        guard controlFrames.count <= configuration.maximumControlFrames else {
-            throw HTTP2ConnectionError(code: .enhanceYourCalm, detail: "the server sent too many control frames")
-        }
+        try liveness.countControlFrame(now: now, limit: configuration.maximumControlFrames, window: configuration.controlFrameWindow)
     }
 
     /// Every header block is decoded, even for a stream already finished, to keep the HPACK
     /// dynamic table in step with the server's (RFC 7541 §2.2).
-    private mutating func headers(streamID: Int, block: ByteBuffer, endStream: Bool, now: NIODeadline) throws(HTTP2ConnectionError) {
-        var block = block
-        let headers: HPACKHeaders
-        do {
-            headers = try decoder.decodeHeaders(from: &block)
-        } catch {
-            throw HTTP2ConnectionError(code: .compressionError, detail: "the server's header block did not decode")
-        }
-        guard hasStream(streamID) else { return }
+    private mutating func headers(_ whole: Codec.HeaderBlock, now: NIODeadline) throws(HTTP2ConnectionError) {
+        let headers = try codec.decode(whole.block)
+        let (streamID, endStream) = (whole.streamID, whole.endStream)
+        guard streams.contains(streamID) else { return }
         var interim = false
-        updateStream(streamID) { stream in
+        streams.update(streamID) { stream in
             guard stream.status == nil else { return }
             let status = headers.first(name: ":status").flatMap { Int($0) }
             // 1xx answers are interim (RFC 9110 §15.2): the final one follows.
@@ -142,24 +112,17 @@ extension APNSConnectionStateMachine {
         for (parameter, value) in settings {
             switch HTTP2Wire.Setting(rawValue: parameter) {
             case .headerTableSize:
-                encoder.setMaxTableSize(Int(value))
+                codec.setEncoderTableSize(Int(value))
             case .maxConcurrentStreams:
                 streamLimit = Int(value)
             case .initialWindowSize:
-                guard Int(value) <= HTTP2Wire.maxWindowSize else {
-                    throw HTTP2ConnectionError(code: .flowControlError, detail: "the server's initial window is too large")
-                }
                 // §6.9.2: the change applies to every open stream's window.
-                let delta = Int(value) - initialStreamWindow
-                initialStreamWindow = Int(value)
-                guard shiftStreamWindows(by: delta) else {
+                let delta = try flow.setInitialStreamWindow(value)
+                guard streams.shiftSendWindows(by: delta) else {
                     throw HTTP2ConnectionError(code: .flowControlError, detail: "the server's initial window overflows a stream's")
                 }
             case .maxFrameSize:
-                guard (HTTP2Wire.defaultMaxFrameSize...0xff_ffff).contains(Int(value)) else {
-                    throw HTTP2ConnectionError(code: .protocolError, detail: "the server's maximum frame size is out of range")
-                }
-                maxFrameSize = Int(value)
+                try flow.setMaxFrameSize(value)
             case .enablePush:
                 guard value <= 1 else {
                     throw HTTP2ConnectionError(code: .protocolError, detail: "the server's ENABLE_PUSH is neither 0 nor 1")
@@ -168,21 +131,21 @@ extension APNSConnectionStateMachine {
                 break
             }
         }
-        HTTP2Wire.writeSettingsAck(into: &outbound)
+        write { HTTP2Wire.writeSettingsAck(into: &$0) }
         if let streamLimit {
-            serverStreamLimit = streamLimit
+            streams.setServerLimit(streamLimit)
         } else if phase == .awaitingSettings {
-            serverStreamLimit = Self.defaultStreamLimit
+            streams.setServerLimit(Self.defaultStreamLimit)
         }
         if phase == .awaitingSettings {
-            guard serverStreamLimit > 0 else {
+            guard streams.serverLimit > 0 else {
                 // A server that allows no streams from the start is not usable: the pool backs
                 // off and connects again.
                 close(.connectFailed("the server allows no streams (MAX_CONCURRENT_STREAMS 0)"))
                 return
             }
             becomeReady()
-        } else if serverStreamLimit == 0, phase == .ready {
+        } else if streams.serverLimit == 0, phase == .ready {
             // RFC 9113 §5.1.2 lets a server stop new streams this way; what waits goes elsewhere.
             beginDraining(failingWaitingWith: .unprocessed("the server allows no more streams on this connection"))
         }
@@ -193,21 +156,15 @@ extension APNSConnectionStateMachine {
     /// error; on a stream both end only that stream.
     private mutating func windowUpdate(streamID: Int, increment: Int) throws(HTTP2ConnectionError) {
         if streamID == 0 {
-            guard increment > 0 else {
-                throw HTTP2ConnectionError(code: .protocolError, detail: "the server's connection window update is zero")
-            }
-            guard connectionSendWindow + increment <= HTTP2Wire.maxWindowSize else {
-                throw HTTP2ConnectionError(code: .flowControlError, detail: "the server's connection window update overflows")
-            }
-            connectionSendWindow += increment
+            try flow.growConnectionWindow(by: increment)
         } else {
-            guard hasStream(streamID) else { return }
+            guard streams.contains(streamID) else { return }
             if increment == 0 {
                 resetStream(streamID, code: .protocolError, failure: .streamReset("APNs sent a zero window update"))
                 return
             }
             var overflow = false
-            updateStream(streamID) { stream in
+            streams.update(streamID) { stream in
                 if stream.sendWindow + increment > HTTP2Wire.maxWindowSize {
                     overflow = true
                 } else {
@@ -222,22 +179,13 @@ extension APNSConnectionStateMachine {
         resumeBlocked()
     }
 
-    /// Gives the server back the connection window its DATA used (RFC 9113 §6.9); streams keep
-    /// their 1 MiB, far more than any answer.
-    private mutating func receive(_ length: Int) {
-        receivedSinceWindowUpdate += length
-        guard receivedSinceWindowUpdate >= Self.receiveWindow / 2 else { return }
-        HTTP2Wire.writeWindowUpdate(into: &outbound, streamID: 0, increment: receivedSinceWindowUpdate)
-        receivedSinceWindowUpdate = 0
-    }
-
     /// Streams above the GOAWAY's last-stream-id were not processed and may be retried
     /// elsewhere; those below finish here (docs/apns.md).
     private mutating func goAway(lastStreamID: Int, code: UInt32, debugData: ByteBuffer) {
         let reason = Self.goAwayReason(debugData) ?? HTTP2Wire.ErrorCode.describe(code)
         record(.goAway(reason: reason))
         let unprocessed = APNSClientError.unprocessed("APNs closed the connection (\(reason)) before processing this stream")
-        failStreamsAbove(lastStreamID, with: unprocessed)
+        failStreams(above: lastStreamID, with: unprocessed)
         beginDraining(failingWaitingWith: unprocessed)
     }
 
@@ -252,7 +200,7 @@ extension APNSConnectionStateMachine {
 
     /// RFC 9113 §5.4.1: a connection error ends the connection with a GOAWAY naming it.
     mutating func connectionError(_ error: HTTP2ConnectionError) {
-        HTTP2Wire.writeGoAway(into: &outbound, lastStreamID: 0, code: error.code)
+        write { HTTP2Wire.writeGoAway(into: &$0, lastStreamID: 0, code: error.code) }
         close(.connectionLost("HTTP/2 protocol error: \(error.detail)"))
     }
 }

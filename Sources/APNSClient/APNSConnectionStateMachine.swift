@@ -1,5 +1,4 @@
 import APNSCore
-import DequeModule
 import Foundation
 import NIOCore
 import NIOHPACK
@@ -30,6 +29,9 @@ struct APNSConnectionStateMachine<Completion> {
         /// (swift-nio-http2's own default for servers: 200 in 30 seconds).
         var maximumControlFrames = 200
         var controlFrameWindow = TimeAmount.seconds(30)
+        /// The first stream ID (RFC 9113 §5.1.1: client streams are odd): 1 on a new connection,
+        /// near the end of the range only in drills that use the IDs up.
+        var firstStreamID = 1
     }
 
     struct Request {
@@ -71,28 +73,19 @@ struct APNSConnectionStateMachine<Completion> {
         case close(APNSClientError)
     }
 
+    /// Where the connection is; what only holds in one phase is inside its case.
     enum Phase: Equatable {
+        /// The channel is not active yet: nothing written.
+        case idle
+        /// The preface and SETTINGS went out; the server's SETTINGS have not come.
         case awaitingSettings
         case ready
         /// No new streams (GOAWAY, a local drain, no stream IDs left); open ones finish.
         case draining
-        case closed
-    }
-
-    struct Stream {
-        var completion: Completion
-        var started: NIODeadline
-        var deadline: NIODeadline
-        var sendWindow: Int
-        var status: Int?
-        var apnsID: String?
-        var body: [UInt8] = []
-        /// A channel request: its answer's `apns-channel-id`, `apns-request-id` and a larger body are kept.
-        var isChannelRequest = false
-        var channelID: String?
-        var requestID: String?
-        /// The request body not yet sent for want of flow-control window.
-        var unsent: ArraySlice<UInt8>?
+        /// The owner was told to close the channel, for this reason.
+        case closing(APNSClientError)
+        /// The channel is gone; this is why.
+        case closed(APNSClientError)
     }
 
     /// What Herald announces (RFC 9113 §6.5.2): no push, and 1 MiB windows so that the
@@ -109,56 +102,55 @@ struct APNSConnectionStateMachine<Completion> {
     static var maximumChannelResponseBody: Int { 1 << 20 }
 
     let configuration: Configuration
-    private(set) var phase = Phase.awaitingSettings
-    /// Bytes to write: the owner writes and clears them after every event.
-    var outbound: ByteBuffer
+    private(set) var phase = Phase.idle
+    /// Bytes to write, one buffer for every frame of an event: the owner takes them after
+    /// every event (`takeOutbound`).
+    private(set) var outbound: ByteBuffer
     /// Effects to perform: the owner takes them after every event (`takeEffects`).
     private(set) var effects: [Effect] = []
     /// The provider token the next streams carry (token auth); the owner keeps it fresh.
-    var providerToken: String?
-    /// Streams started since the owner last read it (for metrics).
-    var streamsStarted = 0
-
-    var nextStreamID = 1
-    private(set) var streams = [Int: Stream]()
-    private(set) var waiting = Deque<(request: Request, deadline: NIODeadline)>()
-    var blocked = Deque<Int>()
-    var reader = HTTP2FrameReader()
-    var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
-    var encoder = HPACKRequestEncoder()
-    var indexing = HeaderIndexingState()
-    /// HEADERS waiting for their CONTINUATION frames.
-    var pendingHeaderBlock: (streamID: Int, block: ByteBuffer, endStream: Bool)?
-    var connectionSendWindow = HTTP2Wire.defaultWindowSize
-    var initialStreamWindow = HTTP2Wire.defaultWindowSize
-    var maxFrameSize = HTTP2Wire.defaultMaxFrameSize
-    var receivedSinceWindowUpdate = 0
-    var serverStreamLimit = 1
-    var authenticated: Bool
-    var closeReason: APNSClientError?
-    private(set) var prefaceSent = false
-    /// The last time the server sent anything: only that proves the connection alive.
-    var lastActivity: NIODeadline
-    /// When the outstanding PING went out, if one did.
-    var pingSentAt: NIODeadline?
-    var pingsSent: UInt64 = 0
-    /// A request timed out and the health PING has not come back: the pool avoids the
-    /// connection meanwhile.
-    var suspect = false
-    var controlFrames = (windowStart: NIODeadline.uptimeNanoseconds(0), count: 0)
+    private var providerToken: String?
+    // The groups below change only through their own methods; the machine's extensions in the
+    // other files of this type need them writable, which Swift cannot limit to the type.
+    var streams: StreamTable
+    var flow = FlowControl()
+    var liveness: Liveness
+    var codec = Codec()
 
     init(configuration: Configuration, now: NIODeadline, outbound: ByteBuffer = ByteBuffer()) {
         self.configuration = configuration
         self.outbound = outbound
-        authenticated = !configuration.requiresAuthentication
-        lastActivity = now
+        streams = StreamTable(firstStreamID: configuration.firstStreamID, authenticated: !configuration.requiresAuthentication)
+        liveness = Liveness(now: now)
     }
 
     /// Streams the server lets us open now: its MAX_CONCURRENT_STREAMS, and 1 until the first
     /// accepted request under token auth.
-    var streamLimit: Int { authenticated ? serverStreamLimit : min(serverStreamLimit, 1) }
+    var streamLimit: Int { streams.limit }
     /// Requests on this connection: open streams and those waiting for one.
-    var inFlight: Int { streams.count + waiting.count }
+    var inFlight: Int { streams.inFlight }
+    /// A request timed out and the health PING has not come back.
+    var suspect: Bool { liveness.suspect }
+    /// Whether requests wait for a stream (the owner renews the provider token only then).
+    var hasWaiting: Bool { !streams.waiting.isEmpty }
+    /// Why the connection ends, once it does.
+    var closeReason: APNSClientError? {
+        switch phase {
+        case .closing(let reason), .closed(let reason): reason
+        case .idle, .awaitingSettings, .ready, .draining: nil
+        }
+    }
+    /// Neither closing nor closed: frames and the clock still count.
+    var isOpen: Bool { closeReason == nil }
+    /// The status the pool chooses connections by: a closing connection takes no new requests.
+    var statusPhase: APNSConnectionStatus.Phase {
+        switch phase {
+        case .idle, .awaitingSettings: .connecting
+        case .ready: .ready
+        case .draining, .closing: .draining
+        case .closed: .closed
+        }
+    }
 
     /// Hands the effects over to the owner, keeping the array's storage for the next event.
     mutating func takeEffects(_ body: (Effect) -> Void) {
@@ -167,13 +159,37 @@ struct APNSConnectionStateMachine<Completion> {
         effects.removeAll(keepingCapacity: true)
     }
 
+    /// Hands the bytes to write over to the owner.
+    mutating func takeOutbound() -> ByteBuffer {
+        // Taken out before writing: a write can change writability at once, and that event
+        // must not find these bytes still here and write them twice.
+        let bytes = outbound
+        outbound.clear()
+        return bytes
+    }
+
+    /// The buffer frames are written into (the channel allocator's, once there is a channel).
+    mutating func useOutboundBuffer(_ buffer: ByteBuffer) {
+        outbound = buffer
+    }
+
+    /// Streams started since the owner last asked (for metrics).
+    mutating func takeStartedCount() -> Int {
+        streams.takeStartedCount()
+    }
+
+    /// The provider token the next streams carry.
+    mutating func useProviderToken(_ token: String) {
+        providerToken = token
+    }
+
     // MARK: Events
 
     /// RFC 9113 §3.4: the client's preface, its SETTINGS, and a connection window as large as
     /// each stream's. Written once the channel is active; TLS holds them until its handshake.
     mutating func channelActive() {
-        guard !prefaceSent else { return }
-        prefaceSent = true
+        guard phase == .idle else { return }
+        phase = .awaitingSettings
         outbound.writeStaticString(HTTP2Wire.preface)
         HTTP2Wire.writeSettings(into: &outbound, Self.settings)
         HTTP2Wire.writeWindowUpdate(into: &outbound, streamID: 0, increment: Self.receiveWindow - HTTP2Wire.defaultWindowSize)
@@ -182,14 +198,15 @@ struct APNSConnectionStateMachine<Completion> {
     /// Queues requests; they start as soon as the stream limit allows. Each must be answered
     /// within `requestTimeout` from now.
     mutating func submit(_ requests: some Collection<Request>, now: NIODeadline, writable: Bool) {
-        guard phase == .awaitingSettings || phase == .ready else {
+        switch phase {
+        case .idle, .awaitingSettings, .ready:
+            let deadline = now + configuration.requestTimeout
+            for request in requests { streams.enqueue(request, deadline: deadline) }
+            startWaiting(now: now, writable: writable)
+        case .draining, .closing, .closed:
             let error = closeReason ?? .unprocessed("the connection is closing")
             for request in requests { effects.append(.fail(request.completion, error)) }
-            return
         }
-        let deadline = now + configuration.requestTimeout
-        for request in requests { waiting.append((request, deadline)) }
-        startWaiting(now: now, writable: writable)
     }
 
     /// The socket can take more (or less): start what waits while it can.
@@ -199,40 +216,40 @@ struct APNSConnectionStateMachine<Completion> {
 
     /// The setup deadline passed: TLS, ALPN and the server's SETTINGS did not all arrive.
     mutating func setupTimedOut() {
-        guard phase == .awaitingSettings else { return }
+        guard phase == .idle || phase == .awaitingSettings else { return }
         close(.connectFailed("TLS and HTTP/2 setup took longer than the connect timeout"))
     }
 
     /// Fails every request that waits, with `error`: the signing key cannot make tokens.
     mutating func failWaiting(with error: APNSClientError) {
-        while let (request, _) = waiting.popFirst() { effects.append(.fail(request.completion, error)) }
+        while let (request, _) = streams.popWaiting() { effects.append(.fail(request.completion, error)) }
     }
 
     /// No new streams from now on; the open ones finish, then the connection closes.
     /// Requests not started yet fail with `error`, so that the pool sends them elsewhere.
     mutating func beginDraining(failingWaitingWith error: APNSClientError) {
-        guard phase != .closed else { return }
-        phase = .draining
+        switch phase {
+        case .idle, .awaitingSettings, .ready: phase = .draining
+        case .draining, .closing: break
+        case .closed: return
+        }
         failWaiting(with: error)
         closeIfDrained()
     }
 
     /// Ends the connection: the owner closes the channel (after writing `outbound`).
     mutating func close(_ error: APNSClientError) {
-        guard phase != .closed else { return }
-        if closeReason == nil { closeReason = error }
+        guard isOpen else { return }
+        phase = .closing(error)
         effects.append(.close(error))
     }
 
     /// The channel is gone: every request still here fails with the reason it closed.
     mutating func channelClosed() {
+        if case .closed = phase { return }
         let reason = closeReason ?? .connectionLost("the connection closed before APNs answered")
-        closeReason = reason
-        phase = .closed
-        let open = streams
-        streams.removeAll()
-        blocked.removeAll()
-        for (_, stream) in open { effects.append(.fail(stream.completion, reason)) }
+        phase = .closed(reason)
+        for stream in streams.removeAll() { effects.append(.fail(stream.completion, reason)) }
         failWaiting(with: reason)
     }
 
@@ -241,74 +258,38 @@ struct APNSConnectionStateMachine<Completion> {
     mutating func startWaiting(now: NIODeadline, writable: Bool) {
         // Backpressure: while the socket cannot take more, requests wait here rather than pile
         // up in NIO's buffers (writabilityChanged starts them again).
-        while phase == .ready, writable, streams.count < streamLimit, let (request, deadline) = waiting.popFirst() {
+        while phase == .ready, writable, streams.hasRoom, let (request, deadline) = streams.popWaiting() {
             start(request, deadline: deadline, now: now)
         }
         closeIfDrained()
     }
 
     private mutating func start(_ request: Request, deadline: NIODeadline, now: NIODeadline) {
-        guard nextStreamID <= HTTP2Wire.maxStreamID else {
+        guard let streamID = streams.claimID() else {
             // RFC 9113 §5.1.1: stream IDs cannot be reused; this connection is done.
             let exhausted = APNSClientError.unprocessed("the connection has used all its stream IDs")
             effects.append(.fail(request.completion, exhausted))
             beginDraining(failingWaitingWith: exhausted)
             return
         }
-        let streamID = nextStreamID
-        nextStreamID += 2
-        // A request's header block is well under 1 KB and every server takes 16 KB frames
-        // (RFC 9113 §4.2), so it always fits one HEADERS frame.
-        let frame = HTTP2Wire.beginFrame(into: &outbound, type: .headers, flags: HTTP2Wire.Flag.endHeaders, streamID: streamID)
-        encoder.beginBlock(into: &outbound)
-        encoder.encode(APNSHeader(name: ":authority", value: configuration.authority, indexing: .incremental), into: &outbound)
-        var stream = Stream(completion: request.completion, started: now, deadline: deadline, sendWindow: initialStreamWindow)
-        switch request.head {
-        case .notification(let notification):
-            encoder.encode(notification.requestHeaders(providerToken: providerToken, indexing: &indexing), into: &outbound)
-        case .channel(let channelRequest):
-            encoder.encode(channelRequest.requestHeaders(providerToken: providerToken), into: &outbound)
-            stream.isChannelRequest = true
-        }
-        HTTP2Wire.endFrame(in: &outbound, startedAt: frame)
-        stream.unsent = writeBody(request.body[...], streamID: streamID, window: &stream.sendWindow)
-        if stream.unsent != nil { blocked.append(streamID) }
-        streams[streamID] = stream
-        streamsStarted += 1
-    }
-
-    /// Writes as much of a request body as the flow-control windows allow (RFC 9113 §5.2)
-    /// and returns the rest, which waits for a WINDOW_UPDATE.
-    mutating func writeBody(_ body: ArraySlice<UInt8>, streamID: Int, window: inout Int) -> ArraySlice<UInt8>? {
-        var rest = body
-        while true {
-            let length = min(rest.count, connectionSendWindow, window, maxFrameSize)
-            // An empty body still ends the stream; a non-empty one needs some window.
-            guard length == rest.count || length > 0 else { return rest }
-            HTTP2Wire.writeData(into: &outbound, streamID: streamID, bytes: rest.prefix(length), endStream: length == rest.count)
-            connectionSendWindow -= length
-            window -= length
-            rest = rest.dropFirst(length)
-            if rest.isEmpty { return nil }
-        }
+        codec.writeHeaders(
+            of: request.head, streamID: streamID, authority: configuration.authority, providerToken: providerToken, into: &outbound)
+        var stream = Stream(completion: request.completion, started: now, deadline: deadline, sendWindow: flow.initialStreamWindow)
+        if case .channel = request.head { stream.isChannelRequest = true }
+        stream.unsent = flow.writeBody(request.body[...], streamID: streamID, window: &stream.sendWindow, into: &outbound)
+        streams.insert(stream, id: streamID)
     }
 
     /// After a window grew: sends what flow control held back, oldest stream first.
     mutating func resumeBlocked() {
-        guard !blocked.isEmpty else { return }
-        var stillBlocked = Deque<Int>()
-        while let streamID = blocked.popFirst() {
-            guard var stream = streams[streamID], let unsent = stream.unsent else { continue }
-            stream.unsent = writeBody(unsent, streamID: streamID, window: &stream.sendWindow)
-            if stream.unsent != nil { stillBlocked.append(streamID) }
-            streams[streamID] = stream
+        streams.resumeBlocked { streamID, unsent, window in
+            flow.writeBody(unsent, streamID: streamID, window: &window, into: &outbound)
         }
-        blocked = stillBlocked
     }
 
     /// A stream's final answer arrived (or its END_STREAM).
     mutating func complete(_ streamID: Int, now: NIODeadline) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        guard let stream = streams.remove(streamID) else { return }
         if stream.unsent != nil {
             // RFC 9113 §8.1: the answer came before the whole body; close our half too.
             HTTP2Wire.writeRSTStream(into: &outbound, streamID: streamID, code: .cancel)
@@ -321,44 +302,26 @@ struct APNSConnectionStateMachine<Completion> {
         }
         // With token auth, many streams only after an accepted request (docs/apns.md); channel
         // management answers 201 and 204 too.
-        if (200..<300).contains(response.status), !authenticated { authenticated = true }
+        if (200..<300).contains(response.status), !streams.authenticated { streams.accepted() }
         effects.append(.succeed(stream.completion, response, latency: now - stream.started))
     }
 
     /// Ends one of our streams with RST_STREAM and fails its request (RFC 9113 §5.4.2).
     mutating func resetStream(_ streamID: Int, code: HTTP2Wire.ErrorCode, failure: APNSClientError) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        guard let stream = streams.remove(streamID) else { return }
         HTTP2Wire.writeRSTStream(into: &outbound, streamID: streamID, code: code)
         effects.append(.fail(stream.completion, failure))
     }
 
     /// The server removed a stream itself.
     mutating func streamWasReset(_ streamID: Int, failure: APNSClientError) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        guard let stream = streams.remove(streamID) else { return }
         effects.append(.fail(stream.completion, failure))
-    }
-
-    mutating func updateStream(_ streamID: Int, _ update: (inout Stream) -> Void) {
-        guard streams[streamID] != nil else { return }
-        update(&streams[streamID]!)
-    }
-
-    func hasStream(_ streamID: Int) -> Bool { streams[streamID] != nil }
-
-    /// Sets every open stream's send window by `delta` (SETTINGS_INITIAL_WINDOW_SIZE changed);
-    /// false when one would pass the largest window (RFC 9113 §6.9.2).
-    mutating func shiftStreamWindows(by delta: Int) -> Bool {
-        for streamID in streams.keys {
-            let window = streams[streamID]!.sendWindow + delta
-            guard window <= HTTP2Wire.maxWindowSize else { return false }
-            streams[streamID]!.sendWindow = window
-        }
-        return true
     }
 
     /// A draining connection with nothing open left closes.
     mutating func closeIfDrained() {
-        if phase == .draining, streams.isEmpty { close(closeReason ?? .unprocessed("the connection drained")) }
+        if phase == .draining, streams.open.isEmpty { close(.unprocessed("the connection drained")) }
     }
 
     mutating func becomeReady() {
@@ -366,24 +329,18 @@ struct APNSConnectionStateMachine<Completion> {
         effects.append(.ready)
     }
 
-    mutating func failStreamsAbove(_ lastStreamID: Int, with error: APNSClientError) {
-        for (id, stream) in streams where id > lastStreamID {
-            streams.removeValue(forKey: id)
-            effects.append(.fail(stream.completion, error))
-        }
+    mutating func failStreams(above lastStreamID: Int, with error: APNSClientError) {
+        for stream in streams.remove(above: lastStreamID) { effects.append(.fail(stream.completion, error)) }
     }
 
     mutating func record(_ effect: Effect) {
         effects.append(effect)
     }
 
-    mutating func popExpiredWaiting(now: NIODeadline) -> Request? {
-        guard let first = waiting.first, first.deadline <= now else { return nil }
-        return waiting.removeFirst().request
-    }
-
-    func expiredStreams(now: NIODeadline) -> [Int] {
-        streams.compactMap { $0.value.deadline <= now ? $0.key : nil }
+    /// Writes a frame the machine decided on outside the stream table (PING, SETTINGS ack,
+    /// WINDOW_UPDATE, GOAWAY) into the outbound buffer.
+    mutating func write(_ frame: (inout ByteBuffer) -> Void) {
+        frame(&outbound)
     }
 }
 

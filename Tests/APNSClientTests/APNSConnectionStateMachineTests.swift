@@ -70,7 +70,7 @@ import Testing
         #expect(machine.drained().compactMap(\.closeError) == [.pingTimeout])
         machine.channelClosed()
         #expect(machine.drained().compactMap(\.failure).map { $0.0 } == [2])
-        #expect(machine.phase == .closed)
+        #expect(machine.phase == .closed(.pingTimeout))
     }
 
     @Test func aRequestWaitingForAStreamSlotTimesOutToo() throws {
@@ -90,7 +90,7 @@ import Testing
         machine.tick(now: t0 + .seconds(61), writable: true)
         #expect(try peer.receive(from: &machine).filter(\.payload.isPing).count == 1)
         try peer.deliver(to: &machine, now: t0 + .seconds(61))
-        #expect(machine.pingSentAt == nil)
+        #expect(machine.liveness.pingSentAt == nil)
     }
 
     @Test func noStreamsFromTheStartIsAFailedConnect() throws {
@@ -131,6 +131,38 @@ import Testing
         #expect(machine.phase == .draining)
     }
 
+    @Test func aClosingConnectionAsksToCloseOnceTakesNoRequestsAndEndsWithItsReason() throws {
+        var (peer, machine) = try NIOHTTP2Peer.connected(now: t0)
+        machine.submit([NIOHTTP2Peer.request(1)], now: t0, writable: true)
+        try peer.receive(from: &machine)
+        _ = machine.drained()
+        #expect(machine.statusPhase == .ready)
+        machine.tick(now: t0 + .seconds(6), writable: true)  // the stream times out; a PING goes out
+        machine.tick(now: t0 + .seconds(9), writable: true)  // the PING is not answered
+        machine.setupTimedOut()  // too late to matter: the connection was set up
+        machine.beginDraining(failingWaitingWith: .unprocessed("retired"))
+        #expect(machine.drained().compactMap(\.closeError) == [.pingTimeout])
+        #expect(machine.phase == .closing(.pingTimeout) && machine.statusPhase == .draining)
+        machine.submit([NIOHTTP2Peer.request(2)], now: t0 + .seconds(9), writable: true)
+        #expect(machine.drained().compactMap(\.failure).map { $0.1 } == [.pingTimeout])
+        machine.channelClosed()
+        #expect(machine.phase == .closed(.pingTimeout) && machine.statusPhase == .closed)
+    }
+
+    @Test func thePrefaceGoesOutOnceAndTheSetupDeadlineOnlyCountsBeforeSettings() throws {
+        var machine = APNSConnectionStateMachine<Int>(
+            configuration: .init(
+                authority: "api.push.apple.com", requestTimeout: .seconds(5), idlePingInterval: .seconds(3600),
+                pingTimeout: .seconds(2), requiresAuthentication: false), now: t0)
+        #expect(machine.phase == .idle && machine.statusPhase == .connecting)
+        machine.channelActive()
+        let preface = machine.takeOutbound().readableBytes
+        machine.channelActive()
+        #expect(preface > 0 && machine.takeOutbound().readableBytes == 0 && machine.phase == .awaitingSettings)
+        machine.setupTimedOut()
+        #expect(machine.drained().compactMap(\.closeError).map(\.reason) == ["ConnectFailed"])
+    }
+
     // MARK: Hostile peers (frames a correct server never sends, written by hand)
 
     @Test func anEndlessContinuationIsAnsweredWithGoAwayEnhanceYourCalm() throws {
@@ -145,7 +177,7 @@ import Testing
             bytes.writeRepeatingByte(0x40, count: 16_000)
         }
         machine.read(bytes, now: t0, writable: true)
-        #expect(machine.pendingHeaderBlock == nil || machine.pendingHeaderBlock!.block.readableBytes <= 64 * 1024)
+        #expect(machine.codec.pendingHeaderBlock == nil || machine.codec.pendingHeaderBlock!.block.readableBytes <= 64 * 1024)
         #expect(machine.drained().contains { $0.closeError != nil })
         #expect(try peer.receive(from: &machine).compactMap(\.payload.goAwayCode) == [.enhanceYourCalm])
     }
@@ -208,7 +240,7 @@ import Testing
 extension APNSConnectionStateMachineTests {
     @Test func manyRequestsAfterTheStreamLimitRisesStayInOrderForARealServer() throws {
         var (peer, machine) = try NIOHTTP2Peer.connected({ $0.requiresAuthentication = true }, maxConcurrentStreams: 1, now: t0)
-        machine.providerToken = "token"
+        machine.useProviderToken("token")
         var answered = 0
         var open = [HTTP2StreamID]()
         /// The server answers every stream it has seen; the machine starts what waited.

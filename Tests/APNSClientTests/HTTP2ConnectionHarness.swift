@@ -17,11 +17,13 @@ final class HTTP2ConnectionHarness {
     private var clientFrames = HTTP2FrameReader()
     private var serverEncoder = HPACKEncoder(allocator: ByteBufferAllocator())
 
-    init() throws {
+    init(firstStreamID: Int = 1) throws {
+        var configuration = APNSConnectionHandler.Machine.Configuration(
+            authority: "api.push.apple.com", requestTimeout: .seconds(30), idlePingInterval: .hours(1),
+            pingTimeout: .seconds(10), requiresAuthentication: false)
+        configuration.firstStreamID = firstStreamID
         handler = APNSConnectionHandler(
-            configuration: .init(
-                authority: "api.push.apple.com", requestTimeout: .seconds(30), idlePingInterval: .hours(1),
-                pingTimeout: .seconds(10), requiresAuthentication: false),
+            configuration: configuration,
             tokenSource: nil, setupTimeout: .seconds(10), now: { Date() }, metrics: APNSClientMetrics(),
             ready: channel.eventLoop.makePromise(), status: status, logger: Logger(label: "http2.test"))
         try channel.pipeline.syncOperations.addHandler(handler)

@@ -158,10 +158,9 @@ import Testing
     }
 
     @Test func aConnectionOutOfStreamIDsDrainsAndHandsBackWhatIsLeft() throws {
-        let h = try HTTP2ConnectionHarness()
+        let h = try HTTP2ConnectionHarness(firstStreamID: Int(Int32.max))
         try h.serverSettings()
         _ = try h.readFrames()
-        h.handler.machine.nextStreamID = Int(Int32.max)
         let last = h.submit(token: 1)
         let refused = h.submit(token: 2)
         #expect(throws: APNSClientError.self) { try refused.wait() }

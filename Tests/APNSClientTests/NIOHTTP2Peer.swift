@@ -29,8 +29,7 @@ final class NIOHTTP2Peer {
     /// Feeds the machine's output to the server; returns the frames the server parsed.
     @discardableResult
     func receive(from machine: inout Machine) throws -> [HTTP2Frame] {
-        let bytes = machine.outbound
-        machine.outbound.clear()
+        let bytes = machine.takeOutbound()
         guard bytes.readableBytes > 0 else { return [] }
         try channel.writeInbound(bytes)
         var frames = [HTTP2Frame]()
