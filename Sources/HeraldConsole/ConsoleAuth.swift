@@ -152,8 +152,11 @@ struct ConsoleAuth: Sendable {
 
     static func form(_ request: Request) async throws -> FormData {
         let body = try await request.body.collect(upTo: 256 * 1024)
-        let text = String(decoding: body.readableBytesView, as: UTF8.self)
         do {
+            if let boundary = request.headers[.contentType].flatMap(MultipartForm.boundary(contentType:)) {
+                return FormData(try MultipartForm(Array(body.readableBytesView), boundary: boundary))
+            }
+            let text = String(decoding: body.readableBytesView, as: UTF8.self)
             return try FormData(encoded: Substring(text))
         } catch let error as ValidationError {
             throw ConsoleError.badRequest("The form could not be read: \(error.field) \(error.reason).")

@@ -57,6 +57,12 @@ public struct ConsoleDependencies: Sendable {
     public var journeys: (any JourneyRepository)?
     /// The audit log, for admins; without it, no audit page.
     public var audit: (any AuditRepository)?
+    /// Opens `.p12` files added on an app's page; without it, only signing keys can be added there.
+    public var certificates: (any CertificateReader)?
+    /// Webhook endpoints, for admins; without it, no webhooks page.
+    public var webhooks: (any WebhookStore)?
+    /// `HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`: endpoints on loopback or private addresses may be added.
+    public var allowPrivateWebhookAddresses: Bool
     /// API keys, for admins; without it, no keys page.
     public var keys: (any APIKeyRepository)?
     /// Drops a revoked key from this process's cache of authenticated keys at once (other
@@ -76,6 +82,7 @@ public struct ConsoleDependencies: Sendable {
         settings: ConsoleSettings = ConsoleSettings(), channels: (any BroadcastChannelRepository)? = nil,
         segments: (any SegmentRepository)? = nil, series: (any CampaignSeriesRepository)? = nil,
         journeys: (any JourneyRepository)? = nil, audit: (any AuditRepository)? = nil, keys: (any APIKeyRepository)? = nil,
+        certificates: (any CertificateReader)? = nil, webhooks: (any WebhookStore)? = nil, allowPrivateWebhookAddresses: Bool = false,
         forgetKey: @escaping @Sendable (Int64) -> Void = { _ in }, classifyError: @escaping @Sendable (any Error) -> ConsoleFailure? = { _ in nil }
     ) {
         self.channels = channels
@@ -84,6 +91,9 @@ public struct ConsoleDependencies: Sendable {
         self.journeys = journeys
         self.audit = audit
         self.keys = keys
+        self.certificates = certificates
+        self.webhooks = webhooks
+        self.allowPrivateWebhookAddresses = allowPrivateWebhookAddresses
         self.forgetKey = forgetKey
         self.classifyError = classifyError
         self.liveActivities = liveActivities

@@ -39,6 +39,8 @@ enum ConsolePage {
         case campaigns, series, journeys, segments, templates, devices
         case liveActivities = "live-activities"
         case users
+        case apps
+        case webhooks
         case keys
         case audit
     }
@@ -64,7 +66,9 @@ enum ConsolePage {
             (.campaigns, "Campaigns"), (.series, "Recurring"), (.journeys, "Journeys"), (.segments, "Segments"), (.templates, "Templates"),
             (.devices, "Devices"), (.liveActivities, "Live Activities"),
         ]
-        if session.user.role == .admin { links += [(.users, "Users"), (.keys, "API keys"), (.audit, "Audit log")] }
+        if session.user.role == .admin {
+            links += [(.users, "Users"), (.apps, "Apps"), (.webhooks, "Webhooks"), (.keys, "API keys"), (.audit, "Audit log")]
+        }
         let items = links.html { link in
             "<a href=\"\("/console/\(link.0.rawValue)" as ConsolePath)\"\(link.0 == section ? " aria-current=\"page\"" as HTML : .empty)>\(link.1)</a>"
         }

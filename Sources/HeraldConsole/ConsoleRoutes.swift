@@ -108,6 +108,12 @@ public func addConsoleRoutes<Context: RemoteAddressRequestContext>(
     group.get("users") { request, _ in try await console.usersPage(request) }
     group.get("audit") { request, _ in try await console.auditPage(request) }
     group.get("keys") { request, _ in try await console.keysPage(request) }
+    group.get("webhooks") { request, _ in try await console.webhooksPage(request) }
+    group.post("webhooks") { request, _ in try await console.webhooksSubmit(request) }
+    group.get("webhooks/:id") { request, context in try await console.webhookPage(request, id: try context.parameters.require("id")) }
+    group.get("apps") { request, _ in try await console.appsPage(request) }
+    group.get("apps/:app") { request, context in try await console.appPage(request, bundleID: try context.parameters.require("app")) }
+    group.post("apps/:app") { request, context in try await console.appSubmit(request, bundleID: try context.parameters.require("app")) }
     group.post("keys") { request, _ in try await console.keysSubmit(request) }
     group.post("users") { request, _ in try await console.usersSubmit(request) }
     group.get("devices") { request, _ in try await console.devicesPage(request) }

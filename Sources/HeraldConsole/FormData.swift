@@ -1,11 +1,21 @@
 import Foundation
 import HeraldCore
 
-/// An `application/x-www-form-urlencoded` body or query, in order, keeping repeated names.
+/// An `application/x-www-form-urlencoded` body or query, in order, keeping repeated names; or a
+/// `multipart/form-data` body, whose files are kept apart (`file(_:)`).
 struct FormData: Sendable {
     private(set) var fields: [(name: String, value: String)]
+    private var files: [String: MultipartForm.File] = [:]
 
     init(fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+    init(_ multipart: MultipartForm) {
+        fields = multipart.fields
+        files = multipart.files
+    }
+
+    /// The file sent in `name`, if one was chosen.
+    func file(_ name: String) -> MultipartForm.File? { files[name] }
 
     /// Parses `name=value&…`; a malformed escape or a value that is not UTF-8 is a
     /// `ValidationError` naming the field.

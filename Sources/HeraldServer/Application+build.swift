@@ -47,6 +47,8 @@ public func buildHTTPRouter(
                 users: store.users,
                 sessions: store.sessions, settings: configuration.consoleSettings, channels: store.channels,
                 segments: store.segments, series: store.series, journeys: store.journeys, audit: store.audit, keys: store.keys,
+                certificates: PKCS12CertificateReader(), webhooks: store.webhooks,
+                allowPrivateWebhookAddresses: configuration.webhookAllowPrivateAddresses,
                 forgetKey: { keyCache.forget(keyID: $0) },
                 classifyError: { error in
                     DatabaseProblems.classify(error).map { ConsoleFailure(status: Int($0.status.code), message: $0.detail) }

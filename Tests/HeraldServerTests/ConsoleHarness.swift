@@ -43,6 +43,27 @@ struct ConsoleBrowser {
         return try await send(.post, path, body: body)
     }
 
+    /// Posts `fields` and `files` as `multipart/form-data`, as a browser sends a form with a file
+    /// input, with the CSRF token.
+    mutating func postMultipart(
+        _ path: String, _ fields: [(String, String)], files: [(name: String, filename: String, bytes: [UInt8])]
+    ) async throws -> Reply {
+        let boundary = "----HeraldTestBoundary7MA4YWxkTrZu0gW"
+        var body = ByteBuffer()
+        for (name, value) in fields + [("csrf", csrf)] {
+            body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
+        }
+        for file in files {
+            body.writeString(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.name)\"; filename=\"\(file.filename)\"\r\n"
+                    + "Content-Type: application/octet-stream\r\n\r\n")
+            body.writeBytes(file.bytes)
+            body.writeString("\r\n")
+        }
+        body.writeString("--\(boundary)--\r\n")
+        return try await send(.post, path, body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+    }
+
     mutating func postRaw(_ path: String, body: String) async throws -> Reply {
         try await send(.post, path, body: body)
     }
@@ -53,13 +74,17 @@ struct ConsoleBrowser {
     }
 
     private mutating func send(_ method: HTTPRequest.Method, _ path: String, body: String?) async throws -> Reply {
+        try await send(method, path, body: body.map { ByteBuffer(string: $0) }, contentType: "application/x-www-form-urlencoded")
+    }
+
+    private mutating func send(
+        _ method: HTTPRequest.Method, _ path: String, body: ByteBuffer?, contentType: String
+    ) async throws -> Reply {
         var headers = HTTPFields()
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
-        if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+        if body != nil { headers[.contentType] = contentType }
         if let forwardedFor { headers[HTTPField.Name("X-Forwarded-For")!] = forwardedFor }
-        let reply = try await harness.client.execute(
-            uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }
-        ) { response in
+        let reply = try await harness.client.execute(uri: path, method: method, headers: headers, body: body) { response in
             Reply(status: response.status, headers: response.headers, body: String(buffer: response.body))
         }
         for field in reply.headers[values: .setCookie] {
