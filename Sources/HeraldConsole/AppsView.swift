@@ -63,7 +63,7 @@ enum AppsView {
             return """
                 <tr data-credential="\(credential.id)"><td>\(credential.id)</td><td>\(credential.kind == .token ? "signing key" : "certificate")</td>
                 <td>\(name(of: credential))</td><td class="hide-narrow"><code>\(credential.fingerprint ?? "–")</code></td>
-                <td><span class="badge \(badge(credential.state))">\(credential.state.rawValue)</span></td>
+                <td class="state"><span class="badge \(badge(credential.state))">\(credential.state.rawValue)</span></td>
                 <td class="hide-narrow">\(ConsoleFormat.time(credential.createdAt))</td><td class="hide-narrow">\(ConsoleFormat.time(credential.activatedAt))</td>
                 <td class="expiry">\(expiry(credential, now: model.now))</td><td class="refusal">\(refusal(credential))</td><td>\(actions)</td></tr>
                 """

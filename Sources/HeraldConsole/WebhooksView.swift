@@ -50,7 +50,7 @@ enum WebhooksView {
             """
             <tr data-message="\(message.messageID.uuidString.lowercased())"><td>\(message.type)</td><td>\(ConsoleFormat.time(message.occurredAt))</td>
             <td><span class="badge \(badge(message.state))">\(message.state)</span></td><td>\(message.attempts)</td>
-            <td>\(message.lastStatus.map(String.init) ?? "–")</td><td class="error">\(message.lastError ?? "–")</td>
+            <td>\(message.lastStatus.map(String.init) ?? "–")</td>\(message.lastError.map { "<td class=\"error\">\($0)</td>" as HTML } ?? "<td>–</td>")
             <td class="hide-narrow">\(ConsoleFormat.time(message.nextAttemptAt))</td><td class="hide-narrow">\(ConsoleFormat.time(message.finishedAt))</td></tr>
             """
         }
