@@ -33,38 +33,7 @@ extension Console {
             }
         }
         let page = try await dependencies.campaigns.deliveries(campaignID: campaign.id, query: query)
-        let path: ConsolePath = "/console/campaigns/\(campaign.publicID)"
-        let messages = campaign.messages
-        let rows = page.entries.html { entry in
-            let record = entry.record
-            let variant = record.variant.flatMap { $0 < messages.count && messages.count > 1 ? messages[$0].name : nil }
-            return """
-                <tr><td><code>\(entry.token.map { ConsoleFormat.tokenSuffix($0.hex) } ?? "–")</code></td>
-                <td class="hide-narrow">\(entry.userID ?? "")</td>
-                <td><span class="badge \(record.outcome.kind.rawValue)">\(record.outcome.kind.rawValue)</span></td>
-                <td>\(record.outcome.reason ?? "")</td><td>\(record.language?.value ?? "")</td><td>\(variant ?? "")</td>
-                <td class="hide-narrow"><code>\(record.apnsID?.uuidString.lowercased() ?? "")</code></td>
-                <td class="hide-narrow">\(ConsoleFormat.time(entry.recordedAt))</td></tr>
-                """
-        }
-        let outcomes = DeliveryOutcome.Kind.allCases.html { kind in
-            "<option\(filter["outcome"] == kind.rawValue ? " selected" as HTML : .empty)>\(kind.rawValue)</option>"
-        }
-        var next = filter
-        if let cursor = page.nextCursor { next.set("cursor", String(cursor)) }
-        let body: HTML = """
-            <p class="muted"><a href="/console/campaigns">Campaigns</a> › <a href="\(path)">\(campaign.name)</a> ›</p>
-            <h1>Delivery ledger</h1>
-            <form class="filters" method="get" action="\(path)/deliveries">
-            <div><label for="l-outcome">Outcome</label><select id="l-outcome" name="outcome"><option value="">Any</option>\(outcomes)</select></div>
-            <div><label for="l-reason">Reason</label><input type="text" id="l-reason" name="reason" value="\(filter["reason"] ?? "")" placeholder="e.g. BadDeviceToken"></div>
-            <button type="submit" class="secondary">Filter</button></form>
-            <div class="scroll"><table id="ledger"><thead><tr><th>Token</th><th class="hide-narrow">User</th><th>Outcome</th><th>Reason</th>
-            <th>Language</th><th>Variant</th><th class="hide-narrow">apns-id</th><th class="hide-narrow">Recorded</th></tr></thead>
-            <tbody>\(page.entries.isEmpty ? "<tr><td colspan=\"8\" class=\"muted\">No deliveries match.</td></tr>" as HTML : rows)</tbody></table></div>
-            <p class="pager">\(query.cursor != nil ? "<a href=\"\(path)/deliveries?\(filter.encoded)\">First page</a>" as HTML : .empty)
-            \(page.nextCursor != nil ? "<a href=\"\(path)/deliveries?\(next.encoded)\" rel=\"next\">Next page</a>" as HTML : .empty)</p>
-            """
+        let body = LedgerView.render(LedgerView.Model(campaign: campaign, page: page, filter: filter, isFirstPage: query.cursor == nil))
         return ConsolePage.render(title: "Ledger · \(campaign.name)", session: session, section: .campaigns, body: body)
     }
 }

@@ -41,19 +41,8 @@ extension Console {
     private func loginForm(next: String, email: String, message: String?, status: HTTPResponse.Status, secure: Bool) -> Response {
         let token = ConsoleAuth.randomToken()
         var response = ConsolePage.render(
-            title: "Sign in", session: nil,
-            body: """
-                <div class="card login"><h1>Sign in to Herald</h1>
-                \(message.map { "<p class=\"notice bad\" role=\"alert\">\($0)</p>" as HTML })
-                <form method="post" action="/console/login">
-                <input type="hidden" name="\(ConsoleAuth.csrfField)" value="\(token)">
-                <input type="hidden" name="next" value="\(next)">
-                <label for="email">Email</label><input type="email" id="email" name="email" value="\(email)" autocomplete="username" required autofocus>
-                <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
-                <p class="actions"><button type="submit">Sign in</button></p>
-                </form>
-                <p class="hint">Accounts are made by an admin, in the console or with <code>herald users add</code>.</p></div>
-                """, status: status)
+            title: "Sign in", session: nil, body: LoginView.render(LoginView.Model(next: next, email: email, message: message, token: token)),
+            status: status)
         response.setCookie(auth.cookie(ConsoleAuth.loginCookie, token, maxAge: 3600, secure: secure))
         return response
     }
