@@ -14,6 +14,17 @@ struct BuilderView {
 
     var values: FormData { form.form }
 
+    /// The whole page: its title, what to fix first, and the builder.
+    func renderPage(title: String, preview: HTML?) -> HTML {
+        let errors = form.errors
+        return """
+            <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
+            <h1>\(title)</h1>
+            \(errors.isEmpty ? .empty : "<div class=\"notice bad\" role=\"alert\" id=\"form-errors\"><b>Fix \(errors.count == 1 ? "this" : "these") first:</b> \(errors.map { "\($0.field): \($0.reason)" }.joined(separator: "; "))</div>" as HTML)
+            \(render(preview: preview))
+            """
+    }
+
     func render(preview: HTML?) -> HTML {
         let schedule = values["schedule"] ?? "now"
         return """

@@ -136,12 +136,7 @@ extension Console {
         let action: ConsolePath = editing.map { "/console/campaigns/\($0.publicID)/edit" } ?? "/console/campaigns/new"
         let view = BuilderView(form: form, apps: apps, templates: templates, session: session, action: action, editing: editing != nil)
         let title = editing.map { "Edit \($0.name)" } ?? "New campaign"
-        let body: HTML = """
-            <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
-            <h1>\(title)</h1>
-            \(form.errors.isEmpty ? .empty : "<div class=\"notice bad\" role=\"alert\" id=\"form-errors\"><b>Fix \(form.errors.count == 1 ? "this" : "these") first:</b> \(form.errors.map { "\($0.field): \($0.reason)" }.joined(separator: "; "))</div>" as HTML)
-            \(view.render(preview: preview))
-            """
+        let body = view.renderPage(title: title, preview: preview)
         return ConsolePage.render(title: title, session: session, section: .campaigns, body: body, status: status)
     }
 

@@ -17,8 +17,11 @@ extension Console {
         let session = try await auth.require(request, role: .viewer)
         let campaign = try await campaign(id)
         let app = try await dependencies.apps.find(id: campaign.appID)
-        var response = ConsolePage.response(try await live(campaign, session: session, app: app))
-        if let final = HTTPField.Name("X-Herald-Final") { response.headers[final] = Self.isSettled(campaign) ? "true" : "false" }
+        let live = CampaignDetailView.renderLive(try await liveModel(campaign, session: session, app: app), session: session)
+        var response = ConsolePage.response(live)
+        if let final = HTTPField.Name("X-Herald-Final") {
+            response.headers[final] = CampaignDetailView.isSettled(campaign) ? "true" : "false"
+        }
         return response
     }
 
@@ -59,145 +62,23 @@ extension Console {
         return try await detail(campaign, session: session, testResults: .sent(results))
     }
 
-    /// Nothing on the page changes by itself: a draft (until someone schedules it) or a
-    /// finished campaign. Its page does not refresh.
-    static func isSettled(_ campaign: Campaign) -> Bool {
-        campaign.state == .draft || campaign.state.isFinished
-    }
-
-    enum TestResults {
-        case refused([String])
-        case sent([DirectSendResult])
-    }
-
     func detail(
-        _ campaign: Campaign, session: ConsoleSession, testResults: TestResults?, status: HTTPResponse.Status = .ok
+        _ campaign: Campaign, session: ConsoleSession, testResults: CampaignDetailView.TestResults?, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let app = try await dependencies.apps.find(id: campaign.appID)
-        let path: ConsolePath = "/console/campaigns/\(campaign.publicID)"
-        let live = try await live(campaign, session: session, app: app)
-        let body: HTML = """
-            <p class="muted"><a href="/console/campaigns">Campaigns</a> ›</p>
-            <h1>\(campaign.name) <span id="live-status"></span></h1>
-            <div id="live" data-live-url="\(path)/live" data-final="\(Self.isSettled(campaign) ? "true" : "false")">\(live)</div>
-            \(session.user.role >= .marketing ? testForm(campaign, app: app, session: session, path: path, results: testResults) : .empty)
-            """
+        let model = CampaignDetailView.Model(live: try await liveModel(campaign, session: session, app: app), testResults: testResults)
+        let body = CampaignDetailView.render(model, session: session)
         return ConsolePage.render(title: campaign.name, session: session, section: .campaigns, body: body, status: status)
     }
 
-    /// Everything on the campaign page that can change: its summary, state, actions and figures.
-    func live(_ campaign: Campaign, session: ConsoleSession, app: App?) async throws -> HTML {
-        let path: ConsolePath = "/console/campaigns/\(campaign.publicID)"
+    /// What the live part of the page shows: the campaign with its report and timeline.
+    func liveModel(_ campaign: Campaign, session: ConsoleSession, app: App?) async throws -> CampaignDetailView.LiveModel {
         let report =
             campaign.variants.isEmpty && campaign.holdoutBasisPoints == 0
             ? nil
             : CampaignReport(campaign: campaign, events: try await dependencies.events.totals(campaignID: campaign.id))
-        let counters = campaign.counters
         let timeline = campaign.state == .draft ? CampaignTimeline() : try await dependencies.campaigns.timeline(campaignID: campaign.id)
-        return """
-            <div class="card grid2" id="summary"><div>
-            <p><b>App</b> \(app?.bundleID ?? "?")</p>
-            <p><b>Template</b> <a href="\("/console/templates/\(campaign.templateName)" as ConsolePath)">\(campaign.templateName)</a>\(campaign.templateVersion.map { " v\($0)" } ?? " (latest until scheduled)")
-             · \(campaign.localization == .server ? "server-side text" : "loc-key for the app")</p>
-            <p><b>Schedule</b> \(Self.schedule(campaign))</p>
-            <p><b>Rate limit</b> \(campaign.rateLimit.map { "\(ConsoleFormat.count($0)) per second" } ?? "none")</p>
-            </div><div>
-            <p><b>Audience</b> <code>\(Self.audienceText(campaign.audience))</code></p>
-            \(campaign.holdoutBasisPoints > 0 ? "<p><b>Holdout</b> \(String(format: "%.2f", Double(campaign.holdoutBasisPoints) / 100)) %</p>" as HTML : .empty)
-            <p><b>Created</b> \(ConsoleFormat.time(campaign.createdAt)) · <b>Started</b> \(ConsoleFormat.time(campaign.startedAt))
-             · <b>Finished</b> \(ConsoleFormat.time(campaign.finishedAt))</p>
-            \(campaign.notes.map { "<p><b>Notes</b> \($0)</p>" as HTML })
-            </div></div>
-            <div class="card"><p><span class="badge \(campaign.state.rawValue)" id="state">\(campaign.state.rawValue)</span>
-            \(campaign.failureReason.map { " <span class=\"error\">\($0)</span>" as HTML })</p>
-            \(session.user.role >= .marketing ? actions(campaign, session: session, path: path) : .empty)
-            \(campaign.state == .draft
-                ? "<p class=\"muted\" id=\"draft-note\">A draft: nothing is sent until it is scheduled. Its audience is counted when it starts.</p>" as HTML
-                : CampaignFigures.progress(counters) + CampaignFigures.figures(counters) + CampaignFigures.outcomeChart(counters))
-            <p><a href="\(path)/deliveries">Delivery ledger</a></p></div>
-            \(timeline.minutes.isEmpty && timeline.languages.isEmpty ? .empty : "<div class=\"card\">\(CampaignCharts.sendsPerMinute(timeline.minutes))\(CampaignCharts.outcomesByLanguage(timeline.languages))</div>" as HTML)
-            \(CampaignFigures.failures(counters, ledger: "\(path)/deliveries"))
-            \(CampaignFigures.variants(campaign, report: report))
-            \(CampaignFigures.zones(counters))
-            """
-    }
-
-    func actions(_ campaign: Campaign, session: ConsoleSession, path: ConsolePath) -> HTML {
-        let machine = CampaignStateMachine(state: campaign.state)
-        var buttons = HTML.empty
-        if machine.allows(.edit) { buttons += "<a class=\"button secondary\" href=\"\(path)/edit\">Edit draft</a>" }
-        if machine.allows(.schedule) { buttons += ConsolePage.button("Schedule", action: "\(path)/schedule", session: session) }
-        if machine.allows(.pause) { buttons += ConsolePage.button("Pause", action: "\(path)/pause", session: session, style: "secondary") }
-        if machine.allows(.resume) { buttons += ConsolePage.button("Resume", action: "\(path)/resume", session: session) }
-        if machine.allows(.cancel) {
-            buttons += ConsolePage.button(
-                "Cancel campaign", action: "\(path)/cancel", session: session, style: "danger",
-                confirm: "Cancel this campaign? Devices not reached yet will not get it.")
-        }
-        return buttons.text.isEmpty ? .empty : "<div class=\"actions\">\(buttons)</div>"
-    }
-
-    func testForm(
-        _ campaign: Campaign, app: App?, session: ConsoleSession, path: ConsolePath, results: TestResults?
-    ) -> HTML {
-        let variants =
-            campaign.messages.count > 1
-            ? """
-            <label for="t-variant">Variant</label><select id="t-variant" name="variant">\(campaign.messages.html { "<option>\($0.name)</option>" })</select>
-            """ as HTML : .empty
-        let environments = APNSEnvironment.allCases.html { environment in
-            "<option\(environment == app?.defaultEnvironment ? " selected" as HTML : .empty)>\(environment.rawValue)</option>"
-        }
-        var outcome = HTML.empty
-        switch results {
-        case .refused(let errors)?:
-            outcome = "<div class=\"notice bad\" role=\"alert\">\(errors.html { "<p>\($0)</p>" })</div>"
-        case .sent(let results)?:
-            outcome = """
-                <div class="scroll"><table id="test-results"><thead><tr><th>Token</th><th>Outcome</th><th>Reason</th><th>Language</th></tr></thead><tbody>
-                \(results.html { result in
-                    "<tr><td><code>\(ConsoleFormat.tokenSuffix(result.token.hex))</code></td><td><span class=\"badge \(result.outcome.kind.rawValue)\">\(result.outcome.kind.rawValue)</span></td><td>\(result.outcome.reason ?? "")</td><td>\(result.language?.value ?? "")</td></tr>"
-                })</tbody></table></div>
-                """
-        case nil:
-            break
-        }
-        return """
-            <div class="card" id="test-send"><h2>Test send</h2>
-            <p class="hint">Sends this campaign's notification now to the tokens listed, registered or not. Test sends are kept apart: they never count in the campaign's figures.</p>
-            \(outcome)
-            <form method="post" action="\(path)/test">\(ConsolePage.csrfField(session))
-            <label for="t-tokens">Device tokens (one per line, at most 20)</label><textarea id="t-tokens" name="tokens" required></textarea>
-            <label for="t-environment">Environment</label><select id="t-environment" name="environment">\(environments)</select>
-            \(variants)
-            <p class="actions"><button type="submit">Send test</button></p></form></div>
-            """
-    }
-
-    static func schedule(_ campaign: Campaign) -> String {
-        var text: String
-        if let local = campaign.localDelivery {
-            text = "\(local.date) at \(local.time) in each device's time zone (late zones: \(local.latePolicy.rawValue))"
-        } else if let sendAt = campaign.sendAt {
-            text = ConsoleFormat.time(sendAt)
-        } else {
-            text = "as soon as it is scheduled"
-        }
-        switch campaign.quietHoursMode {
-        case .hold: text += "; held through the app's quiet hours"
-        case .skip: text += "; skips devices in quiet hours"
-        case .ignore: break
-        }
-        return text
-    }
-
-    static func audienceText(_ filter: AudienceFilter) -> String {
-        // The caller's filter (segment included), not Herald's own additions to it.
-        var audience = filter
-        audience.segmentTime = nil
-        audience.savedSegmentDefinition = nil
-        audience.startTokenType = nil
-        let text = (try? CanonicalJSON.text(audience)) ?? "{}"
-        return text == "{}" ? "every valid device" : text
+        return CampaignDetailView.LiveModel(
+            campaign: campaign, app: app, report: report, timeline: timeline, canSteer: session.user.role >= .marketing)
     }
 }

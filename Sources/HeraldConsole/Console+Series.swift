@@ -26,7 +26,7 @@ extension Console {
         let runs = try await repository.runs(seriesID: series.id, limit: 200)
         let model = SeriesView.Model(
             series: series, bundleID: bundleID, runs: runs, notice: notice, canSteer: session.user.role >= .marketing,
-            audience: Self.audienceText(series.blueprint.audience))
+            audience: CampaignDetailView.audienceText(series.blueprint.audience))
         let body = SeriesView.render(model, session: session)
         return ConsolePage.render(title: series.name, session: session, section: .series, body: body)
     }

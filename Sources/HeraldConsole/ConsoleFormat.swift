@@ -46,6 +46,11 @@ enum ConsoleFormat {
     }
 
     /// A JSON object typed into a field; nil for anything else.
+    /// A value as canonical JSON text (sorted keys), pretty-printed on request.
+    static func json(_ value: PayloadValue, pretty: Bool = false) -> String {
+        (try? CanonicalJSON.text(value, pretty: pretty)) ?? "{}"
+    }
+
     static func jsonObject(_ text: String) -> [String: PayloadValue]? {
         guard let value = try? JSONReader.parse(text.utf8), case .object(let object) = value
         else { return nil }

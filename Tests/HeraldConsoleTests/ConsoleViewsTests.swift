@@ -1,0 +1,44 @@
+import Foundation
+import HeraldCore
+import Testing
+
+@testable import HeraldConsole
+
+/// Pages as pure functions of their models: what a model holds shows as text, and the links
+/// keep the filter.
+@Suite struct ConsoleViewsTests {
+    @Test func theSignInPageShowsTheRefusalAndKeepsTheEmailAsText() {
+        let html = LoginView.render(
+            LoginView.Model(next: "/console/campaigns?x=\"1\"", email: "a\"><script>@example.com", message: "Wrong <b>email</b>.", token: "t")
+        )
+        .description
+        #expect(html.contains("a&quot;&gt;&lt;script&gt;@example.com") && !html.contains("<script>"))
+        #expect(html.contains("Wrong &lt;b&gt;email&lt;/b&gt;.") && html.contains("role=\"alert\""))
+        #expect(html.contains("value=\"/console/campaigns?x=&quot;1&quot;\""))
+        #expect(!LoginView.render(LoginView.Model(next: "/console", email: "", message: nil, token: "t")).description.contains("role=\"alert\""))
+    }
+
+    @Test func theCampaignListPagesKeepTheFilter() {
+        var filter = FormData()
+        filter.set("app", "com.example.a b")
+        filter.set("state", "running")
+        let model = CampaignListView.Model(
+            page: CampaignPage(campaigns: [], nextCursor: 42), apps: [], filter: filter, isFirstPage: false, canCreate: false)
+        let html = CampaignListView.render(model).description
+        #expect(html.contains("href=\"/console/campaigns?app=com.example.a%20b&amp;state=running&amp;cursor=42\" rel=\"next\""))
+        #expect(html.contains("href=\"/console/campaigns?app=com.example.a%20b&amp;state=running\">First page"))
+        #expect(html.contains("No campaigns match.") && !html.contains("New campaign"))
+        let first = CampaignListView.render(
+            CampaignListView.Model(
+                page: CampaignPage(campaigns: [], nextCursor: nil), apps: [], filter: FormData(), isFirstPage: true, canCreate: true)
+        ).description
+        #expect(!first.contains("First page") && !first.contains("rel=\"next\"") && first.contains("New campaign"))
+    }
+
+    @Test func aJourneyProblemIsSaidAtItsStep() {
+        #expect(
+            JourneysView.describe(ValidationError(field: "steps.remind.send.template", reason: "names no template"))
+                == "Step remind: send.template names no template")
+        #expect(JourneysView.describe(ValidationError(field: "goal", reason: "is required")) == "goal: is required")
+    }
+}
