@@ -17,6 +17,9 @@ public struct PayloadValueDecoder: Sendable {
     public var dateExpectation: String
     /// Numbers and booleans may be given as strings (`"25"`, `"true"`), as in a URL's query.
     public var readsScalarsFromStrings: Bool
+    /// Whether a key the type does not read is an error (the default). Off only for a caller
+    /// that reports unknown keys itself, all of them, beside the type errors (template files).
+    public var refusesUnknownKeys = true
 
     public init(
         parseDate: @escaping @Sendable (String) -> Date? = { try? Date($0, strategy: .iso8601) },
@@ -77,7 +80,7 @@ final class PayloadValueDecoding: Decoder {
             throw DecodingError.typeMismatch(
                 [String: PayloadValue].self, .init(codingPath: codingPath, debugDescription: "must be a JSON object"))
         }
-        if let known = Self.keyNames(of: type) {
+        if options.refusesUnknownKeys, let known = Self.keyNames(of: type) {
             // Keys that list themselves are checked before anything is read: a misspelt key is
             // then the error, not the missing field it was meant to be.
             for key in members.keys.sorted() where !known.contains(key) {
@@ -123,7 +126,7 @@ final class PayloadValueDecoding: Decoder {
             let choices = names.dropLast().joined(separator: ", ") + (names.count > 1 ? " or " : "") + names[names.count - 1]
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "must be \(choices)"))
         }
-        if let readKeys, case .object(let members) = value {
+        if options.refusesUnknownKeys, let readKeys, case .object(let members) = value {
             for key in members.keys.sorted() where !readKeys.contains(key) {
                 throw DecodingError.dataCorrupted(
                     .init(codingPath: codingPath + [PayloadCodingKey(key)], debugDescription: "unknown field"))

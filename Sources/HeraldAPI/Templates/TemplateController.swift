@@ -109,9 +109,8 @@ struct TemplateController {
         default:
             throw Problem.invalidField("name", "must be a string: the path's name, or be left out")
         }
-        let json = try CanonicalJSON.data(PayloadValue.object(object))
         // A TemplateLoadError is a DomainError: 422 with every problem in `errors`.
-        let template = try CompiledTemplate(try TemplateDocument.parse(json: json))
+        let template = try CompiledTemplate(try TemplateDocument.parse(value: .object(object)))
         let (record, created) = try await templates.save(template, createdBy: principal.keyPrefix, appID: appID)
         return EditedResponse(status: created ? .created : .ok, response: try TemplateVersionResponse(record))
     }

@@ -5,7 +5,18 @@ extension TemplateDocument {
     /// Reads a document from JSON (the body of `PUT /v1/templates/{name}`) and validates it;
     /// throws every problem at once, each naming the offending `field`.
     public static func parse(json data: Data) throws(TemplateLoadError) -> TemplateDocument {
-        let decoded = decode(json: data, file: "template", allowStrings: true)
+        try checked(decode(json: data, file: "template", allowStrings: true))
+    }
+
+    /// A template document already parsed (an API body): decoded from the value itself, with
+    /// the same checks as `parse(json:)`.
+    public static func parse(value: PayloadValue) throws(TemplateLoadError) -> TemplateDocument {
+        try checked(decode(value: value, file: "template", allowStrings: true))
+    }
+
+    private static func checked(
+        _ decoded: (document: TemplateDocument?, problems: [TemplateProblem])
+    ) throws(TemplateLoadError) -> TemplateDocument {
         guard let document = decoded.document, decoded.problems.isEmpty else {
             throw TemplateLoadError(problems: decoded.problems)
         }
@@ -26,6 +37,11 @@ extension TemplateDocument {
             let place = error.path.isEmpty ? "" : " (\(error.path))"
             return (nil, [TemplateProblem(file: file, line: line, message: "not valid JSON: \(error.reason)\(place)")])
         }
+        return decode(value: tree, file: file, allowStrings: allowStrings)
+    }
+
+    /// Decodes a parsed document, reporting wrong types and unknown keys as problems of `file`.
+    static func decode(value tree: PayloadValue, file: String, allowStrings: Bool) -> (document: TemplateDocument?, problems: [TemplateProblem]) {
         guard case .object(let members) = tree else {
             return (nil, [TemplateProblem(file: file, message: "the template must be a JSON object")])
         }
@@ -41,7 +57,10 @@ extension TemplateDocument {
             }
         }
         do {
-            let document = try JSONDecoder().decode(TemplateDocument.self, from: data)
+            // Unknown keys are reported above, every one of them, beside the first type error.
+            var decoder = PayloadValueDecoder()
+            decoder.refusesUnknownKeys = false
+            let document = try decoder.decode(TemplateDocument.self, from: tree)
             return (document, problems)
         } catch {
             let described = JSONErrorDescription.describe(error)
