@@ -116,6 +116,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldTemplates",
                 "APNSCore",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

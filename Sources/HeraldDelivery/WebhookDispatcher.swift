@@ -61,29 +61,36 @@ public struct WebhookDispatcher: Sendable {
 
     private var stopping: Bool { draining.isSet || Task.isCancelled }
 
+    /// How many messages of an endpoint are claimed ahead per slot it may use: claims are
+    /// this many times larger (and this many times fewer) than the slots they fill.
+    static let prefetch = 4
+
+    /// How long a claimed message stays this instance's: long enough to be attempted even if
+    /// every attempt of its endpoint ahead of it in the queue runs to its deadline (a claim may
+    /// hold up to twice `prefetch` rounds of them), plus a margin. Should the instance die, its
+    /// messages are due again after this.
+    var lease: Duration { timeout * (2 * Self.prefetch) + .seconds(30) }
+
     /// Runs until `drain()` (attempts under way finish, each within `timeout`, and are
-    /// recorded) or until the task is cancelled (they are abandoned, and tried again after
-    /// their lease).
+    /// recorded; messages claimed but not started are given back) or until the task is
+    /// cancelled (they are abandoned, and tried again after their lease).
     public func run() async {
         let backlog = Task { await reportBacklog() }
         defer { backlog.cancel() }
         await withTaskGroup(of: Finished?.self) { group in
-            var inFlight = [Int64: Int]()
-            var total = 0
+            var run = RunState(concurrency: concurrency, perEndpoint: perEndpoint, prefetch: Self.prefetch)
             var ticking = false
             // Deliveries are recorded together: when half the slots' worth have piled up, when
             // nothing else is in flight, at each tick, and before returning.
             var delivered = [WebhookDelivered]()
             while !stopping {
-                // Claims take a few slots at a time (one query each), not one per finished attempt.
-                if total == 0 || concurrency - total >= max(1, concurrency / 4) {
-                    let busy = inFlight.filter { $0.value >= perEndpoint }.map(\.key)
-                    let claimed = await claim(limit: concurrency - total, skipping: busy)
-                    for delivery in claimed {
-                        inFlight[delivery.endpointID, default: 0] += 1
-                        total += 1
-                        group.addTask { await attempt(delivery) }
-                    }
+                if run.wantsClaim {
+                    let limit = run.claimLimit
+                    let claimed = await claim(limit: limit, perEndpoint: perEndpoint * Self.prefetch, skipping: run.fullEndpoints)
+                    run.claimed(claimed, asked: limit)
+                }
+                while let delivery = run.nextToStart() {
+                    group.addTask { await attempt(delivery) }
                 }
                 if !ticking {
                     ticking = true
@@ -94,17 +101,23 @@ public struct WebhookDispatcher: Sendable {
                 }
                 guard let next = await group.next() else { break }
                 if let finished = next {
-                    total -= 1
-                    inFlight[finished.endpointID, default: 1] -= 1
-                    if inFlight[finished.endpointID] == 0 { inFlight[finished.endpointID] = nil }
+                    run.finished(endpointID: finished.endpointID)
                     if let done = finished.delivered { delivered.append(done) }
+                    if let dueAt = finished.holdUntil {
+                        // The endpoint failed: what waits for it here goes back, unspent, to be
+                        // tried after the retry (one message probes it meanwhile).
+                        await release(run.takeQueued(endpointID: finished.endpointID), dueAt: dueAt)
+                    }
                 } else {
                     ticking = false
+                    run.ticked()
                 }
-                if delivered.count >= max(1, concurrency / 2) || total == 0 || next == nil {
+                if delivered.count >= max(1, concurrency / 2) || run.inFlight == 0 || next == nil {
                     await record(&delivered)
                 }
             }
+            // Stopping: what was claimed but not started is due again at once, for any instance.
+            await release(run.takeAllQueued(), dueAt: Date())
             for await next in group {
                 if let done = next?.delivered { delivered.append(done) }
             }
@@ -117,6 +130,18 @@ public struct WebhookDispatcher: Sendable {
         var endpointID: Int64
         /// Set when the endpoint answered 2xx: recorded with the next batch.
         var delivered: WebhookDelivered?
+        /// Set when the attempt failed and will be retried then: the endpoint's queued messages wait too.
+        var holdUntil: Date?
+    }
+
+    private func release(_ ids: [Int64], dueAt: Date) async {
+        guard !ids.isEmpty else { return }
+        do {
+            try await store.release(ids, dueAt: dueAt)
+        } catch {
+            // Not given back: due again after their lease, with an attempt spent.
+            logger.warning("webhooks: cannot give back \(ids.count) messages", metadata: ["error.type": "\(type(of: error))"])
+        }
     }
 
     private func record(_ delivered: inout [WebhookDelivered]) async {
@@ -131,11 +156,10 @@ public struct WebhookDispatcher: Sendable {
         delivered.removeAll(keepingCapacity: true)
     }
 
-    private func claim(limit: Int, skipping: [Int64]) async -> [WebhookDelivery] {
+    private func claim(limit: Int, perEndpoint: Int, skipping: [Int64]) async -> [WebhookDelivery] {
         do {
-            // Each attempt is due again after its deadline and a margin, should this instance die.
             // Draining does not wait for a claim the database does not answer.
-            let (store, perEndpoint, lease) = (self.store, self.perEndpoint, timeout + .seconds(30))
+            let (store, lease) = (self.store, self.lease)
             return try await draining.unlessSet {
                 try await store.claim(limit: limit, perEndpoint: perEndpoint, skipping: skipping, lease: lease)
             } ?? []
@@ -177,12 +201,16 @@ public struct WebhookDispatcher: Sendable {
             Self.delivered.increment()
             return Finished(endpointID: delivery.endpointID, delivered: WebhookDelivered(id: delivery.id, status: status))
         case .status(let status):
-            await record(delivery, status: status, error: "answered \(status)", retryAt: retryAt(delivery))
+            let retry = retryAt(delivery)
+            await record(delivery, status: status, error: "answered \(status)", retryAt: retry)
+            return Finished(endpointID: delivery.endpointID, holdUntil: retry)
         case .failed(let reason):
+            // An expired message says nothing about the endpoint.
             let expired = reason.hasPrefix("expired")
-            await record(delivery, status: nil, error: reason, retryAt: expired ? nil : retryAt(delivery))
+            let retry = expired ? nil : retryAt(delivery)
+            await record(delivery, status: nil, error: reason, retryAt: retry)
+            return Finished(endpointID: delivery.endpointID, holdUntil: retry)
         }
-        return Finished(endpointID: delivery.endpointID)
     }
 
     private func retryAt(_ delivery: WebhookDelivery) -> Date? {

@@ -229,6 +229,37 @@ import Testing
         await receiver.stop()
     }
 
+    /// Messages claimed ahead for an endpoint that fails are given back with their attempt
+    /// unspent and wait for the retry, while one message probes the endpoint.
+    @Test func messagesClaimedAheadOfAFailingEndpointAreGivenBackUnspent() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        try await EngineHarness.with { h in
+            try await h.withAPI { api in
+                let endpoint = try await Self.add(api, Self.appPath, url: receiver.url("/app"))
+                await receiver.stop()
+                for _ in 0..<6 {
+                    #expect(try await api.request(.post, "\(Self.appPath)/\(endpoint.id)/test", key: api.adminKey).status == .accepted)
+                }
+                let slow = WebhookRetryPolicy(delays: Array(repeating: .seconds(3600), count: 7), maximumAge: .seconds(86_400))
+                try await h.withWebhookDispatcher(policy: slow) {
+                    try await h.waitFor("a refused attempt", timeout: .seconds(180)) {
+                        try await h.store.webhooks.endpoints(appID: h.app.id).first?.lastFailure != nil
+                    }
+                }
+                let rows = try await h.store.client.query(
+                    "SELECT attempts, next_attempt_at > now() + interval '30 minutes' FROM webhook_messages WHERE state = 'pending'"
+                ).collect().map { try $0.decode((Int32, Bool).self) }
+                // One probe per free slot of the endpoint (2 here) spent an attempt; the rest
+                // went back unspent; all wait for the retry an hour away.
+                #expect(rows.count == 6)
+                #expect(rows.filter { $0.0 == 1 }.count <= 2 && rows.filter { $0.0 == 0 }.count >= 4, "\(rows)")
+                #expect(rows.allSatisfy { $0.0 <= 1 && $0.1 }, "\(rows)")
+            }
+        }
+        await receiver.stop()
+    }
+
     /// A peer that never answers: each attempt ends at its deadline and is recorded; the
     /// campaign and another endpoint carry on as if it were not there.
     @Test func aSilentEndpointTimesOutWithoutHoldingUpSendingOrOtherEndpoints() async throws {

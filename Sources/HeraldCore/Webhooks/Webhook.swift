@@ -259,5 +259,8 @@ public protocol WebhookStore: Sendable {
     /// held back until then (one message probes an endpoint that is down); failed for good
     /// when `retryAt` is nil.
     func recordFailure(_ delivery: WebhookDelivery, status: Int?, error: String, retryAt: Date?) async throws
+    /// Gives claimed messages back unattempted: their claim's attempt is not spent, and they
+    /// are due again at `dueAt` (an endpoint that just failed, a dispatcher that stops).
+    func release(_ ids: [Int64], dueAt: Date) async throws
     func backlog() async throws -> WebhookBacklog
 }

@@ -172,21 +172,25 @@ public struct PostgresWebhookStore: WebhookStore {
             logger.error(
                 "webhooks: HERALD_SECRET_KEY does not open the signing secret of endpoints \(endpoints); their messages are left for an instance whose key does"
             )
-            try await DatabaseMetrics.measure("webhooks.giveBack") {
-                _ = try await client.query(
-                    """
-                    UPDATE webhook_messages
-                    SET attempts = attempts - 1, next_attempt_at = now() + make_interval(secs => \(Self.giveBackSeconds))
-                    WHERE id = ANY (\(unopenable)::bigint[]) AND state = 'pending'
-                    """, logger: logger
-                ).collect()
-            }
+            try await release(unopenable, dueAt: Date().addingTimeInterval(Self.giveBackSeconds))
         }
         return claimed
     }
 
     /// How long a message this instance cannot sign waits before any instance tries it again.
     static let giveBackSeconds = 60.0
+
+    public func release(_ ids: [Int64], dueAt: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await DatabaseMetrics.measure("webhooks.release") {
+            _ = try await client.query(
+                """
+                UPDATE webhook_messages SET attempts = greatest(attempts - 1, 0), next_attempt_at = \(dueAt)
+                WHERE id = ANY (\(ids)::bigint[]) AND state = 'pending'
+                """, logger: logger
+            ).collect()
+        }
+    }
 
     public func recordDelivered(_ delivered: [WebhookDelivered]) async throws {
         guard !delivered.isEmpty else { return }

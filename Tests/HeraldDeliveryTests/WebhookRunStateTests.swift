@@ -1,0 +1,46 @@
+import Foundation
+import HeraldCore
+import Testing
+
+@testable import HeraldDelivery
+
+/// The webhook dispatcher's bookkeeping without I/O: slots, per-endpoint caps, claiming ahead
+/// and giving back.
+@Suite struct WebhookRunStateTests {
+    func delivery(_ id: Int64, endpoint: Int64) -> WebhookDelivery {
+        WebhookDelivery(
+            id: id, endpointID: endpoint, messageID: UUID(), url: "https://hooks.example.com/\(endpoint)", secret: "s",
+            type: "device.invalidated", body: "{}", attempt: 1, occurredAt: Date())
+    }
+
+    @Test func claimsAheadAndStartsWithinTheSlotsAndEachEndpointsCap() {
+        var run = WebhookDispatcher.RunState(concurrency: 4, perEndpoint: 2, prefetch: 4)
+        #expect(run.wantsClaim && run.claimLimit == 16)
+        run.claimed((1...6).map { delivery($0, endpoint: 1) } + (7...9).map { delivery($0, endpoint: 2) }, asked: 16)
+        var started = [Int64]()
+        while let next = run.nextToStart() { started.append(next.id) }
+        // Two of endpoint 1 (its cap), then two of endpoint 2 fill the four slots.
+        #expect(started == [1, 2, 7, 8] && run.inFlight == 4)
+        // The claim came back short: the outbox is dry until the next tick.
+        #expect(!run.wantsClaim)
+        run.ticked()
+        #expect(!run.wantsClaim, "five wait for four slots: no claim needed")
+        run.finished(endpointID: 1)
+        #expect(run.nextToStart()?.id == 3)
+        #expect(run.nextToStart() == nil, "every slot is busy")
+        run.finished(endpointID: 2)
+        #expect(run.nextToStart()?.id == 9, "endpoint 1 is at its cap: endpoint 2's message goes first")
+    }
+
+    @Test func aFullEndpointIsNotClaimedForAndAFailedOnesQueueIsGivenBack() {
+        var run = WebhookDispatcher.RunState(concurrency: 2, perEndpoint: 1, prefetch: 4)
+        run.claimed((1...4).map { delivery($0, endpoint: 5) } + [delivery(9, endpoint: 6)], asked: 8)
+        #expect(run.fullEndpoints == [5])
+        #expect(run.nextToStart()?.id == 1 && run.nextToStart()?.id == 9)
+        run.finished(endpointID: 5)
+        #expect(run.takeQueued(endpointID: 5) == [2, 3, 4])
+        #expect(run.fullEndpoints.isEmpty && run.queue.isEmpty)
+        run.claimed([delivery(10, endpoint: 7)], asked: 1)
+        #expect(run.takeAllQueued() == [10] && run.queue.isEmpty && run.wantsClaim)
+    }
+}
