@@ -61,6 +61,11 @@ enum ConsolePage {
         """
     }
 
+    /// One `<option>` per app, the chosen one selected, for a page's app picker.
+    static func appOptions(_ apps: [App], selected: String?) -> HTML {
+        apps.html { app in "<option\(app.bundleID == selected ? " selected" as HTML : .empty)>\(app.bundleID)</option>" }
+    }
+
     static func navigation(_ session: ConsoleSession, section: Section?) -> HTML {
         var links: [(Section, String)] = [
             (.campaigns, "Campaigns"), (.series, "Recurring"), (.journeys, "Journeys"), (.segments, "Segments"), (.templates, "Templates"),

@@ -33,9 +33,7 @@ enum DevicesView {
                 ? "<p class=\"muted\" id=\"no-devices\">\(model.problem ?? "No device of \(model.bundleID) has a token ending in, or the user ID, \(model.lookup).")</p>"
                 : found.html(deviceCard)
         }
-        let appOptions = model.apps.html { app in
-            "<option\(app.bundleID == model.bundleID ? " selected" as HTML : .empty)>\(app.bundleID)</option>"
-        }
+        let appOptions = ConsolePage.appOptions(model.apps, selected: model.bundleID)
         return """
             <h1>Devices</h1>
             <form class="filters" method="get" action="/console/devices">
@@ -93,9 +91,7 @@ enum DevicesView {
     }
 
     static func pruneForm(session: ConsoleSession, apps: [App], values: FormData = FormData(), result: HTML? = nil) -> HTML {
-        let appOptions = apps.html { app in
-            "<option\(values["app"] == app.bundleID ? " selected" as HTML : .empty)>\(app.bundleID)</option>"
-        }
+        let appOptions = ConsolePage.appOptions(apps, selected: values["app"])
         return """
             <div class="card" id="prune"><h2>Prune dead tokens</h2>
             <p class="hint">A dry run counts what would go; nothing is deleted until you confirm. Pruning is written to the audit log.</p>

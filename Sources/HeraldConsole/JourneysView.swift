@@ -35,9 +35,7 @@ enum JourneysView {
             <td>\(journey.description ?? "")</td><td>\(ConsoleFormat.time(journey.updatedAt))</td></tr>
             """
         }
-        let appOptions = model.apps.html { app in
-            "<option\(app.bundleID == bundleID ? " selected" as HTML : .empty)>\(app.bundleID)</option>"
-        }
+        let appOptions = ConsolePage.appOptions(model.apps, selected: bundleID)
         let table: HTML =
             model.journeys.isEmpty
             ? "<p class=\"muted\" id=\"no-journeys\">No journey for this app yet.</p>"

@@ -42,9 +42,7 @@ enum LiveActivitiesView {
                     """
             }
         }
-        let appOptions = model.apps.html { app in
-            "<option\(app.bundleID == model.bundleID ? " selected" as HTML : .empty)>\(app.bundleID)</option>"
-        }
+        let appOptions = ConsolePage.appOptions(model.apps, selected: model.bundleID)
         let stateOptions = [("", "Every state"), ("active", "Active"), ("ended", "Ended")].html { option in
             "<option value=\"\(option.0)\"\(option.0 == (model.state?.rawValue ?? "") ? " selected" as HTML : .empty)>\(option.1)</option>"
         }

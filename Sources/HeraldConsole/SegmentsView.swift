@@ -36,9 +36,7 @@ enum SegmentsView {
             <td>\(ConsoleFormat.time(segment.updatedAt))</td></tr>
             """
         }
-        let appOptions = model.apps.html { app in
-            "<option\(app.bundleID == bundleID ? " selected" as HTML : .empty)>\(app.bundleID)</option>"
-        }
+        let appOptions = ConsolePage.appOptions(model.apps, selected: bundleID)
         let table: HTML =
             model.segments.isEmpty
             ? "<p class=\"muted\" id=\"no-segments\">No saved segment for this app yet.</p>"
