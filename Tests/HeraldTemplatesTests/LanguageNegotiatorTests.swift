@@ -120,6 +120,16 @@ import Testing
         only(["fil-PH"], ["en", "tl"], "tl"),
         only(["zh-yue-HK"], ["en", "yue"], "yue"),
         only(["yue-HK"], ["en", "yue", "zh-Hant"], "yue"),
+        // CLDR's data beyond the common cases: world English, parents across languages, more aliases.
+        only(["en-150"], ["en", "en-GB"], "en-GB"),
+        only(["en-001"], ["en", "en-GB", "en-001"], "en-001"),
+        only(["en-001"], ["en", "en-GB"], "en-GB"),
+        only(["ht"], ["en", "fr"], "fr"),
+        only(["hi-Latn"], ["hi", "en", "en-GB"], "en-GB"),
+        only(["nn-NO"], ["en", "no"], "no"),
+        only(["no"], ["en", "nb"], "en"),
+        only(["arb"], ["en", "ar"], "ar"),
+        only(["zh-Hant-MO"], ["en", "zh-HK", "zh-TW"], "zh-HK"),
         // A default language that is not among the available ones is still the answer.
         only(["it"], ["de", "fr"], "en"),
     ]
@@ -132,6 +142,16 @@ import Testing
             defaultLanguage: Fixtures.tag(testCase.defaultLanguage)
         )
         #expect(chosen.value == testCase.expected)
+    }
+
+    @Test func theTablesAreCLDRsGeneratedOnes() {
+        #expect(LanguageSubtags.cldrVersion == "47.0.0")
+        #expect(LanguageSubtags.tables.aliases.count > 400 && LanguageSubtags.tables.likely.count > 7000)
+        #expect(LanguageSubtags.likelyScript(language: "sr", region: "ME") == "Latn")
+        #expect(LanguageSubtags.likelyRegion(language: "zh", script: "Hant") == "TW")
+        #expect(LanguageSubtags.parentRegion(language: "zh", script: "Hant", region: "MO") == "HK")
+        #expect(LanguageSubtags.parentRegion(language: "es", script: "Latn", region: "MX") == "419")
+        #expect(LanguageSubtags.parentLanguageTag(language: "nb", script: "Latn") == "no")
     }
 
     @Test func coversAtLeastFortyFiveCases() {

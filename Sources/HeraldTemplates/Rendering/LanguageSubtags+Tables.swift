@@ -1,103 +1,88 @@
-/// Small explicit tables for negotiation, so the result is the same on every platform (Linux's
-/// Foundation has no likely-subtags data). Drawn from CLDR's likely subtags and parent locales,
-/// limited to what notification languages need.
+import HeraldCore
+
+/// CLDR's data as negotiation reads it (generated into `LanguageSubtags+CLDR.swift` by
+/// `ops/generate-language-subtags`; Linux's Foundation has no likely-subtags data, and explicit
+/// tables give the same result on every platform), and Herald's one rule on top of it.
 extension LanguageSubtags {
-    /// Deprecated codes that devices and apps still use.
-    static let languageAliases: [String: String] = [
-        "iw": "he", "in": "id", "ji": "yi", "tl": "fil", "mo": "ro", "no": "nb",
-    ]
+    /// The parsed tables, read once.
+    struct Tables: Sendable {
+        var aliases: [String: String] = [:]
+        /// `language`, `language-REGION` or `language-Script` → likely script and region.
+        var likely: [String: (script: String, region: String)] = [:]
+        /// `language-REGION` or `language-Script-REGION` → the parent's region (same language).
+        var parentRegions: [String: String] = [:]
+        /// `language` or `language-Script` → a locale of another language it falls back to
+        /// (`nb` → `no`, `ht` → `fr-HT`).
+        var parentLanguages: [String: String] = [:]
+        /// Per language, the regions other regions fall back to (`es` → `419`, `pt` → `PT`).
+        var fallbackRegions: [String: Set<String>] = [:]
+
+        init() {
+            for line in LanguageSubtags.cldrLanguageAliases.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                aliases[String(parts[0])] = String(parts[1])
+            }
+            for line in LanguageSubtags.cldrLikelySubtags.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                likely[String(parts[0])] = (String(parts[1]), String(parts[2]))
+            }
+            for line in LanguageSubtags.cldrParentLocales.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                let (child, parent) = (parts[0].split(separator: "-"), parts[1].split(separator: "-"))
+                guard child[0] == parent[0], child.count > 1, parent.count == child.count else {
+                    if child[0] != parent[0] { parentLanguages[String(parts[0])] = String(parts[1]) }
+                    continue
+                }
+                // Same language (and script, when the child names one): a regional parent.
+                guard child.dropLast() == parent.dropLast() else { continue }
+                parentRegions[String(parts[0])] = String(parent[parent.count - 1])
+                fallbackRegions[String(child[0]), default: []].insert(String(parent[parent.count - 1]))
+            }
+            for (language, standIn) in LanguageSubtags.macroRegionStandIns {
+                fallbackRegions[language, default: []].insert(standIn.region)
+            }
+        }
+    }
+
+    static let tables = Tables()
+
+    /// Herald's rule on top of CLDR: English's world region (`en-001`, where CLDR sends
+    /// `en-AU`, `en-IN`, `en-150`…) is stood in for by `en-GB` when a template has no `en-001`,
+    /// as Apple platforms fall back to British English for those regions and as apps ship
+    /// `en-GB` rather than `en-001`.
+    static let macroRegionStandIns: [String: (macroRegion: String, region: String)] = ["en": ("001", "GB")]
+
+    static var languageAliases: [String: String] { tables.aliases }
 
     /// The script a language is written in when the tag does not say; depends on the region
-    /// for languages written in more than one.
+    /// for languages written in more than one (`zh-TW` is Hant, `sr-ME` is Latn).
     static func likelyScript(language: String, region: String?) -> String? {
-        switch language {
-        case "zh":
-            return region == "TW" || region == "HK" || region == "MO" ? "Hant" : "Hans"
-        case "yue":
-            return region == "CN" ? "Hans" : "Hant"
-        case "sr":
-            return region == "ME" || region == "XK" ? "Latn" : "Cyrl"
-        case "uz":
-            return region == "AF" ? "Arab" : "Latn"
-        case "az":
-            return region == "IR" || region == "IQ" ? "Arab" : "Latn"
-        case "pa":
-            return region == "PK" ? "Arab" : "Guru"
-        case "mn":
-            return region == "CN" ? "Mong" : "Cyrl"
-        default:
-            return defaultScripts[language]
-        }
-    }
-
-    private static let defaultScripts: [String: String] = [
-        // Latin
-        "en": "Latn", "fr": "Latn", "de": "Latn", "es": "Latn", "pt": "Latn", "it": "Latn", "nl": "Latn",
-        "sv": "Latn", "da": "Latn", "nb": "Latn", "nn": "Latn", "fi": "Latn", "is": "Latn", "pl": "Latn",
-        "cs": "Latn", "sk": "Latn", "sl": "Latn", "hr": "Latn", "bs": "Latn", "hu": "Latn", "ro": "Latn",
-        "tr": "Latn", "id": "Latn", "vi": "Latn", "ca": "Latn", "eu": "Latn", "gl": "Latn", "et": "Latn",
-        "lv": "Latn", "lt": "Latn", "sq": "Latn", "ga": "Latn", "cy": "Latn", "mt": "Latn", "fil": "Latn",
-        "sw": "Latn", "ms": "Latn", "af": "Latn", "zu": "Latn", "ha": "Latn", "yo": "Latn", "ig": "Latn", "so": "Latn",
-        // Cyrillic
-        "ru": "Cyrl", "uk": "Cyrl", "be": "Cyrl", "bg": "Cyrl", "mk": "Cyrl", "kk": "Cyrl", "ky": "Cyrl",
-        "tg": "Cyrl",
-        // Others
-        "ar": "Arab", "fa": "Arab", "ur": "Arab", "ps": "Arab", "he": "Hebr", "yi": "Hebr", "el": "Grek",
-        "ja": "Jpan", "ko": "Kore", "th": "Thai", "lo": "Laoo", "km": "Khmr", "my": "Mymr", "ka": "Geor",
-        "hy": "Armn", "am": "Ethi", "hi": "Deva", "mr": "Deva", "ne": "Deva", "bn": "Beng", "ta": "Taml",
-        "te": "Telu", "kn": "Knda", "ml": "Mlym", "gu": "Gujr", "si": "Sinh", "or": "Orya",
-    ]
-
-    /// The region a region falls back to before the bare language (CLDR parent locales):
-    /// Latin American Spanish → `es-419`, Portuguese outside Brazil → `pt-PT`, English of the
-    /// Commonwealth and Europe → `en-GB`, Macau Chinese → Hong Kong.
-    static func parentRegion(language: String, region: String) -> String? {
-        switch language {
-        case "es": spanishAmericas.contains(region) ? "419" : nil
-        case "pt": europeanPortuguese.contains(region) ? "PT" : nil
-        case "en": britishEnglish.contains(region) ? "GB" : nil
-        case "zh": region == "MO" ? "HK" : nil
-        default: nil
-        }
-    }
-
-    /// A region other regions fall back to: the best guess for a reader of another region.
-    static func isFallbackRegion(_ region: String, language: String) -> Bool {
-        switch language {
-        case "es": region == "419"
-        case "pt": region == "PT"
-        case "en": region == "GB"
-        case "zh": region == "HK"
-        default: false
-        }
+        if let region, let pair = tables.likely[language + "-" + region] { return pair.script }
+        return tables.likely[language]?.script
     }
 
     /// The region most readers of a language (and script) live in.
     static func likelyRegion(language: String, script: String?) -> String? {
-        switch language {
-        case "zh": script == "Hant" ? "TW" : "CN"
-        default: likelyRegions[language]
-        }
+        if let script, let pair = tables.likely[language + "-" + script] { return pair.region }
+        return tables.likely[language]?.region
     }
 
-    private static let likelyRegions: [String: String] = [
-        "en": "US", "es": "ES", "pt": "BR", "fr": "FR", "de": "DE", "it": "IT", "nl": "NL", "ja": "JP",
-        "ko": "KR", "ru": "RU", "ar": "EG", "sv": "SE", "da": "DK", "nb": "NO", "fi": "FI", "pl": "PL",
-        "tr": "TR", "sr": "RS", "uk": "UA", "el": "GR", "he": "IL", "hi": "IN", "id": "ID", "th": "TH",
-        "vi": "VN", "ms": "MY", "cs": "CZ", "hu": "HU", "ro": "RO",
-    ]
+    /// The region a region falls back to before the bare language (CLDR parent locales):
+    /// Latin American Spanish → `es-419`, Portuguese outside Brazil → `pt-PT`, English of the
+    /// Commonwealth → `en-001`, Macau Chinese (Traditional) → Hong Kong.
+    static func parentRegion(language: String, script: String?, region: String) -> String? {
+        if let script, let parent = tables.parentRegions[language + "-" + script + "-" + region] { return parent }
+        return tables.parentRegions[language + "-" + region]
+    }
 
-    private static let spanishAmericas: Set<String> = [
-        "AR", "BO", "BR", "BZ", "CL", "CO", "CR", "CU", "DO", "EC", "GT", "HN", "MX", "NI", "PA", "PE", "PR",
-        "PY", "SV", "US", "UY", "VE",
-    ]
+    /// A region other regions fall back to: the best guess for a reader of another region.
+    static func isFallbackRegion(_ region: String, language: String) -> Bool {
+        tables.fallbackRegions[language]?.contains(region) ?? false
+    }
 
-    private static let europeanPortuguese: Set<String> = [
-        "AO", "CH", "CV", "FR", "GQ", "GW", "LU", "MO", "MZ", "ST", "TL",
-    ]
-
-    private static let britishEnglish: Set<String> = [
-        "150", "AU", "BD", "BW", "CY", "FK", "GG", "GH", "GI", "HK", "IE", "IM", "IN", "JE", "KE", "LK",
-        "MT", "MY", "NG", "NZ", "PK", "SG", "ZA", "ZM", "ZW",
-    ]
+    /// The locale of another language this one falls back to, per CLDR (`nb` → `no`).
+    static func parentLanguageTag(language: String, script: String?) -> String? {
+        if let script, let parent = tables.parentLanguages[language + "-" + script] { return parent }
+        return tables.parentLanguages[language]
+    }
 }

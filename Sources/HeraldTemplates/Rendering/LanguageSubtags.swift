@@ -7,6 +7,8 @@ struct LanguageSubtags: Sendable, Equatable {
     /// Explicit or inferred; nil for a language the tables do not know and the tag does not say.
     var script: String?
     var region: String?
+    /// A locale of another language this one falls back to, per CLDR (`nb` → `no`).
+    var parentLanguageTag: String?
 
     init(_ tag: LanguageTag) {
         var language = ""
@@ -40,33 +42,44 @@ struct LanguageSubtags: Sendable, Equatable {
         language = Self.languageAliases[language] ?? language
         self.language = language
         self.region = region
-        self.script = script ?? Self.likelyScript(language: language, region: region)
+        let written = script ?? Self.likelyScript(language: language, region: region)
+        self.script = written
+        parentLanguageTag = Self.parentLanguageTag(language: language, script: written)
     }
 
     /// How well a `candidate` serves someone who reads `self`: lower is better, nil when it does
     /// not serve at all (another language, or another script: `sr-Latn` is not `sr`).
     ///
-    /// 0 the same region; 1… a regional parent (`es-MX` → `es-419`); 10 no region; 20 a region
-    /// sharing a parent (`es-MX` and `es-AR`); 21 the language's most likely region; 22 a
-    /// region other regions fall back to (`en-GB`, `pt-PT`, `es-419`); 23 any other region.
+    /// 0 the same region; 1… a regional parent (`es-MX` → `es-419`, `en-AU` → `en-001` →
+    /// `en-GB`); 10 no region; 20 a region sharing a parent (`es-MX` and `es-AR`); 21 the
+    /// language's most likely region; 22 a region other regions fall back to (`en-GB`, `pt-PT`,
+    /// `es-419`); 23 any other region; from 30 on, the same ranks for the language CLDR says
+    /// this one falls back to (`nb` reads `no`).
     func rank(of candidate: LanguageSubtags) -> Int? {
-        guard candidate.language == language, candidate.script == script else { return nil }
-        guard let candidateRegion = candidate.region else { return Self.noRegionRank }
-        guard let region else { return otherRegionRank(candidateRegion) }
-        var step = 0
-        var current: String? = region
-        while let stepRegion = current {
-            if stepRegion == candidateRegion { return step }
-            current = Self.parentRegion(language: language, region: stepRegion)
-            step += 1
-        }
-        if sharesParent(region, candidateRegion) { return 20 }
-        return otherRegionRank(candidateRegion)
+        if let rank = sameLanguageRank(of: candidate) { return rank }
+        guard candidate.language != language, let parentLanguageTag, let tag = LanguageTag(parentLanguageTag) else { return nil }
+        return LanguageSubtags(tag).sameLanguageRank(of: candidate).map { Self.parentLanguageFirstRank + $0 }
     }
 
     static let noRegionRank = 10
     /// Ranks from here on are another region of the same language and script.
     static let otherRegionFirstRank = 20
+    /// Ranks from here on are the parent language's.
+    static let parentLanguageFirstRank = 30
+
+    private func sameLanguageRank(of candidate: LanguageSubtags) -> Int? {
+        guard candidate.language == language, candidate.script == script else { return nil }
+        guard let candidateRegion = candidate.region else { return Self.noRegionRank }
+        guard let region else { return otherRegionRank(candidateRegion) }
+        var found: Int?
+        forEachFallback(from: region) { stepRegion, step in
+            if stepRegion == candidateRegion { found = step }
+            return found != nil
+        }
+        if let found { return found }
+        if sharesParent(region, candidateRegion) { return 20 }
+        return otherRegionRank(candidateRegion)
+    }
 
     private func otherRegionRank(_ candidateRegion: String) -> Int {
         if candidateRegion == Self.likelyRegion(language: language, script: script) { return 21 }
@@ -74,19 +87,37 @@ struct LanguageSubtags: Sendable, Equatable {
         return 23
     }
 
+    /// Visits `region` and the regions it falls back to, nearest first, with their step, until
+    /// `visit` returns true: CLDR's parent locales, then the stand-in of a world region
+    /// (`en-001` → `en-GB`), which ends the chain.
+    private func forEachFallback(from region: String, _ visit: (String, Int) -> Bool) {
+        var current = region
+        var step = 0
+        while !visit(current, step) {
+            step += 1
+            if let parent = Self.parentRegion(language: language, script: script, region: current) {
+                current = parent
+            } else if let standIn = Self.macroRegionStandIns[language], standIn.macroRegion == current, standIn.region != region {
+                _ = visit(standIn.region, step)
+                return
+            } else {
+                return
+            }
+        }
+    }
+
     /// True when the two regions' chains (each region and its parents) meet: `MX` and `AR`
     /// both fall back to `419`, and `419` is in `MX`'s chain.
     private func sharesParent(_ first: String, _ second: String) -> Bool {
-        var left: String? = first
-        while let region = left {
-            var right: String? = second
-            while let other = right {
-                if other == region { return true }
-                right = Self.parentRegion(language: language, region: other)
+        var meets = false
+        forEachFallback(from: first) { left, _ in
+            forEachFallback(from: second) { right, _ in
+                meets = left == right
+                return meets
             }
-            left = Self.parentRegion(language: language, region: region)
+            return meets
         }
-        return false
+        return meets
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {
