@@ -144,6 +144,13 @@ import Testing
         #expect(chosen.value == testCase.expected)
     }
 
+    @Test func aParentLanguageIsSaidToBeOne() {
+        let negotiator = LanguageNegotiator(available: Fixtures.tags(["en", "no", "nb-SJ"]), defaultLanguage: Fixtures.tag("en"))
+        #expect(negotiator.choice(for: Fixtures.tags(["nn"])).reason == .parentLanguage)
+        #expect(negotiator.choice(for: Fixtures.tags(["nb"])).reason == .otherRegion)
+        #expect(negotiator.choice(for: Fixtures.tags(["no-NO"])).reason == .closeMatch)
+    }
+
     @Test func theTablesAreCLDRsGeneratedOnes() {
         #expect(LanguageSubtags.cldrVersion == "47.0.0")
         #expect(LanguageSubtags.tables.aliases.count > 400 && LanguageSubtags.tables.likely.count > 7000)

@@ -19,6 +19,8 @@ public struct LanguageNegotiator: Sendable {
         case closeMatch
         /// The same language and script in another region.
         case otherRegion
+        /// The language CLDR says the preferred one falls back to (`nb` reads `no`).
+        case parentLanguage
         /// No preferred language matched.
         case defaultLanguage
     }
@@ -74,7 +76,9 @@ public struct LanguageNegotiator: Sendable {
                 }
             }
             if bestIndex >= 0 {
-                let reason: Reason = bestRank < LanguageSubtags.otherRegionFirstRank ? .closeMatch : .otherRegion
+                let reason: Reason =
+                    bestRank < LanguageSubtags.otherRegionFirstRank
+                    ? .closeMatch : bestRank < LanguageSubtags.parentLanguageFirstRank ? .otherRegion : .parentLanguage
                 return Choice(language: available[bestIndex], index: bestIndex, reason: reason, preferredIndex: position)
             }
         }
