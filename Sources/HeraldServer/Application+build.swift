@@ -13,7 +13,7 @@ import NIOCore
 import ServiceLifecycle
 
 /// The HTTP routes: the API and, when enabled, the console.
-public func buildHTTPRouter(
+func buildHTTPRouter(
     configuration: HeraldConfiguration, store: Store, directSender: DirectSender, senders: (any SenderDirectory)? = nil,
     keyCache: APIKeyCache? = nil, appDirectory: AppDirectory? = nil, metricsText: @escaping @Sendable () -> String
 ) -> Router<HeraldRequestContext> {
@@ -120,7 +120,7 @@ public func buildApplication(
 
 /// How long a request may take to arrive whole: `HERALD_HTTP_REQUEST_TIMEOUT_MS`, or for a
 /// device import its own bound plus a minute (the import answers 408 first).
-public func requestDeadline(_ configuration: HeraldConfiguration) -> @Sendable (String) -> TimeAmount {
+func requestDeadline(_ configuration: HeraldConfiguration) -> @Sendable (String) -> TimeAmount {
     let request = TimeAmount.milliseconds(Int64(configuration.httpRequestTimeoutMilliseconds))
     let importing = TimeAmount.seconds(Int64(configuration.importMaximumSeconds) + 60)
     return { path in path.split(separator: "?").first?.hasSuffix("/devices/import") == true ? importing : request }
@@ -128,7 +128,7 @@ public func requestDeadline(_ configuration: HeraldConfiguration) -> @Sendable (
 
 /// Closes the APNs connection pools once the process is shutting down and the services
 /// registered after it (the engine) have stopped.
-public struct SendersService: Service {
+struct SendersService: Service {
     public let senders: APNSSenderDirectory
 
     public func run() async throws {
@@ -144,7 +144,7 @@ public struct EngineService: Service {
     public let liveActivities: LiveActivityEngine
     public let journeys: JourneyEngine
     public let senders: APNSSenderDirectory
-    public let ownsSenders: Bool
+    let ownsSenders: Bool
     public let migrated: MigrationGate
 
     public init(

@@ -6,8 +6,8 @@ import PostgresNIO
 /// What the API answers when PostgreSQL, not the request, is the trouble: a statement past
 /// `HERALD_DATABASE_STATEMENT_TIMEOUT_MS` or a database that cannot be reached is 503 with
 /// `Retry-After`, never 500. Lives here because only the composition root knows both sides.
-public enum DatabaseProblems {
-    @Sendable public static func classify(_ error: any Error) -> Problem? {
+enum DatabaseProblems {
+    @Sendable static func classify(_ error: any Error) -> Problem? {
         if error is SecretKeyMismatch || error is SigningKeyVaultError || error is CredentialUnopenable {
             // This instance's configuration, not the request: the server log names the rows.
             return .notReady("this instance's HERALD_SECRET_KEY does not open the stored secrets; an admin must fix its configuration")
@@ -42,7 +42,7 @@ public enum DatabaseProblems {
     }
 
     /// Citus's messages for a worker it cannot reach (its SQLSTATE is 08006 or XX000).
-    public static func citusWorkerUnreachable(_ message: String) -> Bool {
+    static func citusWorkerUnreachable(_ message: String) -> Bool {
         message.hasPrefix("failure on connection marked as essential")
             || message.hasPrefix("connection to the remote node")
     }

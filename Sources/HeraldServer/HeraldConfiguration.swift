@@ -13,51 +13,51 @@ public struct HeraldConfiguration: Sendable {
     /// with libpq's meanings (docs/admin.md "Connecting to PostgreSQL").
     public var databaseURL: String?
     /// `HERALD_DATABASE_MAX_CONNECTIONS`: the PostgreSQL pool size of one process.
-    public var databaseMaxConnections = 20
+    var databaseMaxConnections = 20
     /// `HERALD_DATABASE_STATEMENT_TIMEOUT_MS`: the longest one SQL statement may run (0: no limit).
     public var databaseStatementTimeoutMilliseconds = 30_000
     /// `HERALD_HTTP_IDLE_TIMEOUT_MS`: a connection that sends nothing (not even a whole request
     /// header) for this long is closed.
-    public var httpIdleTimeoutMilliseconds = 30_000
+    var httpIdleTimeoutMilliseconds = 30_000
     /// `HERALD_HTTP_REQUEST_TIMEOUT_MS`: how long a request may take to arrive whole, head and body
     /// (device imports have their own bound).
-    public var httpRequestTimeoutMilliseconds = 60_000
+    var httpRequestTimeoutMilliseconds = 60_000
     /// `HERALD_HTTP_MAX_CONNECTIONS`: connections served at once; more wait to be accepted.
-    public var httpMaxConnections = 1024
+    var httpMaxConnections = 1024
     /// `HERALD_IMPORT_MAX_BYTES`: the largest body one device import reads.
-    public var importMaximumBytes = 1 << 30
+    var importMaximumBytes = 1 << 30
     /// `HERALD_IMPORT_MAX_SECONDS`: the longest one device import may run.
-    public var importMaximumSeconds = 3600
+    var importMaximumSeconds = 3600
     /// `HERALD_IMPORT_CONCURRENCY`: device imports one instance runs at once (more get 429).
-    public var importConcurrency = 4
+    var importConcurrency = 4
     /// `HERALD_API_RATE_LIMIT`: requests per second one API key may make, per instance (0: no limit).
-    public var apiRateLimit = 10_000
+    var apiRateLimit = 10_000
     /// `HERALD_API_RATE_BURST`: requests a key may make at once above its rate.
-    public var apiRateBurst = 20_000
+    var apiRateBurst = 20_000
     /// `HERALD_HTTP_HOST`
-    public var httpHost = "127.0.0.1"
+    var httpHost = "127.0.0.1"
     /// `HERALD_HTTP_PORT`
-    public var httpPort = 8080
+    var httpPort = 8080
     /// `HERALD_SECRET_KEY`: 32 bytes, base64; seals APNs signing keys in the database.
     public var secretKey: String?
     /// `HERALD_METRICS_TOKEN`: when set, `GET /metrics` needs `Authorization: Bearer <token>`
     /// (it names every app's bundle ID and traffic); unset, it is open like the other probes.
-    public var metricsToken: String?
+    var metricsToken: String?
     /// `HERALD_PREVIOUS_SECRET_KEYS`: earlier secrets, comma-separated, that still open stored
     /// credentials while `herald secrets rotate` moves them to `HERALD_SECRET_KEY`.
-    public var previousSecretKeys: [String] = []
+    var previousSecretKeys: [String] = []
     /// `HERALD_LOG_LEVEL`: trace, debug, info, notice, warning, error, critical.
     public var logLevel = Logger.Level.info
     /// `HERALD_MIGRATIONS_DIR`: where the `NNNN_*.sql` files are; found next to the binary's
     /// checkout or in the working directory when unset.
-    public var migrationsDirectory: String?
+    var migrationsDirectory: String?
     /// `HERALD_AUTO_MIGRATE`: whether `herald serve` applies pending migrations before it listens.
     public var autoMigrate = true
     /// `HERALD_PRUNE_BATCH_SIZE`: devices deleted per statement when pruning.
-    public var pruneBatchSize = 1000
+    var pruneBatchSize = 1000
 
     /// `HERALD_ENGINE_ENABLED`: whether `herald serve` runs the campaign engine (false: API only).
-    public var engineEnabled = true
+    var engineEnabled = true
     /// `HERALD_ENGINE_WORKERS`: chunks one instance sends at once.
     public var engineWorkers = 4
     /// Live Activity updates one instance fans out at once (`HERALD_LIVE_ACTIVITY_WORKERS`).
@@ -69,7 +69,7 @@ public struct HeraldConfiguration: Sendable {
     /// Claimed batches of journey entries one instance walks at once (`HERALD_JOURNEY_CONCURRENCY`).
     public var journeyConcurrency = 4
     /// How often users matching a journey's entry segment are entered (`HERALD_JOURNEY_SEGMENT_SECONDS`).
-    public var journeySegmentSeconds = 60
+    var journeySegmentSeconds = 60
     /// `HERALD_ENGINE_BATCH_SIZE`: devices read, rendered, sent and recorded together.
     public var engineBatchSize = 500
     /// `HERALD_ENGINE_LEASE_SECONDS`: how long a crashed instance's chunks wait before another takes them.
@@ -77,59 +77,59 @@ public struct HeraldConfiguration: Sendable {
     /// `HERALD_ENGINE_POLL_MS`: how often an idle engine looks for due campaigns and free chunks.
     public var enginePollMilliseconds = 1000
     /// `HERALD_ENGINE_DEFERRED_ATTEMPTS`: tries a device answered 429 gets in one campaign.
-    public var engineDeferredAttempts = 3
+    var engineDeferredAttempts = 3
     /// `HERALD_ENGINE_DEFERRED_RETRY_SECONDS`: the wait before a deferred device's second try; it doubles after.
-    public var engineDeferredRetrySeconds = 120
+    var engineDeferredRetrySeconds = 120
     /// `HERALD_CONSOLE_ENABLED`: whether `herald serve` serves the marketing console under `/console`.
-    public var consoleEnabled = true
+    var consoleEnabled = true
     /// `HERALD_CONSOLE_SECURE_COOKIES`: mark the console's cookies Secure, except for a browser on
     /// this machine over plain HTTP (false: never; only for plain HTTP from elsewhere).
-    public var consoleSecureCookies = true
+    var consoleSecureCookies = true
     /// `HERALD_CONSOLE_SESSION_IDLE_MINUTES`: a console session ends after this long without a request.
-    public var consoleSessionIdleMinutes = 720
+    var consoleSessionIdleMinutes = 720
     /// `HERALD_CONSOLE_SESSION_MAX_HOURS`: and this long after sign-in, whatever happens.
-    public var consoleSessionMaxHours = 168
+    var consoleSessionMaxHours = 168
     /// `HERALD_CONSOLE_LOGIN_ATTEMPTS_PER_MINUTE`: sign-in attempts one client address may make per minute.
-    public var consoleLoginAttemptsPerMinute = 10
+    var consoleLoginAttemptsPerMinute = 10
     /// `HERALD_CONSOLE_TRUSTED_PROXIES`: comma-separated addresses of reverse proxies whose X-Forwarded-For is believed.
-    public var consoleTrustedProxies: Set<String> = []
+    var consoleTrustedProxies: Set<String> = []
     /// `HERALD_APNS_SHARDS`: sender shards per app and environment.
     public var apnsShards = 2
     /// `HERALD_APNS_CONNECTIONS_PER_SHARD`: HTTP/2 connections of each shard.
     public var apnsConnectionsPerShard = 1
     /// `HERALD_APNS_REQUEST_TIMEOUT_MS`: how long one attempt may wait for a stream and APNs's answer.
-    public var apnsRequestTimeoutMilliseconds = 30_000
+    var apnsRequestTimeoutMilliseconds = 30_000
     /// `HERALD_APNS_PING_TIMEOUT_MS`: how long a connection may leave a PING unanswered before it is closed.
-    public var apnsPingTimeoutMilliseconds = 10_000
+    var apnsPingTimeoutMilliseconds = 10_000
     /// `HERALD_APNS_CREDENTIAL_RECHECK_MS`: how often a sender checks that its app's active
     /// credential is still the one it signs with, and that the app is not disabled.
-    public var credentialRecheckMilliseconds = 5_000
+    var credentialRecheckMilliseconds = 5_000
     /// `HERALD_API_KEY_CACHE_SECONDS`: how long a key that authenticated is remembered (0: not
     /// at all); a revocation is seen at once wherever the database's notification arrives.
-    public var apiKeyCacheSeconds = 10
+    var apiKeyCacheSeconds = 10
     /// `HERALD_APP_CACHE_SECONDS`: how long the API remembers an app it looked up (0: read it
     /// for every request); a change to an app is seen at once wherever the database's
     /// notification arrives, and after this long where it does not.
-    public var appCacheSeconds = 5
+    var appCacheSeconds = 5
     /// `HERALD_RETENTION_ENABLED`: whether `serve` (with the engine) deletes old ledger rows.
-    public var retentionEnabled = true
+    var retentionEnabled = true
     /// How long each kind of row is kept: `HERALD_RETENTION_DELIVERIES_DAYS`, `…_NOTIFICATIONS_DAYS`,
     /// `…_TEST_DELIVERIES_DAYS`, `…_EVENTS_DAYS`, `…_AUDIT_DAYS`, `…_WEBHOOK_MESSAGES_DAYS`.
     public var retention = RetentionPolicy()
     /// `HERALD_RETENTION_FIRST_RUN_MINUTES`: the first run after start.
-    public var retentionFirstRunMinutes = 10
+    var retentionFirstRunMinutes = 10
     /// `HERALD_RETENTION_INTERVAL_HOURS`: between runs.
-    public var retentionIntervalHours = 24
+    var retentionIntervalHours = 24
     /// `HERALD_RETENTION_BATCH_SIZE`: rows one delete statement takes.
     public var retentionBatchSize = 5_000
     /// `HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`: whether webhook endpoints may be loopback,
     /// private or link-local addresses (false: refused when added and whenever resolved).
     public var webhookAllowPrivateAddresses = false
     /// `HERALD_WEBHOOK_TIMEOUT_MS`: how long one webhook attempt may take, answer included.
-    public var webhookTimeoutMilliseconds = 10_000
+    var webhookTimeoutMilliseconds = 10_000
     /// `HERALD_WEBHOOK_CONCURRENCY`: webhook messages one instance posts at once (at most a
     /// quarter of them, and no fewer than one, to one endpoint).
-    public var webhookConcurrency = 16
+    var webhookConcurrency = 16
 
     /// For benchmarks: what they store is sealed with the instance secret, and a run without
     /// `HERALD_SECRET_KEY` makes a throwaway one.
@@ -257,7 +257,7 @@ public struct HeraldConfiguration: Sendable {
     }
 
     /// The database URL, or a one-line reason naming the variable to set.
-    public func requireDatabaseURL() throws -> DatabaseURL {
+    func requireDatabaseURL() throws -> DatabaseURL {
         guard let databaseURL, !databaseURL.isEmpty else {
             throw ConfigurationError.missing("HERALD_DATABASE_URL", "postgres://user:password@host:5432/herald (or --database-url)")
         }
@@ -272,7 +272,7 @@ public struct HeraldConfiguration: Sendable {
     }
 
     /// How the console keeps sessions and throttles sign-in, from these settings.
-    public var consoleSettings: ConsoleSettings {
+    var consoleSettings: ConsoleSettings {
         ConsoleSettings(
             idleTimeout: TimeInterval(consoleSessionIdleMinutes * 60), absoluteTimeout: TimeInterval(consoleSessionMaxHours * 3600),
             secureCookies: consoleSecureCookies, attemptsPerMinute: consoleLoginAttemptsPerMinute,
@@ -280,7 +280,7 @@ public struct HeraldConfiguration: Sendable {
     }
 
     /// What the API allows one client (`APILimits`), from these settings.
-    public var apiLimits: APILimits {
+    var apiLimits: APILimits {
         APILimits(
             importMaximumBytes: importMaximumBytes, importMaximumDuration: .seconds(importMaximumSeconds),
             requestsPerSecondPerKey: apiRateLimit, burstPerKey: apiRateBurst, concurrentImports: importConcurrency,
@@ -313,7 +313,7 @@ public struct HeraldConfiguration: Sendable {
 }
 
 /// A configuration value that is missing or malformed: one line naming the variable.
-public enum ConfigurationError: Error, CustomStringConvertible {
+enum ConfigurationError: Error, CustomStringConvertible {
     case missing(String, String)
     case invalid(String, String)
 

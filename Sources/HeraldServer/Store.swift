@@ -26,7 +26,7 @@ public struct Store: Sendable {
     public let journeys: PostgresJourneys
     public let journeyWork: PostgresJourneyWork
     /// The provider tokens shared between instances; nil without `HERALD_SECRET_KEY`.
-    public let providerTokens: PostgresProviderTokens?
+    let providerTokens: PostgresProviderTokens?
     public let users: PostgresConsoleUserRepository
     public let sessions: PostgresConsoleSessionRepository
     public let webhooks: PostgresWebhookStore
@@ -96,7 +96,7 @@ public struct Store: Sendable {
 
     /// `HERALD_MIGRATIONS_DIR`, else `migrations/` in the working directory or above the binary
     /// (a checkout's `.build/…/herald`), else the packaged location.
-    public static func migrationsDirectory(configured: String?) throws -> URL {
+    static func migrationsDirectory(configured: String?) throws -> URL {
         if let configured { return URL(fileURLWithPath: configured) }
         var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -116,7 +116,7 @@ public struct Store: Sendable {
 }
 
 /// A database error in one line, without SQL or parameters.
-public struct DatabaseFailure: Error, CustomStringConvertible {
+struct DatabaseFailure: Error, CustomStringConvertible {
     public let description: String
 
     public init(_ error: PSQLError) {

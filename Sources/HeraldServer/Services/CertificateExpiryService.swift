@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// read from the database at start and every ten minutes, so the alert
 /// `HeraldAPNsCertificateExpiring` (ops/prometheus/alerts.yml) warns 30 days ahead on any
 /// instance. A certificate retired or removed stops being exported.
-public struct CertificateExpiryService: Service {
+struct CertificateExpiryService: Service {
     public static let metric = "herald_apns_certificate_expiry_timestamp_seconds"
     public let apps: any AppRepository
     public let interval: Duration
@@ -47,7 +47,7 @@ public struct CertificateExpiryService: Service {
 }
 
 /// The exported gauges, by their labels; a certificate no longer listed has its gauge removed.
-public struct CertificateGauges {
+struct CertificateGauges {
     private let factory: any MetricsFactory
     private var gauges: [[String]: Gauge] = [:]
 

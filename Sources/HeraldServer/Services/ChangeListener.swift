@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// the LISTEN every 5 minutes on a fresh connection, and forgets everything each time it
 /// starts listening, since announcements made meanwhile were missed. While it cannot listen,
 /// cached keys and apps still lapse after their own short lives.
-public struct ChangeListener: Service {
+struct ChangeListener: Service {
     public let changes: ChangeFeed
     public let keys: APIKeyCache
     public let apps: AppDirectory

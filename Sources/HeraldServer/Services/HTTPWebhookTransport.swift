@@ -16,8 +16,8 @@ public final class HTTPWebhookTransport: WebhookTransport {
     /// goes where the check looked, with the host's name kept for TLS and `Host`.
     private let pinned = Mutex<[String: HTTPClient]>([:])
     /// At most this much of an answer's body is read; the rest is not waited for.
-    public static let maxAnswerBytes = 64 * 1024
-    public static let maxPinnedClients = 64
+    static let maxAnswerBytes = 64 * 1024
+    static let maxPinnedClients = 64
 
     public init(allowPrivateAddresses: Bool = false) {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.configuration())

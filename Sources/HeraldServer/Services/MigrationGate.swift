@@ -14,7 +14,7 @@ public final class MigrationGate: Sendable {
         opened.withLock { $0 = true }
     }
 
-    public var isOpen: Bool { opened.withLock { $0 } }
+    var isOpen: Bool { opened.withLock { $0 } }
 
     /// Returns once the gate is open; false if the process began shutting down first.
     public func wait() async -> Bool {

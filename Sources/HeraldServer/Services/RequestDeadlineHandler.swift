@@ -6,9 +6,9 @@ import NIOHTTPTypes
 /// deadline. The idle timeout cannot catch a body trickled a byte at a time, since each byte
 /// counts as activity; this bounds the whole request. Device imports get their own, longer
 /// bound (the import answers 408 itself before this one ends the connection).
-public final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
-    public typealias InboundIn = HTTPRequestPart
-    public typealias InboundOut = HTTPRequestPart
+final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
 
     private let deadline: @Sendable (String) -> TimeAmount
     private var timer: Scheduled<Void>?
@@ -18,7 +18,7 @@ public final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChann
         self.deadline = deadline
     }
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
             timer?.cancel()
@@ -34,7 +34,7 @@ public final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChann
         context.fireChannelRead(data)
     }
 
-    public func channelInactive(context: ChannelHandlerContext) {
+    func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
         context.fireChannelInactive()

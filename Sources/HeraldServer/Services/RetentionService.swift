@@ -9,10 +9,10 @@ import ServiceLifecycle
 /// `HERALD_RETENTION_INTERVAL_HOURS`. Any number of instances may run it; one at a time does
 /// the work (the store's advisory lock), the others find the lock taken and wait for their
 /// next turn.
-public struct RetentionService: Service {
+struct RetentionService: Service {
     public let retention: any RetentionStore
     public let policy: RetentionPolicy
-    public let firstRun: Duration
+    let firstRun: Duration
     public let interval: Duration
     public let batchSize: Int
     public let migrated: MigrationGate

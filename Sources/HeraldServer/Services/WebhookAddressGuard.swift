@@ -12,8 +12,8 @@ import Glibc
 /// link-local address (now, or after a DNS change) is never connected to. The address checked
 /// is the one connected to (`HTTPWebhookTransport` pins it), so a record that changes between
 /// the check and the connection changes nothing. Answers are kept 30 seconds.
-public final class WebhookAddressGuard: Sendable {
-    public enum Verdict: Equatable, Sendable {
+final class WebhookAddressGuard: Sendable {
+    enum Verdict: Equatable, Sendable {
         /// Connect to this address.
         case reach(String)
         case refused(String)
@@ -21,7 +21,7 @@ public final class WebhookAddressGuard: Sendable {
 
     public static let refusal =
         "refused: the host resolves to a loopback, private or link-local address (HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES allows it)"
-    public static let lifetime: TimeInterval = 30
+    static let lifetime: TimeInterval = 30
 
     private let cache = Mutex<[String: (verdict: Verdict, at: Date)]>([:])
     /// Look-ups block a thread for as long as DNS takes: threads of their own, so a slow
@@ -60,7 +60,7 @@ public final class WebhookAddressGuard: Sendable {
     }
 
     /// Every address `host` resolves to, as text.
-    public static func resolve(_ host: String) -> [String] {
+    static func resolve(_ host: String) -> [String] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Delivers the webhook outbox in `herald serve` (with the engine): any number of instances
 /// may run it, each claiming its own messages (docs/webhooks.md). It stops taking messages at
 /// shutdown and lets the attempts under way finish (each within `HERALD_WEBHOOK_TIMEOUT_MS`).
-public struct WebhookService: Service {
+struct WebhookService: Service {
     public let dispatcher: WebhookDispatcher
     public let transport: HTTPWebhookTransport
     public let migrated: MigrationGate
