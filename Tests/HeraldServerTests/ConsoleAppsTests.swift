@@ -95,6 +95,13 @@ import Testing
             #expect(try await admin.post(Self.path, [("intent", "activate"), ("credential", "x")]).status == .badRequest)
             #expect(try await admin.post(Self.path, [("intent", "explode")]).status == .badRequest)
             #expect(try await admin.postRaw(Self.path, body: "--x\r\nbroken").status == .forbidden)
+            // A body that is not the multipart it says, and one too large for a form: refused, not a 500.
+            let malformed = try await admin.postRaw(
+                Self.path, body: "--B\r\nContent-Disposition: form-data; name=\"intent\"\r\n\r\nadd", contentType: "multipart/form-data; boundary=B")
+            #expect(malformed.status == .badRequest && malformed.body.contains("could not be read"))
+            let huge = try await admin.postMultipart(
+                Self.path, [("intent", "add"), ("kind", "certificate")], files: [("p12", "big.p12", Array(repeating: 0x41, count: 300 * 1024))])
+            #expect(huge.status == .contentTooLarge)
             #expect(try await admin.get("/console/apps/com.example.none").status == .notFound)
             #expect(try await admin.post("/console/apps/com.example.none", [("intent", "retire")]).status == .notFound)
             #expect(try await harness.store.apps.credentials(appID: harness.app.id) == before)

@@ -64,8 +64,8 @@ struct ConsoleBrowser {
         return try await send(.post, path, body: body, contentType: "multipart/form-data; boundary=\(boundary)")
     }
 
-    mutating func postRaw(_ path: String, body: String) async throws -> Reply {
-        try await send(.post, path, body: body)
+    mutating func postRaw(_ path: String, body: String, contentType: String = "application/x-www-form-urlencoded") async throws -> Reply {
+        try await send(.post, path, body: ByteBuffer(string: body), contentType: contentType)
     }
 
     mutating func signIn(_ email: String, password: String = "correct horse battery") async throws -> Reply {
