@@ -21,9 +21,7 @@ public struct HeraldRequestContext: RemoteAddressRequestContext {
     /// few hundred bytes of strings per language. Imports stream their body and are not bound by this.
     public var maxUploadSize: Int { 64 * 1024 }
 
-    public var responseEncoder: JSONEncoder { Self.encoder }
-
-    static let encoder = CanonicalJSON.encoder()
+    public var responseEncoder: CanonicalResponseEncoder { CanonicalResponseEncoder() }
 
     /// The caller; only routes behind `APIKeyMiddleware` ask.
     func requirePrincipal() throws -> Principal {

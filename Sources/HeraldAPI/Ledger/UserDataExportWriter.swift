@@ -72,7 +72,7 @@ public struct UserDataExportWriter: Sendable {
     }
 
     private static func encode(_ value: some Encodable) throws -> Data {
-        try HeraldRequestContext.encoder.encode(value)
+        try CanonicalJSON.data(value)
     }
 
     private struct Header: Encodable {

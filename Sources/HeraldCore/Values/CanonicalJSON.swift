@@ -33,7 +33,7 @@ public enum CanonicalJSON {
     }
 
     public static func data(_ value: some Encodable, pretty: Bool = false) throws -> Data {
-        try (pretty ? prettyEncoder : compactEncoder).encode(value)
+        pretty ? try prettyEncoder.encode(value) : Data(try CompactJSONEncoder().encode(value))
     }
 
     public static func text(_ value: some Encodable, pretty: Bool = false) throws -> String {
@@ -45,7 +45,6 @@ public enum CanonicalJSON {
     }
 
     /// Configured once and shared: an encoder is safe to use from several threads.
-    private static let compactEncoder = encoder()
     private static let prettyEncoder = encoder(pretty: true)
-    private static let millisecondStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    static let millisecondStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }
