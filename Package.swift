@@ -93,7 +93,9 @@ let package = Package(
         .target(
             name: "HeraldTemplates",
             dependencies: ["HeraldCore", "APNSCore"],
-            swiftSettings: swiftSettings
+            exclude: ["Assets"],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedFiles"]
         ),
         // PostgreSQL: migrations and repositories.
         .target(

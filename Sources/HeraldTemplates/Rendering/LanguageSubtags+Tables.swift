@@ -1,6 +1,9 @@
 import HeraldCore
 
-/// CLDR's data as negotiation reads it (generated into `LanguageSubtags+CLDR.swift` by
+/// The data files in `Assets/`, compiled in by the EmbedFiles build plugin.
+enum EmbeddedAssets {}
+
+/// CLDR's data as negotiation reads it (`Assets/cldr-*.txt`, written by
 /// `ops/generate-language-subtags`; Linux's Foundation has no likely-subtags data, and explicit
 /// tables give the same result on every platform), and Herald's one rule on top of it.
 extension LanguageSubtags {
@@ -18,15 +21,15 @@ extension LanguageSubtags {
         var fallbackRegions: [String: Set<String>] = [:]
 
         init() {
-            for line in LanguageSubtags.cldrLanguageAliases.split(separator: "\n") {
+            for line in Self.rows(EmbeddedAssets.cldrLanguageAliasesTXT) {
                 let parts = line.split(separator: " ")
                 aliases[String(parts[0])] = String(parts[1])
             }
-            for line in LanguageSubtags.cldrLikelySubtags.split(separator: "\n") {
+            for line in Self.rows(EmbeddedAssets.cldrLikelySubtagsTXT) {
                 let parts = line.split(separator: " ")
                 likely[String(parts[0])] = (String(parts[1]), String(parts[2]))
             }
-            for line in LanguageSubtags.cldrParentLocales.split(separator: "\n") {
+            for line in Self.rows(EmbeddedAssets.cldrParentLocalesTXT) {
                 let parts = line.split(separator: " ")
                 let (child, parent) = (parts[0].split(separator: "-"), parts[1].split(separator: "-"))
                 guard child[0] == parent[0], child.count > 1, parent.count == child.count else {
@@ -41,6 +44,11 @@ extension LanguageSubtags {
             for (language, standIn) in LanguageSubtags.macroRegionStandIns {
                 fallbackRegions[language, default: []].insert(standIn.region)
             }
+        }
+
+        /// A data file's lines, without its `#` header and blank lines.
+        private static func rows(_ text: String) -> [Substring] {
+            text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         }
     }
 

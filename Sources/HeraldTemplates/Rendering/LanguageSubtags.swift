@@ -7,10 +7,16 @@ struct LanguageSubtags: Sendable, Equatable {
     /// Explicit or inferred; nil for a language the tables do not know and the tag does not say.
     var script: String?
     var region: String?
-    /// A locale of another language this one falls back to, per CLDR (`nb` → `no`).
-    var parentLanguageTag: String?
+    /// The locale of another language this one falls back to, per CLDR (`nb` → `no`), read once
+    /// here rather than at each comparison; empty for most languages (an array only so that the
+    /// value can hold one of its own type).
+    var parentLanguage: [LanguageSubtags] = []
 
     init(_ tag: LanguageTag) {
+        self.init(tag, withParent: true)
+    }
+
+    private init(_ tag: LanguageTag, withParent: Bool) {
         var language = ""
         var script: String?
         var region: String?
@@ -44,7 +50,10 @@ struct LanguageSubtags: Sendable, Equatable {
         self.region = region
         let written = script ?? Self.likelyScript(language: language, region: region)
         self.script = written
-        parentLanguageTag = Self.parentLanguageTag(language: language, script: written)
+        // CLDR's parents across languages are one step (nb → no, ht → fr-HT); their own are not read.
+        if withParent, let parent = Self.parentLanguageTag(language: language, script: written).flatMap({ LanguageTag($0) }) {
+            parentLanguage = [LanguageSubtags(parent, withParent: false)]
+        }
     }
 
     /// How well a `candidate` serves someone who reads `self`: lower is better, nil when it does
@@ -57,8 +66,8 @@ struct LanguageSubtags: Sendable, Equatable {
     /// this one falls back to (`nb` reads `no`).
     func rank(of candidate: LanguageSubtags) -> Int? {
         if let rank = sameLanguageRank(of: candidate) { return rank }
-        guard candidate.language != language, let parentLanguageTag, let tag = LanguageTag(parentLanguageTag) else { return nil }
-        return LanguageSubtags(tag).sameLanguageRank(of: candidate).map { Self.parentLanguageFirstRank + $0 }
+        guard candidate.language != language, let parent = parentLanguage.first else { return nil }
+        return parent.sameLanguageRank(of: candidate).map { Self.parentLanguageFirstRank + $0 }
     }
 
     static let noRegionRank = 10
