@@ -11,13 +11,14 @@ public struct LanguageTag: Hashable, Sendable, CustomStringConvertible {
     public static let maximumLength = 64
 
     public init?(_ text: some StringProtocol) {
-        guard !text.isEmpty, text.utf8.count <= Self.maximumLength,
-            text.utf8.allSatisfy({ $0 < 0x80 })
-        else { return nil }
-        let subtags = String(text).split(omittingEmptySubsequences: false) { $0 == "-" || $0 == "_" }
-            .map(String.init)
-        guard let normalized = Self.normalize(subtags) else { return nil }
-        self.value = normalized.joined(separator: "-")
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(16)
+        for byte in text.utf8 {
+            guard byte < 0x80, bytes.count < Self.maximumLength else { return nil }
+            bytes.append(byte)
+        }
+        guard !bytes.isEmpty, let normalized = Self.normalize(bytes) else { return nil }
+        self.value = String(decoding: normalized, as: UTF8.self)
     }
 
     /// The primary language subtag, e.g. `zh` for `zh-Hant-HK`.
@@ -30,38 +31,50 @@ public struct LanguageTag: Hashable, Sendable, CustomStringConvertible {
         static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }
 
-    private static func normalize(_ subtags: [String]) -> [String]? {
-        guard let first = subtags.first, first.count >= 2, first.count <= 8, first.count != 4,
-            first.allSatisfy(\.isLetter)
-        else { return nil }
-        var out = [first.lowercased()]
+    /// The tag's subtags (split at `-` and `_`, empty ones kept so they are refused), checked and
+    /// cased by their kind, joined with `-`. ASCII only: the caller has refused anything else.
+    private static func normalize(_ bytes: [UInt8]) -> [UInt8]? {
+        var subtags = [Range<Int>]()
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "_") {
+            subtags.append(start..<index)
+            start = index + 1
+        }
+        subtags.append(start..<bytes.count)
+        let first = subtags[0]
+        guard first.count >= 2, first.count <= 8, first.count != 4, bytes[first].allSatisfy(isLetter) else {
+            return nil
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count)
+        out.append(contentsOf: bytes[first].lazy.map(lower))
         var position = Position.extlang
         var extlangCount = 0
         var index = 1
         while index < subtags.count {
-            let subtag = subtags[index]
-            guard !subtag.isEmpty, subtag.count <= 8, subtag.allSatisfy({ $0.isLetter || $0.isNumber })
-            else { return nil }
+            let subtag = bytes[subtags[index]]
+            guard !subtag.isEmpty, subtag.count <= 8, subtag.allSatisfy({ isLetter($0) || isDigit($0) }) else {
+                return nil
+            }
             if subtag.count == 1 {
                 // Extensions and private use run to the end; each singleton needs subtags after it.
-                return normalizeExtensions(Array(subtags[index...])).map { out + $0 }
+                guard normalizeExtensions(subtags[index...].map { bytes[$0] }, into: &out) else { return nil }
+                return out
             }
-            if position <= .extlang, first.count <= 3, subtag.count == 3, subtag.allSatisfy(\.isLetter),
-                extlangCount < 3
-            {
-                out.append(subtag.lowercased())
+            out.append(UInt8(ascii: "-"))
+            let letters = subtag.allSatisfy(isLetter)
+            if position <= .extlang, first.count <= 3, subtag.count == 3, letters, extlangCount < 3 {
+                out.append(contentsOf: subtag.lazy.map(lower))
                 extlangCount += 1
-            } else if position <= .script, subtag.count == 4, subtag.allSatisfy(\.isLetter) {
-                out.append(subtag.prefix(1).uppercased() + subtag.dropFirst().lowercased())
+            } else if position <= .script, subtag.count == 4, letters {
+                out.append(upper(subtag[subtag.startIndex]))
+                out.append(contentsOf: subtag.dropFirst().lazy.map(lower))
                 position = .region
-            } else if position <= .region,
-                (subtag.count == 2 && subtag.allSatisfy(\.isLetter))
-                    || (subtag.count == 3 && subtag.allSatisfy(\.isNumber))
-            {
-                out.append(subtag.uppercased())
+            } else if position <= .region, (subtag.count == 2 && letters) || (subtag.count == 3 && subtag.allSatisfy(isDigit)) {
+                out.append(contentsOf: subtag.lazy.map(upper))
                 position = .variant
-            } else if (subtag.count >= 5) || (subtag.count == 4 && subtag.first!.isNumber) {
-                out.append(subtag.lowercased())
+            } else if subtag.count >= 5 || (subtag.count == 4 && isDigit(subtag[subtag.startIndex])) {
+                out.append(contentsOf: subtag.lazy.map(lower))
                 position = .variant
             } else {
                 return nil
@@ -71,26 +84,34 @@ public struct LanguageTag: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
-    private static func normalizeExtensions(_ subtags: [String]) -> [String]? {
-        var out = [String]()
+    /// Appends `-singleton-subtag…` groups, lowercased; false when one is malformed.
+    private static func normalizeExtensions(_ subtags: [ArraySlice<UInt8>], into out: inout [UInt8]) -> Bool {
         var index = 0
         while index < subtags.count {
-            let singleton = subtags[index].lowercased()
-            guard singleton.count == 1 else { return nil }
-            let isPrivateUse = singleton == "x"
+            guard subtags[index].count == 1 else { return false }
+            let singleton = lower(subtags[index][subtags[index].startIndex])
+            let isPrivateUse = singleton == UInt8(ascii: "x")
             let minimum = isPrivateUse ? 1 : 2
-            var body = [String]()
+            let bodyStart = index + 1
             index += 1
             while index < subtags.count, subtags[index].count > 1 || (isPrivateUse && !subtags[index].isEmpty) {
-                guard subtags[index].count >= minimum else { return nil }
-                body.append(subtags[index].lowercased())
+                guard subtags[index].count >= minimum else { return false }
                 index += 1
             }
-            guard !body.isEmpty else { return nil }
+            guard index > bodyStart else { return false }
+            out.append(UInt8(ascii: "-"))
             out.append(singleton)
-            out.append(contentsOf: body)
-            if isPrivateUse { return index == subtags.count ? out : nil }
+            for body in subtags[bodyStart..<index] {
+                out.append(UInt8(ascii: "-"))
+                out.append(contentsOf: body.lazy.map(lower))
+            }
+            if isPrivateUse { return index == subtags.count }
         }
-        return out
+        return true
     }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    private static func lower(_ byte: UInt8) -> UInt8 { isLetter(byte) ? byte | 0x20 : byte }
+    private static func upper(_ byte: UInt8) -> UInt8 { isLetter(byte) ? byte & ~0x20 : byte }
 }

@@ -95,10 +95,10 @@ extension PostgresCampaignWork {
                    NULLIF(retry_at, 'epoch')
             FROM input
             ON CONFLICT DO NOTHING
-            RETURNING outcome, reason, variant, language
+            RETURNING device_id
             """, logger: logger
-        ).collect().map { try $0.decode((String, String?, Int16?, String?).self) }
-        let tally = BatchTally(inserted.map { (outcome: $0.0, reason: $0.1, variant: $0.2, language: $0.3) })
+        ).collect().map { try $0.decode(Int64.self) }
+        let tally = BatchTally(Self.newRecords(records, inserted: inserted).map(Self.tallyRow))
         let variantColumns = BatchTally.columns(tally.byVariant)
         let languageColumns = BatchTally.columns(tally.byLanguage)
         let failureReasons = tally.failuresByReason.sorted { $0.key < $1.key }
@@ -153,6 +153,25 @@ extension PostgresCampaignWork {
             RETURNING \(tally.total)::bigint
             """, logger: logger)
         return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
+    }
+
+    /// The records whose rows the INSERT wrote, from the device IDs it returned: all of them
+    /// unless a device already had its outcome (a device's first outcome wins, and within one
+    /// batch its first record, as the INSERT reads them in order).
+    static func newRecords(_ records: [DeliveryRecord], inserted: [Int64]) -> [DeliveryRecord] {
+        guard inserted.count != records.count else { return records }
+        var remaining = Set(inserted)
+        return records.filter { remaining.remove($0.deviceID) != nil }
+    }
+
+    /// A record as the ledger stores it, for the counters: "" and no value alike are none.
+    static func tallyRow(_ record: DeliveryRecord) -> (outcome: String, reason: String?, variant: Int16?, language: String?) {
+        (
+            outcome: record.outcome.kind.rawValue,
+            reason: record.outcome.reason.flatMap { $0.isEmpty ? nil : $0 },
+            variant: record.variant.map { Int16(clamping: $0) },
+            language: record.language.map(\.value).flatMap { $0.isEmpty ? nil : $0 }
+        )
     }
 
     /// Locks the chunk's row under the lease token, inside the caller's transaction; throws

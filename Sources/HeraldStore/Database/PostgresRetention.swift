@@ -79,7 +79,7 @@ public struct PostgresRetention: RetentionStore {
         for (campaign, app) in campaigns where !dropped.contains(where: { $0.contains(campaign) }) {
             if dryRun {
                 result.deliveries += try await count(
-                    "SELECT count(*) FROM deliveries WHERE campaign_id = \(campaign)", on: connection)
+                    "SELECT count(*) FROM deliveries WHERE app_id = \(app) AND campaign_id = \(campaign)", on: connection)
             } else {
                 // A batch by the ledger's key, not by row address: a Citus cluster refuses a
                 // delete by ctid on a distributed table (docs/scaling.md). The IDs as an array
@@ -146,14 +146,17 @@ public struct PostgresRetention: RetentionStore {
         func expired(_ first: Int64, _ end: Int64) async throws -> Bool {
             let keeping = try await connection.query(
                 """
-                SELECT id FROM campaigns
+                SELECT id, app_id FROM campaigns
                 WHERE id >= \(first) AND id < \(end) AND deliveries_purged_at IS NULL
                   AND (finished_at IS NULL OR finished_at >= \(before))
                 """, logger: logger
-            ).collect().map { try $0.decode(Int64.self) }
-            for campaign in keeping {
+            ).collect().map { try $0.decode((Int64, Int64).self) }
+            // By the ledger's key (app, campaign): the campaign's rows are mostly accepted ones,
+            // which the outcome index leaves out (migration 0035).
+            for (campaign, app) in keeping {
                 let rows = try await connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE campaign_id = \(campaign))", logger: logger)
+                    "SELECT EXISTS (SELECT 1 FROM deliveries WHERE app_id = \(app) AND campaign_id = \(campaign))",
+                    logger: logger)
                 if try await rows.collect().first?.decode(Bool.self) == true { return false }
             }
             return true

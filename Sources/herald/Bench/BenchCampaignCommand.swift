@@ -197,6 +197,8 @@ struct BenchCampaignCommand: AsyncParsableCommand {
     }
 
     static func delete(_ app: App, store: Store) async throws {
+        // The ledger has no key to `campaigns` (migration 0035), so deleting the app leaves it.
+        try await store.client.query("DELETE FROM deliveries WHERE app_id = \(app.id)")
         try await store.client.query("DELETE FROM frequency_sends WHERE app_id = \(app.id)")
         try await store.client.query("DELETE FROM apps WHERE id = \(app.id)")
     }
