@@ -1,12 +1,12 @@
 -- The ledger is what a campaign writes most: a row per device. Two of the costs paid for each
--- row bought nothing a reader needs (docs/data-model.md, "The delivery ledger"; BENCHMARKS.md,
--- "The ledger, lighter"):
+-- row bought nothing a reader needs (docs/data-model.md, "Campaigns"; BENCHMARKS.md, "The
+-- ledger, lighter"):
 --
 -- * The foreign key to `campaigns` ran a lookup of the campaign, with a row lock, for every
---   inserted row: about a sixth of PostgreSQL's time in a campaign. Herald never deletes a
---   campaign (retention deletes a campaign's rows or drops a month of the ledger, and keeps the
---   campaign), and a row is written only by a worker holding one of the campaign's chunks, whose
---   own key to `campaigns` stays. Dropped.
+--   inserted row, inside the batch's INSERT. Herald never deletes a campaign (retention deletes
+--   a campaign's rows or drops a month of the ledger, and keeps the campaign), and a row is
+--   written only by a worker holding one of the campaign's chunks, whose own key to
+--   `campaigns` stays. Dropped.
 -- * The index that lists a campaign's rows by outcome and reason held every row, though the
 --   rows nearly every campaign has most of are accepted ones, which the ledger's key lists in
 --   the same order (a campaign's rows by device). It now holds the others only: failed,

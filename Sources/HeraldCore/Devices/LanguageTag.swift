@@ -95,7 +95,9 @@ public struct LanguageTag: Hashable, Sendable, CustomStringConvertible {
             let bodyStart = index + 1
             index += 1
             while index < subtags.count, subtags[index].count > 1 || (isPrivateUse && !subtags[index].isEmpty) {
-                guard subtags[index].count >= minimum else { return false }
+                guard subtags[index].count >= minimum, subtags[index].count <= 8,
+                    subtags[index].allSatisfy({ isLetter($0) || isDigit($0) })
+                else { return false }
                 index += 1
             }
             guard index > bodyStart else { return false }
