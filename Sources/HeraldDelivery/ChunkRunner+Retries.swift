@@ -15,7 +15,7 @@ extension ChunkRunner {
     }
 
     func retryDeferred(lost: Signal, inFlight: InFlightBatch) async throws -> Ending {
-        guard configuration.deferredAttempts > 1 else { return .completed }
+        guard configuration.deferredAttempts > 1, try await work.hasDeferred(lease) else { return .completed }
         var renderers = plan.messages.map { TemplateRenderer(template: $0.template, options: $0.options) }
         var resolved = [APNSEnvironment: any NotificationSender]()
         var reported = Set<String>()

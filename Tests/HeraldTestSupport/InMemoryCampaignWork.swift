@@ -78,6 +78,10 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
         }
     }
 
+    public func hasDeferred(_ lease: ChunkLease) async throws -> Bool {
+        state.withLock { state in state.records.values.contains { $0.outcome == .deferred } }
+    }
+
     public func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws -> [(device: Device, attempts: Int)] {
         state.withLock { state in
             let due = state.devices.filter { device in

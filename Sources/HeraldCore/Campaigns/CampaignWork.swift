@@ -50,6 +50,9 @@ public protocol CampaignWorkQueue: Sendable {
     /// every worker of every instance; returns how long to wait before sending them (zero when
     /// their slot has started).
     func bookRate(campaignID: Int64, count: Int, rate: Int) async throws -> Duration
+    /// Whether any of the chunk's devices is `deferred` (answered 429, final or waiting for a
+    /// retry); nearly always false, and then the chunk's retry phase reads nothing more.
+    func hasDeferred(_ lease: ChunkLease) async throws -> Bool
     /// The chunk's devices whose `deferred` row is due to be tried again by `now`, in ID order,
     /// with the attempts made so far.
     func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws -> [(device: Device, attempts: Int)]

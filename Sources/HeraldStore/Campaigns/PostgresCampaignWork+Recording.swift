@@ -164,14 +164,9 @@ extension PostgresCampaignWork {
         return records.filter { remaining.remove($0.deviceID) != nil }
     }
 
-    /// A record as the ledger stores it, for the counters: "" and no value alike are none.
+    /// A record as the counters read it (the tally files no reason and no language under "").
     static func tallyRow(_ record: DeliveryRecord) -> (outcome: String, reason: String?, variant: Int16?, language: String?) {
-        (
-            outcome: record.outcome.kind.rawValue,
-            reason: record.outcome.reason.flatMap { $0.isEmpty ? nil : $0 },
-            variant: record.variant.map { Int16(clamping: $0) },
-            language: record.language.map(\.value).flatMap { $0.isEmpty ? nil : $0 }
-        )
+        (record.outcome.kind.rawValue, record.outcome.reason, record.variant.map { Int16(clamping: $0) }, record.language?.value)
     }
 
     /// Locks the chunk's row under the lease token, inside the caller's transaction; throws

@@ -11,7 +11,6 @@ extension PostgresCampaignWork {
         -> [(device: Device, attempts: Int)]
     {
         try await DatabaseMetrics.measure("work.retryableDevices") {
-            guard try await Self.hasDeferred(lease, client: client, logger: logger) else { return [] }
             let part = try await lease.partCondition("l", client: client, logger: logger)
             // A start campaign's devices are sent to their start token of its type (while they hold one).
             let token = lease.startTokenType == nil ? "token" : "start_token"
@@ -45,7 +44,6 @@ extension PostgresCampaignWork {
 
     public func nextRetry(_ lease: ChunkLease) async throws -> Date? {
         try await DatabaseMetrics.measure("work.nextRetry") {
-            guard try await Self.hasDeferred(lease, client: client, logger: logger) else { return nil }
             let part = try await lease.partCondition("l", client: client, logger: logger)
             // A device pruned or invalidated since its 429 will not be tried again: its row is final.
             // The start-token test is written only for a start campaign: on a Citus cluster a
@@ -87,18 +85,19 @@ extension PostgresCampaignWork {
         }
     }
 
-    /// Whether the chunk has deferred devices at all, from its counter (which moves with the
-    /// ledger, in the same transactions): nearly every chunk has none, and then its ledger is
-    /// not read. Read from the ledger, "none due" cost a tenth of a second a statement on a
-    /// million-device campaign whose rows the planner had not yet counted: it walked the part's
-    /// rows by the key instead of the small retry index.
-    static func hasDeferred(_ lease: ChunkLease, client: PostgresClient, logger: Logger) async throws -> Bool {
-        let rows = try await client.query(
-            """
-            SELECT deferred > 0 FROM campaign_chunks
-            WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-            """, logger: logger)
-        return try await rows.collect().first?.decode(Bool.self) ?? false
+    /// From the chunk's counter, which moves with the ledger in the same transactions. Read from
+    /// the ledger, "none due" cost a tenth of a second a statement on a million-device campaign
+    /// whose rows the planner had not yet counted: it walked the part's rows by the key instead
+    /// of the small retry index.
+    public func hasDeferred(_ lease: ChunkLease) async throws -> Bool {
+        try await DatabaseMetrics.measure("work.hasDeferred") {
+            let rows = try await client.query(
+                """
+                SELECT deferred > 0 FROM campaign_chunks
+                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                """, logger: logger)
+            return try await rows.collect().first?.decode(Bool.self) ?? false
+        }
     }
 
     public func recordRetries(
