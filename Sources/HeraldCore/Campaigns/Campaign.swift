@@ -44,6 +44,9 @@ public struct Campaign: Sendable, Equatable {
     public var finishedAt: Date?
     /// The recurring campaign this is a run of, and its run number.
     public var series: SeriesLink?
+    /// What makes the campaign's apns-ids, under its app's key; nil for a campaign created
+    /// before Herald enciphered them (migration 0036), which keeps its UUIDv5 ids.
+    public var apnsIDCipher: APNSIDCipher?
 
     public struct SeriesLink: Sendable, Equatable {
         public var id: UUID
@@ -103,10 +106,13 @@ public struct Campaign: Sendable, Equatable {
             finishedAt: finishedAt, quietHours: quietHours)
     }
 
-    /// The apns-id of this campaign's notification to a device: UUIDv5 of the campaign's public
-    /// ID and the device ID in decimal. A resend after a crash carries the same ID (docs/rules.md rule 2).
+    /// The apns-id of this campaign's notification to a device: the campaign's and the device's
+    /// IDs enciphered (``APNSIDCipher``), or, for a campaign without a cipher, UUIDv5 of the
+    /// campaign's public ID and the device ID in decimal. A resend after a crash carries the
+    /// same ID (docs/rules.md rule 2).
     public func apnsID(forDevice deviceID: Int64) -> UUID {
-        UUID.version5(namespace: publicID, name: String(deviceID))
+        apnsIDCipher?.apnsID(campaignID: id, deviceID: deviceID)
+            ?? UUID.version5(namespace: publicID, name: String(deviceID))
     }
 
     /// The `apns-collapse-id` every notification of the campaign carries: the campaign's own,

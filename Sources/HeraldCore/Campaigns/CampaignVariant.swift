@@ -63,8 +63,9 @@ public struct CampaignVariant: Codable, Sendable, Hashable {
 }
 
 /// How a campaign splits its audience: a holdout share first, then the variants by weight.
-/// A device's place is a pure function of its apns-id (UUIDv5 of campaign and device, so the
-/// same after a crash and on every instance): the first 48 bits, read as a number in
+/// A device's place is a pure function of its apns-id (campaign and device enciphered, or
+/// UUIDv5 of them for a campaign from before migration 0036; so the same after a crash and on
+/// every instance): the first 48 bits, read as a number in
 /// [0, 2⁴⁸), fall in the holdout's slice or in one variant's.
 public struct AudienceSplit: Sendable, Hashable {
     public static let maximumVariants = 5

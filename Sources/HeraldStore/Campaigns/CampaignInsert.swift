@@ -15,8 +15,11 @@ enum CampaignInsert {
         // The first campaign of a month starts a new block of IDs, a new partition of the
         // ledger (migration 0030, docs/scaling.md "The ledger by month").
         _ = try await connection.query("SELECT herald_roll_ledger()", logger: logger).collect()
-        var sql = SQLBuilder("INSERT INTO campaigns (app_id, series_id, series_run, \(columns.names)) VALUES (")
+        let key = try await apnsIDKey(appID: draft.appID, on: connection, logger: logger)
+        var sql = SQLBuilder("INSERT INTO campaigns (app_id, apns_id_key, series_id, series_run, \(columns.names)) VALUES (")
         sql.bind(draft.appID)
+        sql.append(", ")
+        sql.bind(key.map { ByteBuffer(bytes: $0) })
         sql.append(", ")
         sql.bind(series?.id)
         sql.append(", ")
@@ -30,5 +33,17 @@ enum CampaignInsert {
         _ = try await SavedSegmentResolver.resolve(draft.audience, appID: draft.appID, connection: connection, logger: logger)
         try await CampaignLifecycle.checkTemplateOwners(campaignID: id, on: connection, logger: logger)
         return id
+    }
+
+    /// The app's apns-id key, made now if it has none (migration 0036); nil when the app does
+    /// not exist, which the insert then refuses by its foreign key. Two creators racing: the
+    /// second's UPDATE waits for the first's row and then finds the key set.
+    static func apnsIDKey(appID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [UInt8]? {
+        let fresh = ByteBuffer(bytes: APNSIDCipher.newKey())
+        _ = try await connection.query(
+            "UPDATE apps SET apns_id_key = \(fresh) WHERE id = \(appID) AND apns_id_key IS NULL", logger: logger
+        ).collect()
+        let rows = try await connection.query("SELECT apns_id_key FROM apps WHERE id = \(appID)", logger: logger).collect()
+        return try rows.first?.decode(ByteBuffer?.self).map { Array(buffer: $0) }
     }
 }

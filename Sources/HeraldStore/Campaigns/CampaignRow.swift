@@ -13,7 +13,7 @@ enum CampaignRow {
                c.variants::text, c.holdout_basis_points, c.attribution_window_seconds, k.held_out, v.counts,
                c.local_delivery::text, c.quiet_hours_mode, c.quiet_hours_start, c.quiet_hours_end, z.zones,
                c.frequency_caps::text,
-               (SELECT public_id FROM campaign_series WHERE id = c.series_id), c.series_run
+               (SELECT public_id FROM campaign_series WHERE id = c.series_id), c.series_run, c.apns_id_key
         FROM campaigns c
         CROSS JOIN LATERAL (
             SELECT coalesce(sum(accepted), 0)::bigint AS accepted, coalesce(sum(failed), 0)::bigint AS failed,
@@ -127,6 +127,7 @@ enum CampaignRow {
         if let series = try cells[39].decode(UUID?.self), let run = try cells[40].decode(Int32?.self) {
             campaign.series = Campaign.SeriesLink(id: series, run: Int(run))
         }
+        campaign.apnsIDCipher = try cells[41].decode(ByteBuffer?.self).flatMap { APNSIDCipher(key: Array(buffer: $0)) }
         return campaign
     }
 
