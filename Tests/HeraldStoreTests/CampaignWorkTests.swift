@@ -136,12 +136,21 @@ import Testing
                 DeliveryRecord(deviceID: devices[0].id, outcome: .failed(status: 500, reason: "InternalServerError"), bucket: devices[0].bucket)
             ]
             #expect(try await f.work.recordBatch(lease, records: changed, invalidations: [], cursor: 10).recorded == 0)
+            // A recorded device beside a new one: the new one's row is written and counted, the
+            // other keeps its first outcome (the plain INSERT fails, the batch goes in again
+            // skipping the row that is there).
+            let mixed = [
+                DeliveryRecord(deviceID: devices[0].id, outcome: .failed(status: 500, reason: "InternalServerError"), bucket: devices[0].bucket),
+                DeliveryRecord(deviceID: devices[4].id, outcome: .accepted, language: LanguageTag("en"), bucket: devices[4].bucket),
+            ]
+            #expect(try await f.work.recordBatch(lease, records: mixed, invalidations: [], cursor: 10).recorded == 1)
 
             let counters = try #require(try await f.campaigns.get(id: campaign.id)).counters
-            #expect(counters.accepted == 1 && counters.failed == 1 && counters.skipped == 1 && counters.deferred == 1)
+            #expect(counters.accepted == 2 && counters.failed == 1 && counters.skipped == 1 && counters.deferred == 1)
             #expect(counters.failedByReason == ["BadDeviceToken": 1] && counters.invalidated == 1)
-            #expect(counters.pending == 26 && counters.addsUp)
-            #expect(try await f.count("SELECT count(*) FROM deliveries") == 4)
+            #expect(counters.pending == 25 && counters.addsUp)
+            #expect(try await f.count("SELECT count(*) FROM deliveries") == 5)
+            #expect(try await f.count("SELECT count(*) FROM deliveries WHERE outcome = 'accepted'") == 2)
         }
     }
 

@@ -21,42 +21,80 @@ extension PostgresCampaignWork {
     /// One transaction: the chunk's row is locked under the lease token (or nothing is
     /// written), invalidations applied, outcomes inserted (a device's first outcome wins) and
     /// counted as inserted, and the cursor advanced. Never the cursor without the outcomes.
+    ///
+    /// The ledger rows go in with a plain INSERT first: a batch's devices lie past its chunk's
+    /// cursor, so none has its row yet, and `ON CONFLICT`'s check of every row's key before
+    /// inserting it was a tenth of PostgreSQL's work in a campaign. When a device has its row
+    /// after all (a device read by two zones' chunks after it moved zone, a batch recorded
+    /// twice), the unique key refuses the INSERT, the transaction rolls back whole, and the
+    /// batch is recorded again with `ON CONFLICT DO NOTHING`: the device's first outcome wins.
     public func recordBatch(
         _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64
     ) async throws -> BatchReceipt {
         let receipt = try await DatabaseMetrics.measure("work.recordBatch") {
-            try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
-                try await Self.lockChunk(lease, on: connection, logger: logger)
-                // Rows of several parts: the ledger insert (and the invalidations) reach several
-                // shards, and on Citus the counters that follow must then share one connection per
-                // node. A chunk inside one part (the usual one) needs nothing.
-                let partWidth = DeviceBucket.partWidth
-                if lease.partBucket == nil || Set(records.compactMap { $0.bucket.map { $0 / partWidth } }).count > 1 {
-                    try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
-                }
-                let invalidated: Int
-                if let type = lease.startTokenType {
-                    // A start campaign sent to start tokens: those are what a token error drops.
-                    invalidated = try await DeviceInvalidator.dropStartTokens(
-                        invalidations, attributesType: type, appID: lease.appID, on: connection, logger: logger)
-                    try await LiveActivityStarts.record(
-                        campaignID: lease.campaignID, appID: lease.appID,
-                        accepted: records.filter { $0.outcome == .accepted }.map(\.deviceID), on: connection, logger: logger)
-                } else {
-                    invalidated = try await DeviceInvalidator.apply(
-                        invalidations, appID: lease.appID,
-                        part: try await Self.partLabel(of: invalidations, in: records, client: client, logger: logger),
-                        on: connection, logger: logger
-                    ).count
-                }
-                let recorded = try await Self.insert(
-                    records, lease: lease, invalidated: invalidated, cursor: cursor, on: connection, logger: logger)
-                return BatchReceipt(recorded: recorded, invalidated: invalidated)
+            do {
+                return try await record(lease, records: records, invalidations: invalidations, cursor: cursor, conflicts: .refuse)
+            } catch  where Self.isLedgerConflict(error) {
+                DatabaseMetrics.ledgerConflict()
+                return try await record(lease, records: records, invalidations: invalidations, cursor: cursor, conflicts: .skip)
             }
         }
         DatabaseMetrics.recorded(records)
         DatabaseMetrics.invalidated(receipt.invalidated, source: "campaign")
         return receipt
+    }
+
+    /// What the ledger INSERT does with a device that has its row already.
+    enum LedgerConflicts {
+        /// Fail (the unique key's own check, no extra probe).
+        case refuse
+        /// Keep the row there (`ON CONFLICT DO NOTHING`).
+        case skip
+    }
+
+    /// A unique violation on the ledger (any of its partitions; on a Citus cluster, any of their
+    /// shards, whose error a worker relays with the constraint's name in its message only).
+    static func isLedgerConflict(_ error: any Error) -> Bool {
+        guard let server = PostgresErrors.serverError(error)?.serverInfo,
+            server[.sqlState] == PostgresError.Code.uniqueViolation.raw
+        else { return false }
+        if let table = server[.tableName] { return table.hasPrefix("deliveries") }
+        return server[.message]?.contains("constraint \"deliveries_") == true
+    }
+
+    private func record(
+        _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64,
+        conflicts: LedgerConflicts
+    ) async throws -> BatchReceipt {
+        try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
+            try await Self.lockChunk(lease, on: connection, logger: logger)
+            // Rows of several parts: the ledger insert (and the invalidations) reach several
+            // shards, and on Citus the counters that follow must then share one connection per
+            // node. A chunk inside one part (the usual one) needs nothing.
+            let partWidth = DeviceBucket.partWidth
+            if lease.partBucket == nil || Set(records.compactMap { $0.bucket.map { $0 / partWidth } }).count > 1 {
+                try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
+            }
+            let invalidated: Int
+            if let type = lease.startTokenType {
+                // A start campaign sent to start tokens: those are what a token error drops.
+                invalidated = try await DeviceInvalidator.dropStartTokens(
+                    invalidations, attributesType: type, appID: lease.appID, on: connection, logger: logger)
+                try await LiveActivityStarts.record(
+                    campaignID: lease.campaignID, appID: lease.appID,
+                    accepted: records.filter { $0.outcome == .accepted }.map(\.deviceID), on: connection, logger: logger)
+            } else {
+                invalidated = try await DeviceInvalidator.apply(
+                    invalidations, appID: lease.appID,
+                    part: try await Self.partLabel(of: invalidations, in: records, client: client, logger: logger),
+                    on: connection, logger: logger
+                ).count
+            }
+            let recorded = try await Self.insert(
+                records, lease: lease, invalidated: invalidated, cursor: cursor, conflicts: conflicts, on: connection,
+                logger: logger)
+            return BatchReceipt(recorded: recorded, invalidated: invalidated)
+        }
     }
 
     /// Inserts the outcomes, then adds what was inserted to the chunk's counters and advances its
@@ -67,7 +105,7 @@ extension PostgresCampaignWork {
     /// worker would stop every batch of every part (docs/scaling.md, "When a worker stops").
     /// The INSERT alone writes to its rows' shards only.
     static func insert(
-        _ records: [DeliveryRecord], lease: ChunkLease, invalidated: Int, cursor: Int64,
+        _ records: [DeliveryRecord], lease: ChunkLease, invalidated: Int, cursor: Int64, conflicts: LedgerConflicts,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> Int {
         // Arrays cannot hold NULL here: 0, "" and the nil UUID stand for "none".
@@ -94,7 +132,7 @@ extension PostgresCampaignWork {
                    NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1),
                    NULLIF(retry_at, 'epoch')
             FROM input
-            ON CONFLICT DO NOTHING
+            \(unescaped: conflicts == .skip ? "ON CONFLICT DO NOTHING" : "")
             RETURNING device_id
             """, logger: logger
         ).collect().map { try $0.decode(Int64.self) }

@@ -43,4 +43,10 @@ public enum DatabaseMetrics {
             Counter(label: "herald_campaign_outcomes", dimensions: [("outcome", outcome)]).increment(by: count)
         }
     }
+
+    /// A batch whose plain ledger INSERT met a device that had its row, recorded again with
+    /// `ON CONFLICT DO NOTHING` (PostgresCampaignWork.recordBatch).
+    static func ledgerConflict() {
+        Counter(label: "herald_ledger_conflicts").increment()
+    }
 }
