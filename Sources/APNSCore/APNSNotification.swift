@@ -17,7 +17,7 @@ public struct APNSNotification: Hashable, Sendable {
     public var expiration: APNSExpiration?
     /// `apns-collapse-id`; `nil` omits the header.
     public var collapseID: String?
-    /// `apns-id`. Campaigns use a UUIDv5 of campaign and device, so a resend after a crash
+    /// `apns-id`. A campaign's names its campaign and device, so a resend after a crash
     /// carries the same ID (docs/rules.md rule 2).
     public var apnsID: UUID
     /// The body. A notification made from encoded bytes decodes them here (tests, previews);

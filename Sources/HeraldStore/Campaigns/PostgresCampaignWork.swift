@@ -117,7 +117,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             let events = try await EventLookup.choose(appID: lease.appID, segments: filter.segmentParts, client: client, logger: logger)
             let sql = try Self.chunkRead(lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "SELECT ")
             let rows = try await client.query(sql.query, logger: logger)
-            return try await rows.collect().map(DeviceRow.decode)
+            var languages = DeviceRow.LanguageCache()
+            return try await rows.collect().map { try DeviceRow.decode($0, languages: &languages) }
         }
     }
 

@@ -18,6 +18,15 @@ enum DeviceRow {
         """
 
     static func decode(_ row: PostgresRow) throws -> Device {
+        var languages = LanguageCache()
+        return try decode(row, languages: &languages)
+    }
+
+    /// The row's device, its languages parsed through `languages`: a page of devices holds few
+    /// distinct language tags, and each is parsed once. (The cells are read through a
+    /// random-access view: postgres-nio's decode of a 19-column tuple, generic over a parameter
+    /// pack, is not specialised across modules and took three times as long.)
+    static func decode(_ row: PostgresRow, languages: inout LanguageCache) throws -> Device {
         let cells = row.makeRandomAccess()
         let token = try DeviceToken(bytes: Array(buffer: try cells[1].decode(ByteBuffer.self)))
         let status = try cells[4].decode(String.self)
@@ -29,7 +38,7 @@ enum DeviceRow {
             id: try cells[0].decode(Int64.self),
             token: token,
             environment: try StoreError.decode(try cells[2].decode(String.self), as: APNSEnvironment.self, column: "devices.environment"),
-            languages: try cells[3].decode([String].self).compactMap(LanguageTag.init),
+            languages: try cells[3].decode([String].self).compactMap { languages.tag($0) },
             authorization: AuthorizationSettings(
                 status: try StoreError.decode(status, as: AuthorizationSettings.Status.self, column: "devices.authorization_status"),
                 alert: try cells[5].decode(Bool.self),
@@ -47,5 +56,18 @@ enum DeviceRow {
             invalidationReason: try cells[17].decode(String?.self),
             // APNs's milliseconds as the integer it sent (`APNSTimestamp`), not a Date.
             apnsUnregisteredAt: try cells[18].decode(Int64?.self).map(APNSTimestamp.init(milliseconds:)))
+    }
+
+    /// Devices' language tags, each text parsed once (at most `capacity` texts remembered).
+    struct LanguageCache {
+        private var tags = [String: LanguageTag?]()
+        private let capacity = 512
+
+        mutating func tag(_ text: String) -> LanguageTag? {
+            if let known = tags[text] { return known }
+            let tag = LanguageTag(text)
+            if tags.count < capacity { tags[text] = tag }
+            return tag
+        }
     }
 }
