@@ -20,7 +20,7 @@ public struct Campaign: Sendable, Equatable {
 
     /// Herald's internal identifier.
     public var id: Int64
-    /// What URLs show, and the namespace of the campaign's apns-ids.
+    /// What URLs show (and the namespace of a campaign's apns-ids from before migration 0036).
     public var publicID: UUID
     /// The campaign's fields as its author gave them (with its audience as the store read it:
     /// a Live Activity start's token type, a started campaign's segment time).
