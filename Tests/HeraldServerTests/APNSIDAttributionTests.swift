@@ -41,7 +41,7 @@ import Testing
             _ = try #require(try await h.store.campaigns.transition(id: older.id, event: .schedule, actor: "test"))
             let newer = try await h.scheduledCampaign()
 
-            // The app got its key with its first campaign; the newer campaign carries it.
+            // The app has had its key since it was added; the newer campaign carries it.
             let appKey = try #require(
                 try await client.query("SELECT apns_id_key FROM apps WHERE id = \(h.app.id)").collect().first?.decode(ByteBuffer?.self))
             let cipher = try #require(APNSIDCipher(key: Array(buffer: appKey)))

@@ -27,9 +27,9 @@ public struct PostgresAppRepository: AppRepository {
                     try await SealedSecrets.requireOpenable(with: vault, on: connection, logger: logger)
                     let rows = try await connection.query(
                         """
-                        INSERT INTO apps (bundle_id, team_id, default_environment, apns_endpoint, apns_ca_pem)
+                        INSERT INTO apps (bundle_id, team_id, default_environment, apns_endpoint, apns_ca_pem, apns_id_key)
                         VALUES (\(app.bundleID), \(app.teamID), \(app.defaultEnvironment.rawValue), \(app.apnsEndpoint),
-                                \(app.apnsCAPEM))
+                                \(app.apnsCAPEM), \(ByteBuffer(bytes: APNSIDCipher.newKey())))
                         RETURNING id
                         """, logger: logger)
                     guard let appID = try await rows.collect().first?.decode(Int64.self) else { throw StoreError.missingRow }

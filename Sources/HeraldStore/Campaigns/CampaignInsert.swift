@@ -35,14 +35,12 @@ enum CampaignInsert {
         return id
     }
 
-    /// The app's apns-id key, made now if it has none (migration 0036); nil when the app does
-    /// not exist, which the insert then refuses by its foreign key. Two creators racing: the
-    /// second's UPDATE waits for the first's row and then finds the key set.
+    /// The app's apns-id key (made with the app, or by migration 0036 for an app from before);
+    /// nil for an app without one, whose campaigns keep UUIDv5 ids, or that does not exist,
+    /// which the insert then refuses by its foreign key. Only read here: making the key in this
+    /// transaction (an UPDATE of `apps`, a reference table on a Citus cluster, written on every
+    /// node) once left a campaign's creation waiting for minutes on a cluster.
     static func apnsIDKey(appID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [UInt8]? {
-        let fresh = ByteBuffer(bytes: APNSIDCipher.newKey())
-        _ = try await connection.query(
-            "UPDATE apps SET apns_id_key = \(fresh) WHERE id = \(appID) AND apns_id_key IS NULL", logger: logger
-        ).collect()
         let rows = try await connection.query("SELECT apns_id_key FROM apps WHERE id = \(appID)", logger: logger).collect()
         return try rows.first?.decode(ByteBuffer?.self).map { Array(buffer: $0) }
     }
