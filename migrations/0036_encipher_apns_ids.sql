@@ -15,8 +15,13 @@
 --   sent.
 -- * The hash index leaves out version 8 UUIDs (the 15th character of the text form is the
 --   version). Rebuilding it reads the ledger once.
-ALTER TABLE apps ADD COLUMN apns_id_key bytea CHECK (octet_length(apns_id_key) = 16);
-ALTER TABLE campaigns ADD COLUMN apns_id_key bytea CHECK (octet_length(apns_id_key) = 16);
+--
+-- Each column and its check are two statements: a Citus cluster refuses ADD COLUMN with a
+-- constraint on a reference table.
+ALTER TABLE apps ADD COLUMN apns_id_key bytea;
+ALTER TABLE apps ADD CONSTRAINT apps_apns_id_key_check CHECK (octet_length(apns_id_key) = 16);
+ALTER TABLE campaigns ADD COLUMN apns_id_key bytea;
+ALTER TABLE campaigns ADD CONSTRAINT campaigns_apns_id_key_check CHECK (octet_length(apns_id_key) = 16);
 
 DO $$
 DECLARE

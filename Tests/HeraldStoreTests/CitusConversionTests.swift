@@ -91,6 +91,48 @@ struct CitusConversionTests {
         }
     }
 
+    /// A cluster converted before migration 0036 takes it and every later one: its columns and
+    /// checks on reference tables (a check in the same ADD COLUMN is refused on a cluster), one
+    /// key per app that existed, the same on every node, and the hash index rebuilt.
+    @Test func migration0036AndLaterApplyToAClusterConvertedBeforeThem() async throws {
+        try await CitusTestDatabase.with(migratedBefore: "0036") { url in
+            try await TestDatabase.withClient(url) { client in
+                let logger = TestDatabase.logger
+                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
+                let earlier = MigrationRunner(client: client, migrations: all.filter { $0.name < "0036" }, logger: logger)
+                let conversion = CitusConversion(client: client, logger: logger)
+                _ = try await conversion.convert(after: earlier)
+                #expect(try await conversion.isConverted())
+                _ = try await client.query(
+                    """
+                    INSERT INTO apps (bundle_id, team_id, default_environment)
+                    VALUES ('com.example.one', 'TEAM123456', 'production'), ('com.example.two', 'TEAM123456', 'production')
+                    """, logger: logger
+                ).collect()
+
+                let applied = try await MigrationRunner(client: client, migrations: all, logger: logger).migrate()
+                #expect(applied == all.filter { $0.name >= "0036" }.map(\.name))
+                let keys = try await client.query(
+                    "SELECT string_agg(encode(apns_id_key, 'hex'), ',' ORDER BY id) FROM apps", logger: logger
+                ).collect().first?.decode(String?.self)
+                let coordinator = try #require(keys ?? nil)
+                let parts = coordinator.split(separator: ",")
+                #expect(parts.count == 2 && parts.allSatisfy { $0.count == 32 } && parts[0] != parts[1])
+                let onWorkers = try await client.query(
+                    """
+                    SELECT result FROM run_command_on_workers(
+                        $$SELECT string_agg(encode(apns_id_key, 'hex'), ',' ORDER BY id) FROM apps$$)
+                    """, logger: logger
+                ).collect().map { try $0.decode(String.self) }
+                #expect(onWorkers.count == 2 && onWorkers.allSatisfy { $0 == coordinator }, "\(onWorkers) vs \(coordinator)")
+                let indexes = try await client.query(
+                    "SELECT indexdef FROM pg_indexes WHERE tablename LIKE 'deliveries%' AND indexdef LIKE '%USING hash%'", logger: logger
+                ).collect().map { try $0.decode(String.self) }
+                #expect(!indexes.isEmpty && indexes.allSatisfy { $0.contains("<> '8'::text") }, "\(indexes)")
+            }
+        }
+    }
+
     @Test func aWorkerThatCannotBeReachedStopsTheConversionBeforeAnythingChanges() async throws {
         try await CitusTestDatabase.with(converted: false) { url in
             try await TestDatabase.withClient(url) { client in

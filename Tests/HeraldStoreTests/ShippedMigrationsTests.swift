@@ -44,7 +44,7 @@ import Testing
         ("0033_add_ledger_parts.sql", "381e90efa50f269ebb68c3e53e6fe746a37e48c74fb52eaf62fb37f68273d453"),
         ("0034_count_rate_slots_in_seconds.sql", "8b3cafa979c6db15630a3fadedb4a9234b0bb84067068eb51b5d15940e542369"),
         ("0035_lighten_the_ledger.sql", "352bf9038bccccdf23bd7ccc01fd9ad5f33821f6c044bca132e4435d6c36d1ef"),
-        ("0036_encipher_apns_ids.sql", "bef0185ca95624b7baffbcb98a26c7e7761964b1c52c440d115b976b9ef43de7"),
+        ("0036_encipher_apns_ids.sql", "f3aeb591dc5617ece809b77f913a3421bc41716889c7d1554592c7c69a0ae973"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

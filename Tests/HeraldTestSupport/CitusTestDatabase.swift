@@ -39,6 +39,23 @@ public enum CitusTestDatabase {
         }
     }
 
+    /// Runs `body` on the cluster's database migrated up to, not including, `migration` (a
+    /// name's prefix, such as `0036`) and not distributed: a test converts it and then applies
+    /// the rest, as a user who moved to a cluster before that migration shipped does.
+    public static func with<Result>(migratedBefore migration: String, _ body: (String) async throws -> Result) async throws -> Result {
+        guard let url else { throw CitusTestError.noCluster }
+        await turns.acquire()
+        do {
+            try await reset(url, converted: false, before: migration)
+            let result = try await body(url)
+            await turns.release()
+            return result
+        } catch {
+            await turns.release()
+            throw error
+        }
+    }
+
     /// Runs `ops/citus` with `arguments` (to stop or start a worker), its output discarded.
     /// Spawned and waited for directly: Foundation's `Process` can miss the exit of a script
     /// that leaves a server running behind it. It is waited for on a thread of its own (``onOwnThread``): stopping or starting a
@@ -63,7 +80,7 @@ public enum CitusTestDatabase {
         guard status == 0 else { throw CitusTestError.opsFailed(arguments.joined(separator: " ")) }
     }
 
-    private static func reset(_ url: String, converted: Bool) async throws {
+    private static func reset(_ url: String, converted: Bool, before migration: String? = nil) async throws {
         try await TestDatabase.withClient(url) { client in
             // Herald's tables, sequences and functions, not the schema: Citus keeps views of
             // its own in it.
@@ -85,7 +102,7 @@ public enum CitusTestDatabase {
             for (kind, name) in objects {
                 try await client.query(PostgresQuery(unsafeSQL: "DROP \(kind) IF EXISTS \(name) CASCADE"))
             }
-            let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+            let migrations = try Migration.load(from: TestDatabase.migrationsDirectory).filter { migration == nil || $0.name < migration! }
             let runner = MigrationRunner(client: client, migrations: migrations, logger: TestDatabase.logger)
             try await runner.migrate()
             if converted {
