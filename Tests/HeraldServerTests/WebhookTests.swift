@@ -207,9 +207,13 @@ import Testing
                     }
                     let down = try #require(try await h.store.webhooks.endpoints(appID: h.app.id).first)
                     // Refused, as a closed port answers; on a machine too loaded to see the refusal
-                    // within the attempt's deadline, timed out: either way recorded, nothing lost.
+                    // within the attempt's deadline, timed out; or accepted and closed at once by
+                    // whatever still held the port (seen once in CI, with the suites of both
+                    // engines running side by side): whichever, recorded, and nothing lost.
                     #expect(
-                        down.pending == 3 && ["connection refused", "timed out"].contains(down.lastFailure?.error ?? ""),
+                        down.pending == 3
+                            && ["connection refused", "timed out", "the endpoint closed the connection"].contains(
+                                down.lastFailure?.error ?? ""),
                         "\(down)")
                     try await Task.sleep(for: .seconds(1))
                     try await receiver.start()
