@@ -25,17 +25,10 @@ public enum CitusTestDatabase {
     /// Runs `body` with the cluster's database, emptied and migrated, and distributed by
     /// `herald migrate`'s conversion unless `converted` is false.
     public static func with<Result>(converted: Bool = true, _ body: (String) async throws -> Result) async throws -> Result {
-        guard let url else { throw CitusTestError.noCluster }
-        await turns.acquire()
-        do {
+        try await inTurn { url in
             let empty = converted ? try await emptied(url) : false
             if !empty { try await reset(url, converted: converted) }
-            let result = try await body(url)
-            await turns.release()
-            return result
-        } catch {
-            await turns.release()
-            throw error
+            return try await body(url)
         }
     }
 
@@ -43,10 +36,17 @@ public enum CitusTestDatabase {
     /// name's prefix, such as `0036`) and not distributed: a test converts it and then applies
     /// the rest, as a user who moved to a cluster before that migration shipped does.
     public static func with<Result>(migratedBefore migration: String, _ body: (String) async throws -> Result) async throws -> Result {
+        try await inTurn { url in
+            try await reset(url, converted: false, before: migration)
+            return try await body(url)
+        }
+    }
+
+    /// Runs `body` with the cluster's URL while no other test uses the cluster.
+    private static func inTurn<Result>(_ body: (String) async throws -> Result) async throws -> Result {
         guard let url else { throw CitusTestError.noCluster }
         await turns.acquire()
         do {
-            try await reset(url, converted: false, before: migration)
             let result = try await body(url)
             await turns.release()
             return result
