@@ -80,11 +80,14 @@ public struct WebhookDispatcher: Sendable {
         await withTaskGroup(of: Finished?.self) { group in
             var run = RunState(concurrency: concurrency, perEndpoint: perEndpoint, prefetch: Self.prefetch)
             var ticking = false
-            // Deliveries are recorded together: when half the slots' worth have piled up, when
-            // nothing else is in flight, at each tick, and before returning.
+            // Deliveries are recorded together: before each claim (a claim's worth of them),
+            // when nothing else is in flight, at each tick, and before returning. Every
+            // statement costs PostgreSQL more than the rows it updates (BENCHMARKS.md, "Webhook
+            // delivery: claims per endpoint").
             var delivered = [WebhookDelivered]()
             while !stopping {
                 if run.wantsClaim {
+                    await record(&delivered)
                     let limit = run.claimLimit
                     let claimed = await claim(limit: limit, perEndpoint: perEndpoint * Self.prefetch, skipping: run.fullEndpoints)
                     run.claimed(claimed, asked: limit)
@@ -112,7 +115,7 @@ public struct WebhookDispatcher: Sendable {
                     ticking = false
                     run.ticked()
                 }
-                if delivered.count >= max(1, concurrency / 2) || run.inFlight == 0 || next == nil {
+                if delivered.count >= concurrency * Self.prefetch || run.inFlight == 0 || next == nil {
                     await record(&delivered)
                 }
             }
