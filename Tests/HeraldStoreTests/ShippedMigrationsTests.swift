@@ -45,7 +45,7 @@ import Testing
         ("0034_count_rate_slots_in_seconds.sql", "8b3cafa979c6db15630a3fadedb4a9234b0bb84067068eb51b5d15940e542369"),
         ("0035_lighten_the_ledger.sql", "352bf9038bccccdf23bd7ccc01fd9ad5f33821f6c044bca132e4435d6c36d1ef"),
         ("0036_encipher_apns_ids.sql", "f3aeb591dc5617ece809b77f913a3421bc41716889c7d1554592c7c69a0ae973"),
-        ("0037_claim_webhooks_per_endpoint.sql", "84d0f764138c799fccca02318809ea49c20265580e07e3ad0c1315c498c0073d"),
+        ("0037_claim_webhooks_per_endpoint.sql", "77034269ae04026765f109fa602da316779c1371c0b661beba8138af4f5d9910"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

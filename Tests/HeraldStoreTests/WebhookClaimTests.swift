@@ -95,13 +95,20 @@ import Testing
             try await Self.queue(f.client, endpoint: endpoint, count: 20)
             _ = try await f.client.query("ANALYZE webhook_messages").collect()
             try await Self.queue(f.client, endpoint: endpoint, count: 20_000, first: 20, secondsAgo: 300, spacing: 0.001)
-            let claim = PostgresWebhookStore.claimStatement(limit: 64, perEndpoint: 64, skipping: [], lease: .seconds(60))
-            let plan = try await f.client.query(PostgresQuery(unsafeSQL: "EXPLAIN " + claim.sql, binds: claim.binds)).collect()
-                .map { try $0.decode(String.self) }.joined(separator: "\n")
-            #expect(plan.contains("webhook_messages_endpoint_due_idx"), "\(plan)")
-            #expect(!plan.contains("Bitmap") && !plan.contains("Seq Scan on webhook_messages"), "\(plan)")
+            func plan(_ statement: PostgresQuery) async throws -> String {
+                try await f.client.query(PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds)).collect()
+                    .map { try $0.decode(String.self) }.joined(separator: "\n")
+            }
+            // The due messages from the head of the endpoint's index; the rows taken by their key.
+            let claim = try await plan(
+                PostgresWebhookStore.claimStatement(limit: 64, perEndpoint: 64, skipping: [], lease: .seconds(60)))
+            #expect(claim.components(separatedBy: "using webhook_messages_endpoint_due_idx").count == 2, "\(claim)")
+            #expect(claim.contains("using webhook_messages_pkey"), "\(claim)")
+            #expect(!claim.contains("Bitmap") && !claim.contains("Seq Scan on webhook_messages"), "\(claim)")
             let claimed = try await store.claim(limit: 64, perEndpoint: 64, skipping: [], lease: .seconds(60))
             #expect(claimed.map(Self.number).sorted() == Array(0..<64))
+            let delivered = try await plan(PostgresWebhookStore.deliveredStatement(ids: claimed.map(\.id), status: 204))
+            #expect(delivered.contains("webhook_messages_pkey") && !delivered.contains("endpoint_due_idx"), "\(delivered)")
         }
     }
 }

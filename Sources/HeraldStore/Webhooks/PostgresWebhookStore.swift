@@ -152,6 +152,10 @@ public struct PostgresWebhookStore: WebhookStore {
     /// (migration 0037). They are not locked while read (that would write a lock on each): the
     /// UPDATE locks the ones it takes and checks again that each is still due, so a row another
     /// instance claimed meanwhile (pushed past now) is skipped, never taken twice.
+    ///
+    /// Rows taken by ID say "still pending" as `finished_at IS NULL` (the same, by the table's
+    /// check), not `state = 'pending'`: with that, after a burst, the planner took the small
+    /// index of pending messages it believed in for a scan by ID, and walked all of it.
     static func claimStatement(limit: Int, perEndpoint: Int, skipping: [Int64], lease: Duration) -> PostgresQuery {
         """
         WITH picked AS (
@@ -168,7 +172,7 @@ public struct PostgresWebhookStore: WebhookStore {
             SET attempts = m.attempts + 1, last_attempt_at = now(),
                 next_attempt_at = now() + make_interval(secs => \(PostgresCampaignWork.seconds(lease)))
             FROM webhook_endpoints e
-            WHERE m.id = ANY (ARRAY(SELECT id FROM picked)) AND e.id = m.endpoint_id AND m.state = 'pending'
+            WHERE m.id = ANY (ARRAY(SELECT id FROM picked)) AND e.id = m.endpoint_id AND m.finished_at IS NULL
               AND m.next_attempt_at <= now()
             RETURNING m.id, m.endpoint_id, m.message_id, e.url, e.secret_sealed, m.type, m.attempts, m.occurred_at, m.data
         )
@@ -189,7 +193,7 @@ public struct PostgresWebhookStore: WebhookStore {
             _ = try await client.query(
                 """
                 UPDATE webhook_messages SET attempts = greatest(attempts - 1, 0), next_attempt_at = \(dueAt)
-                WHERE id = ANY (\(ids)::bigint[]) AND state = 'pending'
+                WHERE id = ANY (\(ids)::bigint[]) AND finished_at IS NULL
                 """, logger: logger
             ).collect()
         }
@@ -203,15 +207,17 @@ public struct PostgresWebhookStore: WebhookStore {
         let byStatus = Dictionary(grouping: delivered, by: { Int32(clamping: $0.status) })
         try await DatabaseMetrics.measure("webhooks.delivered") {
             for (status, group) in byStatus.sorted(by: { $0.key < $1.key }) {
-                let ids = group.map(\.id)
-                _ = try await client.query(
-                    """
-                    UPDATE webhook_messages SET state = 'delivered', finished_at = now(), last_status = \(status)
-                    WHERE id = ANY (\(ids)::bigint[]) AND state = 'pending'
-                    """, logger: logger
-                ).collect()
+                _ = try await client.query(Self.deliveredStatement(ids: group.map(\.id), status: status), logger: logger)
+                    .collect()
             }
         }
+    }
+
+    static func deliveredStatement(ids: [Int64], status: Int32) -> PostgresQuery {
+        """
+        UPDATE webhook_messages SET state = 'delivered', finished_at = now(), last_status = \(status)
+        WHERE id = ANY (\(ids)::bigint[]) AND finished_at IS NULL
+        """
     }
 
     public func recordFailure(_ delivery: WebhookDelivery, status: Int?, error: String, retryAt: Date?) async throws {
@@ -224,14 +230,14 @@ public struct PostgresWebhookStore: WebhookStore {
                         """
                         UPDATE webhook_messages
                         SET state = 'failed', finished_at = now(), last_status = \(status32), last_error = \(error)
-                        WHERE id = \(delivery.id) AND state = 'pending'
+                        WHERE id = \(delivery.id) AND finished_at IS NULL
                         """, logger: logger)
                     return
                 }
                 try await connection.query(
                     """
                     UPDATE webhook_messages SET next_attempt_at = \(retryAt), last_status = \(status32), last_error = \(error)
-                    WHERE id = \(delivery.id) AND state = 'pending'
+                    WHERE id = \(delivery.id) AND finished_at IS NULL
                     """, logger: logger)
                 // The endpoint is down or refusing: its other due messages wait for the retry
                 // too (their attempts are not spent), so one message probes it meanwhile.
