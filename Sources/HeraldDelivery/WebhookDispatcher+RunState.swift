@@ -17,6 +17,10 @@ extension WebhookDispatcher {
         private(set) var inFlight = 0
         /// The last claim came back short: the outbox has nothing more due until the next tick.
         private var dry = false
+        /// A claim is out: one at a time.
+        private(set) var isClaiming = false
+        /// Endpoints that failed, until their retry: what a claim brings for them goes back.
+        private var heldUntil = [Int64: Date]()
 
         init(concurrency: Int, perEndpoint: Int, prefetch: Int) {
             self.concurrency = concurrency
@@ -24,8 +28,9 @@ extension WebhookDispatcher {
             self.prefetch = prefetch
         }
 
-        /// Claim when fewer messages wait than there are slots, unless the outbox just ran dry.
-        var wantsClaim: Bool { !dry && queue.count < concurrency }
+        /// Claim when fewer messages wait than there are slots, unless a claim is out or the
+        /// outbox just ran dry.
+        var wantsClaim: Bool { !isClaiming && !dry && queue.count < concurrency }
 
         /// Enough to keep every slot busy for `prefetch` rounds.
         var claimLimit: Int { max(1, concurrency * prefetch - queue.count - inFlight) }
@@ -37,12 +42,26 @@ extension WebhookDispatcher {
                 .filter { queuedByEndpoint[$0, default: 0] + inFlightByEndpoint[$0, default: 0] >= cap }.sorted()
         }
 
-        mutating func claimed(_ deliveries: [WebhookDelivery], asked: Int) {
+        mutating func claimStarted() {
+            isClaiming = true
+        }
+
+        /// The claim came back: its messages wait for slots, except those of an endpoint held
+        /// since it failed, returned to be given back until the endpoint's retry.
+        @discardableResult
+        mutating func claimed(_ deliveries: [WebhookDelivery], asked: Int, now: Date = Date()) -> [(Date, [Int64])] {
+            isClaiming = false
             dry = deliveries.count < asked
+            var held = [Int64: [Int64]]()
             for delivery in deliveries {
+                if let until = heldUntil[delivery.endpointID], until > now {
+                    held[delivery.endpointID, default: []].append(delivery.id)
+                    continue
+                }
                 queue.append(delivery)
                 queuedByEndpoint[delivery.endpointID, default: 0] += 1
             }
+            return held.keys.sorted().map { (heldUntil[$0]!, held[$0]!) }
         }
 
         /// The oldest waiting message whose endpoint has a free slot, taken out and counted in
@@ -65,8 +84,16 @@ extension WebhookDispatcher {
         }
 
         /// The poll interval passed: the outbox may have something due again.
-        mutating func ticked() {
+        mutating func ticked(now: Date = Date()) {
             dry = false
+            heldUntil = heldUntil.filter { $0.value > now }
+        }
+
+        /// The endpoint failed and is tried again at `until`: its waiting messages are taken out
+        /// (to give back), and so will be what a claim out now brings for it.
+        mutating func hold(endpointID: Int64, until: Date) -> [Int64] {
+            heldUntil[endpointID] = until
+            return takeQueued(endpointID: endpointID)
         }
 
         /// Takes the endpoint's waiting messages out (to give them back).

@@ -31,6 +31,7 @@ public struct WebhookDispatcher: Sendable {
     public var backlogInterval: Duration
     public var logger: Logger
     private let draining = Signal()
+    private let wakeUps = WakeUps()
 
     public init(
         store: any WebhookStore, transport: any WebhookTransport, policy: WebhookRetryPolicy = .standard,
@@ -74,57 +75,107 @@ public struct WebhookDispatcher: Sendable {
     /// Runs until `drain()` (attempts under way finish, each within `timeout`, and are
     /// recorded; messages claimed but not started are given back) or until the task is
     /// cancelled (they are abandoned, and tried again after their lease).
+    ///
+    /// Claims and records run beside the attempts, never in their way: while a claim is out,
+    /// attempts that end free their slots for what is queued (BENCHMARKS.md, "Webhook
+    /// delivery: a client of Herald's own").
     public func run() async {
         let backlog = Task { await reportBacklog() }
-        defer { backlog.cancel() }
-        await withTaskGroup(of: Finished?.self) { group in
+        let listening = Task { await listen() }
+        defer {
+            backlog.cancel()
+            listening.cancel()
+        }
+        await withTaskGroup(of: Event.self) { group in
             var run = RunState(concurrency: concurrency, perEndpoint: perEndpoint, prefetch: Self.prefetch)
             var ticking = false
-            // Deliveries are recorded together: before each claim (a claim's worth of them),
-            // when nothing else is in flight, at each tick, and before returning. Every
-            // statement costs PostgreSQL more than the rows it updates (BENCHMARKS.md, "Webhook
-            // delivery: claims per endpoint").
+            // Deliveries are recorded together: with each claim (a claim's worth of them), when
+            // nothing else is in flight, at each tick, and before returning. Every statement
+            // costs PostgreSQL more than the rows it updates.
             var delivered = [WebhookDelivered]()
+            // Where the wake-ups stood when the last claim went out (one since then: messages
+            // were queued that it may not have seen), and when the last tick was handled.
+            var (claimSeen, tickSeen) = (wakeUps.current, wakeUps.current)
             while !stopping {
                 if run.wantsClaim {
-                    await record(&delivered)
-                    let limit = run.claimLimit
-                    let claimed = await claim(limit: limit, perEndpoint: perEndpoint * Self.prefetch, skipping: run.fullEndpoints)
-                    run.claimed(claimed, asked: limit)
+                    claimSeen = wakeUps.current
+                    tickSeen = claimSeen
+                    let (limit, skipping, recording) = (run.claimLimit, run.fullEndpoints, delivered)
+                    delivered.removeAll(keepingCapacity: true)
+                    run.claimStarted()
+                    group.addTask {
+                        await record(recording)
+                        return .claimed(await claim(limit: limit, perEndpoint: perEndpoint * Self.prefetch, skipping: skipping), asked: limit)
+                    }
                 }
                 while let delivery = run.nextToStart() {
-                    group.addTask { await attempt(delivery) }
+                    group.addTask { .finished(await attempt(delivery)) }
                 }
                 if !ticking {
                     ticking = true
-                    group.addTask {
-                        try? await Task.sleep(for: pollInterval)
-                        return nil
+                    group.addTask { [tickSeen] in
+                        // The poll interval, or less when messages are queued (NOTIFY).
+                        await wakeUps.pause(for: pollInterval, since: tickSeen) { draining.isSet }
+                        return .ticked
                     }
                 }
                 guard let next = await group.next() else { break }
-                if let finished = next {
+                switch next {
+                case .finished(let finished):
                     run.finished(endpointID: finished.endpointID)
                     if let done = finished.delivered { delivered.append(done) }
                     if let dueAt = finished.holdUntil {
                         // The endpoint failed: what waits for it here goes back, unspent, to be
                         // tried after the retry (one message probes it meanwhile).
-                        await release(run.takeQueued(endpointID: finished.endpointID), dueAt: dueAt)
+                        await release(run.hold(endpointID: finished.endpointID, until: dueAt), dueAt: dueAt)
                     }
-                } else {
+                case .claimed(let claimed, let asked):
+                    // Messages of an endpoint that failed while the claim was out go back too.
+                    for (dueAt, ids) in run.claimed(claimed, asked: asked, now: Date()) {
+                        await release(ids, dueAt: dueAt)
+                    }
+                    // Messages queued while it was out: a short claim does not mean none are due.
+                    if wakeUps.current != claimSeen { run.ticked(now: Date()) }
+                case .ticked:
                     ticking = false
-                    run.ticked()
+                    tickSeen = wakeUps.current
+                    run.ticked(now: Date())
+                case .recorded:
+                    break
                 }
-                if delivered.count >= concurrency * Self.prefetch || run.inFlight == 0 || next == nil {
-                    await record(&delivered)
+                if !delivered.isEmpty && (next.isTick || !run.isClaiming && (run.inFlight == 0 || delivered.count >= concurrency * Self.prefetch)) {
+                    let recording = delivered
+                    delivered.removeAll(keepingCapacity: true)
+                    group.addTask {
+                        await record(recording)
+                        return .recorded
+                    }
                 }
             }
-            // Stopping: what was claimed but not started is due again at once, for any instance.
+            // Stopping: what was claimed but not started is due again at once, for any instance,
+            // and so is what a claim still out brings back.
             await release(run.takeAllQueued(), dueAt: Date())
             for await next in group {
-                if let done = next?.delivered { delivered.append(done) }
+                switch next {
+                case .finished(let finished): if let done = finished.delivered { delivered.append(done) }
+                case .claimed(let claimed, _): await release(claimed.map(\.id), dueAt: Date())
+                case .ticked, .recorded: break
+                }
             }
-            await record(&delivered)
+            await record(delivered)
+        }
+    }
+
+    /// What the run loop waits for.
+    enum Event: Sendable {
+        case finished(Finished)
+        case claimed([WebhookDelivery], asked: Int)
+        case ticked
+        case recorded
+
+        var isTick: Bool {
+            if case .ticked = self { return true }
+            return false
         }
     }
 
@@ -147,7 +198,7 @@ public struct WebhookDispatcher: Sendable {
         }
     }
 
-    private func record(_ delivered: inout [WebhookDelivered]) async {
+    private func record(_ delivered: [WebhookDelivered]) async {
         guard !delivered.isEmpty else { return }
         do {
             try await store.recordDelivered(delivered)
@@ -156,7 +207,6 @@ public struct WebhookDispatcher: Sendable {
             logger.warning(
                 "webhooks: cannot record \(delivered.count) deliveries", metadata: ["error.type": "\(type(of: error))"])
         }
-        delivered.removeAll(keepingCapacity: true)
     }
 
     private func claim(limit: Int, perEndpoint: Int, skipping: [Int64]) async -> [WebhookDelivery] {
@@ -233,6 +283,20 @@ public struct WebhookDispatcher: Sendable {
             try await store.recordFailure(delivery, status: status, error: error, retryAt: retryAt)
         } catch {
             logger.warning("webhooks: cannot record a failed attempt", metadata: ["error.type": "\(type(of: error))"])
+        }
+    }
+
+    /// Listens for messages queued by any instance, again and again (each LISTEN renewed on a
+    /// fresh connection after five minutes); a failure is logged and the poll carries on.
+    private func listen() async {
+        while !stopping {
+            do {
+                try await store.listenForMessages(for: .seconds(300)) { [wakeUps] in wakeUps.wake() }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("webhooks: cannot listen for queued messages; polling meanwhile", metadata: ["error.type": "\(type(of: error))"])
+                try? await Task.sleep(for: pollInterval)
+            }
         }
     }
 

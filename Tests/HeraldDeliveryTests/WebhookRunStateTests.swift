@@ -43,4 +43,29 @@ import Testing
         run.claimed([delivery(10, endpoint: 7)], asked: 1)
         #expect(run.takeAllQueued() == [10] && run.queue.isEmpty && run.wantsClaim)
     }
+
+    /// One claim out at a time; what it brings for an endpoint that failed meanwhile goes back
+    /// until the endpoint's retry, and nothing is held once the retry is due.
+    @Test func oneClaimAtATimeAndAHeldEndpointsMessagesGoBackUntilItsRetry() {
+        var run = WebhookDispatcher.RunState(concurrency: 2, perEndpoint: 2, prefetch: 4)
+        let now = Date()
+        run.claimStarted()
+        #expect(!run.wantsClaim && run.isClaiming)
+        run.claimed([delivery(1, endpoint: 5), delivery(2, endpoint: 5), delivery(3, endpoint: 5)], asked: 3, now: now)
+        #expect(!run.isClaiming)
+        #expect(run.nextToStart()?.id == 1)
+        run.claimStarted()
+        // Endpoint 5 fails while a claim is out: its waiting message goes back at once…
+        run.finished(endpointID: 5)
+        let retry = now.addingTimeInterval(60)
+        #expect(run.hold(endpointID: 5, until: retry) == [2, 3])
+        // …and so do its messages the claim brings; endpoint 6's wait for slots.
+        let back = run.claimed([delivery(4, endpoint: 5), delivery(5, endpoint: 6)], asked: 8, now: now)
+        #expect(back.count == 1 && back.first?.0 == retry && back.first?.1 == [4])
+        #expect(run.queue.map(\.id) == [5])
+        // Once the retry is due, the endpoint's messages are taken again.
+        run.ticked(now: retry.addingTimeInterval(1))
+        #expect(run.claimed([delivery(6, endpoint: 5)], asked: 1, now: retry.addingTimeInterval(1)).isEmpty)
+        #expect(run.queue.map(\.id) == [5, 6])
+    }
 }

@@ -63,10 +63,10 @@ import Testing
         return (both[0], both[1])
     }
 
-    @Test func invalidationsAndTheCampaignsEndReachTheirEndpointsSigned() async throws {
+    @Test(arguments: CitusTestDatabase.engines) func invalidationsAndTheCampaignsEndReachTheirEndpointsSigned(onCluster: Bool) async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
-        try await EngineHarness.with(fault: Self.unregistered(0..<5)) { h in
+        try await EngineHarness.with(fault: Self.unregistered(0..<5), onCluster: onCluster) { h in
             let (own, every) = try await Self.addBoth(h, receiver)
             try await h.register(0..<50, CampaignEngineTests.registration)
             let scheduled = try await h.scheduledCampaign()
@@ -228,6 +228,29 @@ import Testing
                 let messages = try #require(object["messages"] as? [[String: Any]])
                 #expect(messages.count == 3 && messages.allSatisfy { $0["state"] as? String == "delivered" })
                 #expect(messages.contains { ($0["attempts"] as? Int ?? 0) >= 2 }, "\(messages)")
+            }
+        }
+        await receiver.stop()
+    }
+
+    /// A message queued while the dispatcher waits is picked up when its transaction commits
+    /// (the outbox's NOTIFY), not at the next poll: here the poll is an hour away.
+    @Test(arguments: CitusTestDatabase.engines) func aQueuedMessageWakesTheDispatcherWithoutWaitingForItsPoll(onCluster: Bool) async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        try await EngineHarness.with(onCluster: onCluster) { h in
+            try await h.withAPI { api in
+                let endpoint = try await Self.add(api, Self.appPath, url: receiver.url("/app"))
+                try await h.withWebhookDispatcher(pollInterval: .seconds(3600)) {
+                    for round in 1...3 {
+                        // Let the dispatcher find the outbox empty and settle into its wait.
+                        try await Task.sleep(for: .milliseconds(300))
+                        #expect(try await api.request(.post, "\(Self.appPath)/\(endpoint.id)/test", key: api.adminKey).status == .accepted)
+                        try await h.waitFor("message \(round)", timeout: .seconds(60)) {
+                            Self.once(receiver.messages(at: "/app")).count == round
+                        }
+                    }
+                }
             }
         }
         await receiver.stop()
@@ -466,12 +489,12 @@ extension EngineHarness {
     /// Runs `body` with a webhook dispatcher delivering the outbox, then stops it.
     func withWebhookDispatcher<Result: Sendable>(
         policy: WebhookRetryPolicy = WebhookTests.quickRetries, timeout: Duration = .seconds(10),
-        _ body: @Sendable () async throws -> Result
+        pollInterval: Duration = .milliseconds(50), _ body: @Sendable () async throws -> Result
     ) async throws -> Result {
         let transport = HTTPWebhookTransport(allowPrivateAddresses: configuration.webhookAllowPrivateAddresses)
         let dispatcher = WebhookDispatcher(
             store: store.webhooks, transport: transport, policy: policy, concurrency: 8, perEndpoint: 2, timeout: timeout,
-            pollInterval: .milliseconds(50), logger: logs.logger())
+            pollInterval: pollInterval, logger: logs.logger())
         let task = Task { await dispatcher.run() }
         do {
             let result = try await body()

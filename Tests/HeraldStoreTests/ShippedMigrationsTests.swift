@@ -46,6 +46,7 @@ import Testing
         ("0035_lighten_the_ledger.sql", "352bf9038bccccdf23bd7ccc01fd9ad5f33821f6c044bca132e4435d6c36d1ef"),
         ("0036_encipher_apns_ids.sql", "f3aeb591dc5617ece809b77f913a3421bc41716889c7d1554592c7c69a0ae973"),
         ("0037_claim_webhooks_per_endpoint.sql", "77034269ae04026765f109fa602da316779c1371c0b661beba8138af4f5d9910"),
+        ("0038_wake_webhook_dispatchers.sql", "d23a7d453c42aa4563d71e31d5a76e404e0c249345d686997f8c00308bb1549b"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

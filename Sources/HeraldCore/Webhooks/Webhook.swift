@@ -263,4 +263,6 @@ public protocol WebhookStore: Sendable {
     /// are due again at `dueAt` (an endpoint that just failed, a dispatcher that stops).
     func release(_ ids: [Int64], dueAt: Date) async throws
     func backlog() async throws -> WebhookBacklog
+    /// Calls `wake` whenever messages are queued (by any instance), for at most `duration`.
+    func listenForMessages(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws
 }

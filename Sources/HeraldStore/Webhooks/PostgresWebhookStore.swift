@@ -251,6 +251,13 @@ public struct PostgresWebhookStore: WebhookStore {
         }
     }
 
+    /// The channel migration 0038's trigger notifies when a statement queues messages.
+    static let channel = "herald_webhooks"
+
+    public func listenForMessages(for duration: Duration, wake: @escaping @Sendable () -> Void) async throws {
+        try await WorkSignal.listen(on: Self.channel, client: client, for: duration, logger: logger, wake: wake)
+    }
+
     public func backlog() async throws -> WebhookBacklog {
         let rows = try await client.query(
             "SELECT count(*), min(occurred_at) FROM webhook_messages WHERE state = 'pending'", logger: logger

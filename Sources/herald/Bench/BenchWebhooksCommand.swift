@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldServer
 import HeraldStore
+import Logging
 import PostgresNIO
 
 /// `herald bench webhooks`: how fast the dispatcher empties the outbox to one endpoint, and
@@ -53,8 +54,8 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
                 ).collect()
                 let transport = HTTPWebhookTransport(allowPrivateAddresses: true)
                 let dispatcher = WebhookDispatcher(
-                    store: store.webhooks, transport: withoutHTTP ? AnsweredAtOnce() : transport, concurrency: concurrency, perEndpoint: concurrency,
-                    pollInterval: .milliseconds(20), logger: log)
+                    store: store.webhooks, transport: withoutHTTP ? AnsweredAtOnce() : transport, concurrency: concurrency,
+                    perEndpoint: concurrency, logger: log)
                 let cpu = ProcessStats.cpuSeconds(pid: "self")
                 let database = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres")
                 let start = ContinuousClock.now
@@ -65,15 +66,16 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
                 while try await store.client.query(
                     "SELECT EXISTS (SELECT 1 FROM webhook_messages WHERE endpoint_id = \(id) AND state = 'pending')", logger: log
                 ).collect().first?.decode(Bool.self) ?? false {
-                    try await Task.sleep(for: .milliseconds(100))
+                    try await Task.sleep(for: .milliseconds(10))
                 }
                 let elapsed = ContinuousClock.now - start
+                let herald = (ProcessStats.cpuSeconds(pid: "self") - cpu) / Double(count) * 1e6
+                let postgres = (ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - database) / Double(count) * 1e6
+                let pickups = try await Self.pickups(endpoint: id, client: store.client, logger: log)
                 dispatcher.drain()
                 await task.value
                 await transport.shutdown()
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                let herald = (ProcessStats.cpuSeconds(pid: "self") - cpu) / Double(count) * 1e6
-                let postgres = (ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - database) / Double(count) * 1e6
+                let seconds = Self.seconds(elapsed)
                 let failed =
                     try await store.client.query(
                         "SELECT count(*) FROM webhook_messages WHERE endpoint_id = \(id) AND state <> 'delivered'", logger: log
@@ -82,12 +84,47 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
                     String(
                         format: "herald webhooks: %d messages in %.2f s: %.0f/s, %.1f µs CPU each in herald, %.1f µs in PostgreSQL, %d not delivered",
                         count, seconds, Double(count) / seconds, herald, postgres, failed))
+                print(
+                    String(
+                        format: "herald webhooks: pickup of a message queued alone (%d, the poll 1 s away): median %.1f ms, max %.1f ms",
+                        pickups.count, pickups[pickups.count / 2] * 1e3, pickups.last! * 1e3))
             } catch {
                 _ = try? await store.webhooks.removeEndpoint(appID: nil, id: id, actor: "bench")
                 throw error
             }
             _ = try await store.webhooks.removeEndpoint(appID: nil, id: id, actor: "bench")
         }
+    }
+}
+
+extension BenchWebhooksCommand {
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Seconds from the commit of a message queued alone, with the dispatcher idle, to its
+    /// delivery recorded (read every millisecond); twenty of them, sorted.
+    static func pickups(endpoint: Int64, client: PostgresClient, logger: Logger) async throws -> [Double] {
+        var pickups = [Double]()
+        for n in 0..<20 {
+            // Idle: the outbox is empty and the dispatcher waits for its poll.
+            try await Task.sleep(for: .milliseconds(200))
+            let queued = try await client.query(
+                """
+                INSERT INTO webhook_messages (endpoint_id, type, data)
+                VALUES (\(endpoint), 'device.invalidated', jsonb_build_object('app', 'com.example.bench', 'n', \(Int64(n))))
+                RETURNING id
+                """, logger: logger
+            ).collect().first?.decode(Int64.self)
+            let committed = ContinuousClock.now
+            while try await client.query(
+                "SELECT state = 'pending' FROM webhook_messages WHERE id = \(queued)", logger: logger
+            ).collect().first?.decode(Bool.self) ?? false {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            pickups.append(seconds(ContinuousClock.now - committed))
+        }
+        return pickups.sorted()
     }
 }
 
