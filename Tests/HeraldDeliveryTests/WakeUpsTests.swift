@@ -31,4 +31,37 @@ import Testing
         await paused
         #expect(ContinuousClock.now - start < .seconds(30))
     }
+
+    /// One wake ends every loop's pause, each as soon as it comes (not at a polling step).
+    @Test func oneWakeEndsEveryPause() async {
+        let wakeUps = WakeUps()
+        let seen = wakeUps.current
+        let start = ContinuousClock.now
+        await withTaskGroup(of: Duration.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    await wakeUps.pause(for: .seconds(60), since: seen) { false }
+                    return ContinuousClock.now - start
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+            wakeUps.wake()
+            var ended = 0
+            for await elapsed in group {
+                #expect(elapsed < .seconds(30))
+                ended += 1
+            }
+            #expect(ended == 8)
+        }
+    }
+
+    @Test func aCancelledPauseReturns() async {
+        let wakeUps = WakeUps()
+        let paused = Task { await wakeUps.pause(for: .seconds(60), since: wakeUps.current) { false } }
+        try? await Task.sleep(for: .milliseconds(100))
+        let start = ContinuousClock.now
+        paused.cancel()
+        await paused.value
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
 }
