@@ -48,6 +48,10 @@ import Testing
         var busy = CampaignStateMachine(state: .running)
         #expect(try busy.apply(.complete, facts: CampaignFacts(pendingChunks: true)).isEmpty)
         #expect(busy.state == .running)
+        // So does an audience not counted yet (sending starts before the count ends).
+        var counting = CampaignStateMachine(state: .running)
+        #expect(try counting.apply(.complete, facts: CampaignFacts(pendingChunks: false, audienceCounted: false)).isEmpty)
+        #expect(counting.state == .running)
     }
 
     @Test func aDisabledAppsCampaignIsNotScheduledNorResumed() {

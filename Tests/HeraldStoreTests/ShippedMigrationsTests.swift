@@ -47,6 +47,7 @@ import Testing
         ("0036_encipher_apns_ids.sql", "f3aeb591dc5617ece809b77f913a3421bc41716889c7d1554592c7c69a0ae973"),
         ("0037_claim_webhooks_per_endpoint.sql", "77034269ae04026765f109fa602da316779c1371c0b661beba8138af4f5d9910"),
         ("0038_wake_webhook_dispatchers.sql", "d23a7d453c42aa4563d71e31d5a76e404e0c249345d686997f8c00308bb1549b"),
+        ("0039_count_audiences_while_sending.sql", "cb8877379aabf08465da270806742afeadad0244e295884952e4e6af94938828"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

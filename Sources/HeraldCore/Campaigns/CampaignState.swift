@@ -70,8 +70,8 @@ public enum CampaignAction: Sendable, Hashable {
     /// Pin the template's latest version (and each variant's), checking that the templates send
     /// the campaign's push type (``PushTypeRule``), and plan a local-time send.
     case pinTemplateVersion
-    /// Freeze the audience (highest device ID and the count up to it) and split the work
-    /// into chunks over device buckets.
+    /// Freeze the audience (the highest device ID) and split the work into chunks over device
+    /// buckets. The audience is counted up to that ID once this commits, while sending starts.
     case freezeAudience
     /// Note the time sending started.
     case recordStart
@@ -99,12 +99,18 @@ public struct CampaignFacts: Sendable, Hashable {
     public var startsLiveActivities: Bool
     /// Chunks of a started campaign are still waiting to be sent.
     public var pendingChunks: Bool
+    /// The started campaign's audience has been counted (sending starts before the count ends).
+    public var audienceCounted: Bool
 
-    public init(bundleID: String = "", appDisabled: Bool = false, startsLiveActivities: Bool = false, pendingChunks: Bool = true) {
+    public init(
+        bundleID: String = "", appDisabled: Bool = false, startsLiveActivities: Bool = false, pendingChunks: Bool = true,
+        audienceCounted: Bool = true
+    ) {
         self.bundleID = bundleID
         self.appDisabled = appDisabled
         self.startsLiveActivities = startsLiveActivities
         self.pendingChunks = pendingChunks
+        self.audienceCounted = audienceCounted
     }
 }
 

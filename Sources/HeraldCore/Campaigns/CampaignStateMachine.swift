@@ -13,8 +13,9 @@
 /// - a scheduled campaign can fail (e.g. its audience cannot be frozen), and a paused one too
 ///   (a batch in flight when it paused may find the app's credentials rejected);
 /// - a campaign of a disabled app cannot be scheduled or resumed;
-/// - `complete` completes a running campaign only when none of its chunks is pending, and
-///   changes nothing otherwise (the engine sends it after each chunk);
+/// - `complete` completes a running campaign only when none of its chunks is pending and its
+///   audience has been counted (sending starts before the count ends), and changes nothing
+///   otherwise (the engine sends it after each chunk, the count when it ends);
 /// - only a running campaign completes: a paused one whose last chunk finished completes when
 ///   it is resumed, so "paused" always means a user asked for it;
 /// - a scheduled campaign cannot be paused (cancel it, or let it start and pause it).
@@ -58,7 +59,7 @@ public struct CampaignStateMachine: Sendable, Hashable {
             // Its last chunk finished while it was paused: nothing is left to claim.
             return facts.pendingChunks ? [.wakeEngines] : [.completeNext]
         case (.running, .complete):
-            guard !facts.pendingChunks else { return [] }
+            guard !facts.pendingChunks, facts.audienceCounted else { return [] }
             state = .completed
             return [.recordFinish, .announceFinish]
         default:

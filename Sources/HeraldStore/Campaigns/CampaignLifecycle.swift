@@ -19,12 +19,13 @@ enum CampaignLifecycle {
         // foreign key takes KEY SHARE on this row) are not held up.
         let locked = try await connection.query(
             """
-            SELECT c.state, c.app_id, c.audience::text, a.bundle_id, c.push_options::text, a.disabled_at IS NOT NULL
+            SELECT c.state, c.app_id, c.audience::text, a.bundle_id, c.push_options::text, a.disabled_at IS NOT NULL,
+                   c.audience_size IS NOT NULL
             FROM campaigns c JOIN apps a ON a.id = c.app_id WHERE c.id = \(id) FOR NO KEY UPDATE OF c
             """, logger: logger)
         guard let row = try await locked.collect().first else { return nil }
-        let (stateText, appID, audienceJSON, bundleID, pushOptionsJSON, appDisabled) = try row.decode(
-            (String, Int64, String, String, String, Bool).self)
+        let (stateText, appID, audienceJSON, bundleID, pushOptionsJSON, appDisabled, counted) = try row.decode(
+            (String, Int64, String, String, String, Bool, Bool).self)
         let from = try StoreError.decode(stateText, as: CampaignState.self, column: "campaigns.state")
         let pushOptions = try CampaignJSON.decode(PushOptions.self, from: pushOptionsJSON)
         let pending = try await connection.query(
@@ -33,7 +34,7 @@ enum CampaignLifecycle {
             """, logger: logger)
         let facts = CampaignFacts(
             bundleID: bundleID, appDisabled: appDisabled, startsLiveActivities: pushOptions.liveActivity != nil,
-            pendingChunks: try await pending.collect().first?.decode(Bool.self) ?? false)
+            pendingChunks: try await pending.collect().first?.decode(Bool.self) ?? false, audienceCounted: counted)
         var machine = CampaignStateMachine(state: from)
         let actions = try machine.apply(event, facts: facts)
         guard machine.state != from || !actions.isEmpty else {
@@ -253,8 +254,10 @@ enum CampaignLifecycle {
     }
 
     /// Freezes the audience: the app's highest device ID now is the bound (devices registered
-    /// later are not in it), the size is the filter's count up to it; then splits the bucket
-    /// space into chunks.
+    /// later are not in it); then splits the bucket space into chunks. The size is left unknown
+    /// (NULL): counting a large audience takes a second or more on rows PostgreSQL has not
+    /// visited yet, so it is counted after this commits (``countAudience``), while the engines
+    /// send.
     private static func freezeAudience(
         campaignID: Int64, appID: Int64, filter: AudienceFilter, on connection: PostgresConnection, logger: Logger
     ) async throws {
@@ -262,18 +265,10 @@ enum CampaignLifecycle {
             "SELECT coalesce(max(id), 0) FROM devices WHERE app_id = \(appID)", logger: logger)
         let bound = try await maxRows.collect().first?.decode(Int64.self) ?? 0
 
-        var count = SQLBuilder("SELECT count(*) FROM devices WHERE ")
-        let events = try await EventLookup.choose(appID: appID, segments: filter.segmentParts, on: connection, logger: logger)
-        try AudienceQuery.appendConditions(to: &count, appID: appID, filter: filter, events: events)
-        count.append(" AND id <= ")
-        count.bind(bound)
-        let countRows = try await connection.query(count.query, logger: logger)
-        let size = try await countRows.collect().first?.decode(Int64.self) ?? 0
-
         // The app's frequency caps hold for the campaign as they are now.
         try await connection.query(
             """
-            UPDATE campaigns c SET audience_bound = \(bound), audience_size = \(size), frequency_caps = a.frequency_caps
+            UPDATE campaigns c SET audience_bound = \(bound), audience_size = NULL, frequency_caps = a.frequency_caps
             FROM apps a WHERE c.id = \(campaignID) AND a.id = c.app_id
             """, logger: logger)
         if let zoning = try await Zoning.load(campaignID: campaignID, on: connection, logger: logger) {

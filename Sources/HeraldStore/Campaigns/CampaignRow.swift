@@ -78,7 +78,8 @@ enum CampaignRow {
             variantCounters[counts[0]].unsent = counts[5]
         }
         let counters = CampaignCounters(
-            frozenAudienceSize: Int(try cells[15].decode(Int64.self)),
+            // NULL while a started campaign's audience is being counted.
+            frozenAudienceSize: Int(try cells[15].decode(Int64?.self) ?? 0),
             accepted: Int(try cells[21].decode(Int64.self)),
             failed: Int(try cells[22].decode(Int64.self)),
             failedByReason: failedByReason,

@@ -39,7 +39,19 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
                 guard let campaign else { break }
                 started.append(campaign)
             }
-            return started
+            // Their audiences are counted once they run (the engines were woken at each commit),
+            // and so are those an instance that stopped left uncounted.
+            let orphans = try await CampaignLifecycle.uncounted(olderThan: .seconds(60), client: client, logger: logger)
+            for id in started.map(\.id) + orphans {
+                try await CampaignLifecycle.countAudience(campaignID: id, actor: actor, client: client, logger: logger)
+            }
+            return try await client.withConnection { connection in
+                var counted = [Campaign]()
+                for campaign in started {
+                    counted.append(try await CampaignLifecycle.fetch(id: campaign.id, on: connection, logger: logger) ?? campaign)
+                }
+                return counted
+            }
         }
     }
 
