@@ -138,7 +138,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         let campaign = try await store.campaigns.create(segmented, actor: "bench")
 
         let herald = ProcessStats.cpuSeconds(pid: "self")
-        let postgres = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres")
+        let postgres = ProcessStats.CPUSince(processesNamed: "postgres")
         let sinkCPU = sink.cpuSeconds()
         let peak = PeakMemory()
         let (elapsed, final) = try await withThrowingTaskGroup(of: (Duration, Campaign)?.self) { group in
@@ -170,7 +170,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         }
         let counters = final.counters
         let heraldCPU = ProcessStats.cpuSeconds(pid: "self") - herald
-        let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
+        let postgresCPU = postgres.seconds
         let sinkUsed = sink.cpuSeconds() - sinkCPU
         print(
             "campaign \(final.state.rawValue): \(counters.audienceSize) devices, accepted \(counters.accepted), "

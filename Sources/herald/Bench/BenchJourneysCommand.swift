@@ -126,7 +126,7 @@ struct BenchJourneysCommand: AsyncParsableCommand {
                 devices: store.devices, templates: store.templates, senders: senders, ledger: store.directSends, logger: logger),
             batchSize: configuration.journeyBatchSize, concurrency: configuration.journeyConcurrency, logger: logger)
         let herald = ProcessStats.cpuSeconds(pid: "self")
-        let postgres = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres")
+        let postgres = ProcessStats.CPUSince(processesNamed: "postgres")
         let (intake, finished) = try await withThrowingTaskGroup(of: (Duration, Duration)?.self) { group in
             group.addTask {
                 try await engine.run()
@@ -166,7 +166,7 @@ struct BenchJourneysCommand: AsyncParsableCommand {
             return (inRecord, finished)
         }!
         let heraldCPU = ProcessStats.cpuSeconds(pid: "self") - herald
-        let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
+        let postgresCPU = postgres.seconds
 
         print(
             String(

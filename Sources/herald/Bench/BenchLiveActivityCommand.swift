@@ -90,7 +90,7 @@ struct BenchLiveActivityCommand: AsyncParsableCommand {
         let updater = LiveActivityUpdater(activities: store.liveActivities, templates: store.templates)
 
         let herald = ProcessStats.cpuSeconds(pid: "self")
-        let postgres = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres")
+        let postgres = ProcessStats.CPUSince(processesNamed: "postgres")
         let sinkCPU = sink.cpuSeconds()
         let peak = PeakMemory()
         var finals = [LiveActivityUpdate]()
@@ -124,7 +124,7 @@ struct BenchLiveActivityCommand: AsyncParsableCommand {
         }
         let sent = finals.reduce(0) { $0 + $1.counts.accepted + $1.counts.failed }
         let heraldCPU = ProcessStats.cpuSeconds(pid: "self") - herald
-        let postgresCPU = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - postgres
+        let postgresCPU = postgres.seconds
         let sinkUsed = sink.cpuSeconds() - sinkCPU
         print(
             "updates: "

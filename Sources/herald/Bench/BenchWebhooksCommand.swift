@@ -57,7 +57,7 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
                     store: store.webhooks, transport: withoutHTTP ? AnsweredAtOnce() : transport, concurrency: concurrency,
                     perEndpoint: concurrency, logger: log)
                 let cpu = ProcessStats.cpuSeconds(pid: "self")
-                let database = ProcessStats.cpuSeconds(ofProcessesNamed: "postgres")
+                let database = ProcessStats.CPUSince(processesNamed: "postgres")
                 let start = ContinuousClock.now
                 let task = Task { await dispatcher.run() }
                 // Done when the endpoint has nothing pending (read from the head of its index,
@@ -70,7 +70,7 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
                 }
                 let elapsed = ContinuousClock.now - start
                 let herald = (ProcessStats.cpuSeconds(pid: "self") - cpu) / Double(count) * 1e6
-                let postgres = (ProcessStats.cpuSeconds(ofProcessesNamed: "postgres") - database) / Double(count) * 1e6
+                let postgres = database.seconds / Double(count) * 1e6
                 let pickups = try await Self.pickups(endpoint: id, client: store.client, logger: log)
                 dispatcher.drain()
                 await task.value

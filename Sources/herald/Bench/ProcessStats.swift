@@ -23,17 +23,34 @@ enum ProcessStats {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// CPU seconds of every process whose command is `name` (e.g. all PostgreSQL backends).
-    static func cpuSeconds(ofProcessesNamed name: String) -> Double {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
-        var total = 0.0
+    /// CPU seconds of each process whose command is `name` (e.g. every PostgreSQL backend), by PID.
+    static func cpuSecondsByProcess(named name: String) -> [String: Double] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [:] }
+        var seconds = [String: Double]()
         for pid in entries where pid.allSatisfy(\.isNumber) {
             guard let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
                 command.trimmingCharacters(in: .whitespacesAndNewlines) == name
             else { continue }
-            total += cpuSeconds(pid: pid)
+            seconds[pid] = cpuSeconds(pid: pid)
         }
-        return total
+        return seconds
+    }
+
+    /// The CPU the processes named `name` spend from now on: each one's growth, a process that
+    /// starts meanwhile counted whole. A process that exits meanwhile (an autovacuum worker) is
+    /// left out instead of taking its earlier CPU off the sum.
+    struct CPUSince {
+        let name: String
+        let start: [String: Double]
+
+        init(processesNamed name: String) {
+            self.name = name
+            start = ProcessStats.cpuSecondsByProcess(named: name)
+        }
+
+        var seconds: Double {
+            ProcessStats.cpuSecondsByProcess(named: name).reduce(0) { $0 + max(0, $1.value - (start[$1.key] ?? 0)) }
+        }
     }
 
     static func megabytes(_ bytes: Int) -> String {
