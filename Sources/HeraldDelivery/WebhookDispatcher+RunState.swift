@@ -15,8 +15,12 @@ extension WebhookDispatcher {
         private var inFlightByEndpoint = [Int64: Int]()
         private var queuedByEndpoint = [Int64: Int]()
         private(set) var inFlight = 0
-        /// The last claim came back short: the outbox has nothing more due until the next tick.
+        /// The last claim came back short: the outbox has nothing more due until the next tick,
+        /// except for the endpoints that claim passed by or filled to their share, for which a
+        /// claim is due again once one has room for half its share.
         private var dry = false
+        private var dryExcept = Set<Int64>()
+        private var skippedByClaim = Set<Int64>()
         /// A claim is out: one at a time.
         private(set) var isClaiming = false
         /// Endpoints that failed, until their retry: what a claim brings for them goes back.
@@ -42,8 +46,10 @@ extension WebhookDispatcher {
                 .filter { queuedByEndpoint[$0, default: 0] + inFlightByEndpoint[$0, default: 0] >= cap }.sorted()
         }
 
-        mutating func claimStarted() {
+        /// A claim went out, passing by `skipping` (``fullEndpoints``).
+        mutating func claimStarted(skipping: [Int64] = []) {
             isClaiming = true
+            skippedByClaim = Set(skipping)
         }
 
         /// The claim came back: its messages wait for slots, except those of an endpoint held
@@ -51,7 +57,6 @@ extension WebhookDispatcher {
         @discardableResult
         mutating func claimed(_ deliveries: [WebhookDelivery], asked: Int, now: Date = Date()) -> [(Date, [Int64])] {
             isClaiming = false
-            dry = deliveries.count < asked
             var held = [Int64: [Int64]]()
             for delivery in deliveries {
                 if let until = heldUntil[delivery.endpointID], until > now {
@@ -61,6 +66,10 @@ extension WebhookDispatcher {
                 queue.append(delivery)
                 queuedByEndpoint[delivery.endpointID, default: 0] += 1
             }
+            // Short, it found all that is due, but for the endpoints it passed by or filled up
+            // to their share: they may have more.
+            dry = deliveries.count < asked
+            dryExcept = dry ? skippedByClaim.union(fullEndpoints) : []
             return held.keys.sorted().map { (heldUntil[$0]!, held[$0]!) }
         }
 
@@ -81,6 +90,11 @@ extension WebhookDispatcher {
         mutating func finished(endpointID: Int64) {
             decrement(&inFlightByEndpoint, endpointID)
             inFlight -= 1
+            // An endpoint that was too busy to claim for has room again: its messages may be due.
+            let held = queuedByEndpoint[endpointID, default: 0] + inFlightByEndpoint[endpointID, default: 0]
+            if dry, dryExcept.contains(endpointID), held <= perEndpoint * prefetch / 2 {
+                dry = false
+            }
         }
 
         /// The poll interval passed: the outbox may have something due again.

@@ -102,7 +102,7 @@ public struct WebhookDispatcher: Sendable {
                     tickSeen = claimSeen
                     let (limit, skipping, recording) = (run.claimLimit, run.fullEndpoints, delivered)
                     delivered.removeAll(keepingCapacity: true)
-                    run.claimStarted()
+                    run.claimStarted(skipping: skipping)
                     group.addTask {
                         await record(recording)
                         return .claimed(await claim(limit: limit, perEndpoint: perEndpoint * Self.prefetch, skipping: skipping), asked: limit)

@@ -129,7 +129,7 @@ public struct HeraldConfiguration: Sendable {
     var webhookTimeoutMilliseconds = 10_000
     /// `HERALD_WEBHOOK_CONCURRENCY`: webhook messages one instance posts at once (at most a
     /// quarter of them, and no fewer than one, to one endpoint).
-    var webhookConcurrency = 16
+    var webhookConcurrency = 64
 
     /// For benchmarks: what they store is sealed with the instance secret, and a run without
     /// `HERALD_SECRET_KEY` makes a throwaway one.

@@ -68,4 +68,38 @@ import Testing
         #expect(run.claimed([delivery(6, endpoint: 5)], asked: 1, now: retry.addingTimeInterval(1)).isEmpty)
         #expect(run.queue.map(\.id) == [5, 6])
     }
+
+    /// A claim that came back short because an endpoint reached its share (or was passed by
+    /// as full) says nothing about that endpoint's backlog: once it has room for half its
+    /// share, a claim is due again without waiting for the poll (one busy endpoint was held to
+    /// one share per poll interval).
+    @Test func aFullEndpointIsClaimedForAgainOnceItHasRoomWithoutWaitingForThePoll() {
+        var run = WebhookDispatcher.RunState(concurrency: 16, perEndpoint: 4, prefetch: 4)
+        run.claimStarted()
+        // Its share of sixteen, of the 64 asked: short, but not dry for endpoint 3.
+        run.claimed((1...16).map { delivery($0, endpoint: 3) }, asked: 64)
+        while run.nextToStart() != nil {}
+        #expect(run.fullEndpoints == [3] && run.inFlight == 4 && !run.wantsClaim)
+        // Endpoint 3 works through its share; at half of it, a claim is due again.
+        for _ in 0..<7 {
+            run.finished(endpointID: 3)
+            _ = run.nextToStart()
+        }
+        #expect(!run.wantsClaim, "nine held of sixteen")
+        run.finished(endpointID: 3)
+        #expect(run.wantsClaim, "eight held: half its share")
+        // A claim that passes it by (full again) and finds nothing else: the same.
+        run.claimStarted(skipping: [3])
+        run.claimed([], asked: 40)
+        #expect(!run.wantsClaim)
+        run.finished(endpointID: 3)
+        _ = run.nextToStart()
+        #expect(run.wantsClaim, "seven held")
+        // A short claim while no endpoint is full or passed by: dry until the tick.
+        run.claimStarted()
+        run.claimed([delivery(40, endpoint: 4)], asked: 40)
+        run.finished(endpointID: 3)
+        _ = run.nextToStart()
+        #expect(!run.wantsClaim)
+    }
 }

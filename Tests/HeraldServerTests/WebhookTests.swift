@@ -234,7 +234,8 @@ import Testing
     }
 
     /// A message queued while the dispatcher waits is picked up when its transaction commits
-    /// (the outbox's NOTIFY), not at the next poll: here the poll is an hour away.
+    /// (the outbox's NOTIFY), not at the next poll: here the poll is an hour away. So is a
+    /// burst for one endpoint, larger than what is claimed for it at once.
     @Test(arguments: CitusTestDatabase.engines) func aQueuedMessageWakesTheDispatcherWithoutWaitingForItsPoll(onCluster: Bool) async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
@@ -249,6 +250,18 @@ import Testing
                         try await h.waitFor("message \(round)", timeout: .seconds(60)) {
                             Self.once(receiver.messages(at: "/app")).count == round
                         }
+                    }
+                    // A burst for one endpoint, queued in one statement (one wake-up): claims
+                    // follow as the endpoint works through each share (2 in flight, 8 claimed
+                    // ahead here), not one share per poll.
+                    _ = try await h.store.client.query(
+                        """
+                        INSERT INTO webhook_messages (endpoint_id, type, data)
+                        SELECT \(Int64(endpoint.id)!), 'webhook.test', jsonb_build_object('n', g) FROM generate_series(1, 40) g
+                        """
+                    ).collect()
+                    try await h.waitFor("the burst", timeout: .seconds(60)) {
+                        Self.once(receiver.messages(at: "/app")).count == 43
                     }
                 }
             }
