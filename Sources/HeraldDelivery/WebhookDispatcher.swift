@@ -78,7 +78,7 @@ public struct WebhookDispatcher: Sendable {
     ///
     /// Claims and records run beside the attempts, never in their way: while a claim is out,
     /// attempts that end free their slots for what is queued (BENCHMARKS.md, "Webhook
-    /// delivery: a client of Herald's own").
+    /// delivery: claims per endpoint, a client of Herald's own, wake-ups").
     public func run() async {
         let backlog = Task { await reportBacklog() }
         let listening = Task { await listen() }

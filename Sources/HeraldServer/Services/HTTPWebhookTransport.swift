@@ -9,7 +9,8 @@ import NIOSSL
 /// (`WebhookConnectionPool`): no redirects followed (a 3xx is a failed attempt: the endpoint's
 /// URL should be fixed), and one deadline for the whole exchange, answer included. Each
 /// attempt costs two hops between the caller's task and the connection's event loop, and
-/// nothing else (BENCHMARKS.md, "Webhook delivery: a client of Herald's own").
+/// nothing else (BENCHMARKS.md, "Webhook delivery: claims per endpoint, a client of Herald's own,
+/// wake-ups").
 public final class HTTPWebhookTransport: WebhookTransport {
     /// Nil: every address may be reached (`HERALD_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`).
     private let guardian: WebhookAddressGuard?

@@ -48,6 +48,10 @@ final class WebhookConnectionPool: Sendable {
                 return finished.outcome
             }
         }
+        if origin.secure && tls == nil {
+            // Never post an https endpoint's message in the clear.
+            return .failed(.failed("TLS is not available here: the system's trusted certificates could not be loaded"))
+        }
         let connection: WebhookConnection
         do {
             connection = try await WebhookConnection.connect(

@@ -11,6 +11,8 @@ struct WebhookExchange {
         case idle
         /// The request is written; no byte of the answer has come.
         case awaitingHead
+        /// An informational answer (100 Continue, 103 Early Hints) came; the answer follows it.
+        case informational
         /// The status is known; reading the body to its end.
         case readingBody(status: Int, keepAlive: Bool, read: Int)
         case closed
@@ -68,12 +70,13 @@ struct WebhookExchange {
 
     mutating func head(status: Int, keepAlive: Bool) -> Action {
         switch state {
-        case .awaitingHead where status == 101:
+        case .awaitingHead where status == 101, .informational where status == 101:
             state = .closed
             return .finish(.failed(.switchedProtocols), keepConnection: false)
-        case .awaitingHead where (100..<200).contains(status):
-            return .none  // 100 Continue, 103 Early Hints: the answer follows
-        case .awaitingHead:
+        case .awaitingHead where (100..<200).contains(status), .informational where (100..<200).contains(status):
+            state = .informational
+            return .none
+        case .awaitingHead, .informational:
             state = .readingBody(status: status, keepAlive: keepAlive, read: 0)
             return .none
         case .idle, .readingBody:
@@ -86,7 +89,7 @@ struct WebhookExchange {
 
     mutating func body(bytes: Int) -> Action {
         guard case .readingBody(let status, let keepAlive, let read) = state else {
-            return state == .closed ? .none : protocolError()
+            return state == .closed || state == .informational ? .none : protocolError()
         }
         guard read + bytes <= maxBodyBytes else {
             // The status is the answer; the rest of a large body is not waited for.
@@ -99,6 +102,9 @@ struct WebhookExchange {
 
     mutating func end() -> Action {
         switch state {
+        case .informational:
+            state = .awaitingHead
+            return .none
         case .readingBody(let status, let keepAlive, _):
             state = keepAlive ? .idle : .closed
             return .finish(.answered(status), keepConnection: keepAlive)
@@ -112,7 +118,7 @@ struct WebhookExchange {
     /// The deadline of the exchange under way passed.
     mutating func deadlinePassed() -> Action {
         switch state {
-        case .awaitingHead, .readingBody:
+        case .awaitingHead, .informational, .readingBody:
             state = .closed
             return .finish(.failed(.timedOut), keepConnection: false)
         case .idle, .closed:
@@ -123,7 +129,7 @@ struct WebhookExchange {
     /// The channel failed: `reason` is the error's description.
     mutating func failed(_ reason: String) -> Action {
         switch state {
-        case .awaitingHead, .readingBody:
+        case .awaitingHead, .informational, .readingBody:
             state = .closed
             return .finish(.failed(.failed(reason)), keepConnection: false)
         case .idle:
@@ -139,7 +145,7 @@ struct WebhookExchange {
         let was = state
         state = .closed
         switch was {
-        case .awaitingHead:
+        case .awaitingHead, .informational:
             return .finish(.failed(.closedBeforeAnswer), keepConnection: false)
         case .readingBody(let status, _, _):
             // The status came; a body that ends with the connection is allowed in HTTP/1.1.
@@ -152,7 +158,7 @@ struct WebhookExchange {
     private mutating func protocolError() -> Action {
         let was = state
         state = .closed
-        if was == .awaitingHead || was.isReadingBody {
+        if was == .awaitingHead || was == .informational || was.isReadingBody {
             return .finish(.failed(.failed("the endpoint's answer is not valid HTTP/1.1")), keepConnection: false)
         }
         return .close

@@ -31,6 +31,7 @@ enum WebhookFailureText {
             ("handshake", "TLS handshake failed"), ("connection reset", "the endpoint reset the connection"),
             ("no address", "the host name does not resolve"), ("name or service not known", "the host name does not resolve"),
             ("connecttimeout", "timed out connecting"),
+            ("failedtovalidatehostname", "TLS: the endpoint's certificate does not name its host"),
         ] where text.lowercased().contains(needle) {
             return reason
         }
