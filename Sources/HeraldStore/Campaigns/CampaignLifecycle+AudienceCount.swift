@@ -16,7 +16,7 @@ extension CampaignLifecycle {
             let rows = try await connection.query(
                 """
                 SELECT app_id, audience::text, push_options::text, audience_bound, started_at FROM campaigns
-                WHERE id = \(campaignID) AND audience_size IS NULL AND state IN ('running', 'paused')
+                WHERE id = \(campaignID) AND audience_size IS NULL AND started_at IS NOT NULL
                 """, logger: logger)
             guard let row = try await rows.collect().first else { return nil }
             let (appID, audienceJSON, pushOptionsJSON, bound, startedAt) = try row.decode(
@@ -44,13 +44,13 @@ extension CampaignLifecycle {
     }
 
     /// Started campaigns whose count is missing though they started over `age` ago: the
-    /// instance that started them stopped before it counted.
+    /// instance that started them stopped before it counted. A campaign cancelled or failed
+    /// meanwhile is counted too: what it did not reach is then unsent.
     static func uncounted(olderThan age: Duration, client: PostgresClient, logger: Logger) async throws -> [Int64] {
         try await client.query(
             """
             SELECT id FROM campaigns
-            WHERE audience_size IS NULL AND state IN ('running', 'paused')
-              AND started_at < now() - make_interval(secs => \(Double(age.components.seconds)))
+            WHERE audience_size IS NULL AND started_at < now() - make_interval(secs => \(Double(age.components.seconds)))
             ORDER BY id LIMIT 8
             """, logger: logger
         ).collect().map { try $0.decode(Int64.self) }

@@ -198,9 +198,14 @@ struct BenchCampaignCommand: AsyncParsableCommand {
 
     static func delete(_ app: App, store: Store) async throws {
         // The ledger has no key to `campaigns` (migration 0035), so deleting the app leaves it.
-        try await store.client.query("DELETE FROM deliveries WHERE app_id = \(app.id)")
-        try await store.client.query("DELETE FROM frequency_sends WHERE app_id = \(app.id)")
-        try await store.client.query("DELETE FROM apps WHERE id = \(app.id)")
+        // Millions of rows take longer than the pool's statement timeout allows one statement.
+        try await store.client.withConnection { connection in
+            try await connection.query("SET statement_timeout = 0")
+            try await connection.query("DELETE FROM deliveries WHERE app_id = \(app.id)")
+            try await connection.query("DELETE FROM frequency_sends WHERE app_id = \(app.id)")
+            try await connection.query("DELETE FROM apps WHERE id = \(app.id)")
+            try await connection.query("RESET statement_timeout")
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {
