@@ -73,4 +73,28 @@ import Testing
         var idleError = Exchange(maxBodyBytes: 100)
         #expect(idleError.failed("x") == .close && idleError.deadlinePassed() == .none)
     }
+
+    /// A connection refused while idle (TLS failing during the handshake, before the request
+    /// is handed over) gives the next request the reason, and says no answer had begun, so
+    /// the pool may try a reused connection again.
+    @Test func aConnectionThatFailedWhileIdleTellsTheNextRequestWhy() {
+        var exchange = Exchange(maxBodyBytes: 100)
+        #expect(exchange.failed("TLS: the endpoint's certificate is not trusted") == .close)
+        #expect(exchange.closed() == .none)
+        #expect(exchange.send() == .finish(.failed(.failed("TLS: the endpoint's certificate is not trusted")), keepConnection: false))
+        #expect(!exchange.answerBegan)
+        // Closed while idle after an answer: the next request learns nothing had begun.
+        var kept = Exchange(maxBodyBytes: 100)
+        _ = kept.send()
+        _ = kept.head(status: 204, keepAlive: true)
+        _ = kept.end()
+        #expect(kept.answerBegan)
+        #expect(kept.closed() == .none)
+        #expect(kept.send() == .finish(.failed(.closedBeforeAnswer), keepConnection: false) && !kept.answerBegan)
+        // Reset before the answer: no answer began; after the status: it had.
+        var reset = Exchange(maxBodyBytes: 100)
+        _ = reset.send()
+        _ = reset.failed("the endpoint reset the connection")
+        #expect(!reset.answerBegan)
+    }
 }

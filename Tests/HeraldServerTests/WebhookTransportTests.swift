@@ -90,8 +90,17 @@ import Testing
         #expect(await post(trusting, server.url("/hook", secure: true)) == .status(204))
         #expect(server.connections == 1)
         // The system's certificates do not include the test authority: refused, nothing sent.
+        // A machine without a certificate bundle has no TLS at all: refused too, never in the clear.
         let system = HTTPWebhookTransport(allowPrivateAddresses: true)
-        #expect(await post(system, server.url("/hook", secure: true)) == .failed("TLS: the endpoint's certificate is not trusted"))
+        let refused = await post(system, server.url("/hook", secure: true), timeout: .seconds(30))
+        let hasBundle = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"].contains {
+            FileManager.default.fileExists(atPath: $0)
+        }
+        let expected =
+            hasBundle
+            ? "TLS: the endpoint's certificate is not trusted"
+            : "TLS is not available here: the system's trusted certificates could not be loaded"
+        #expect(refused == .failed(expected), "\(refused)")
         #expect(server.heads.count == 2)
         // Plain HTTP to a TLS port gets no answer it can read.
         if case .status = await post(trusting, server.url("/hook"), timeout: .seconds(2)) {

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// One keep-alive HTTP/1.1 connection (over TLS for https) to a webhook endpoint's origin,
 /// carrying one request at a time.
@@ -22,6 +23,9 @@ final class WebhookConnection: Sendable {
         deadline: NIODeadline, group: any EventLoopGroup
     ) async throws -> WebhookConnection {
         let left = deadline - .now()
+        // The handler as the initializer made it: a TLS handshake may fail (and the pipeline
+        // be torn down) before the request is handed over, and its reason is kept there.
+        let slot = HandlerSlot()
         let channel = try await ClientBootstrap(group: group)
             .connectTimeout(max(.milliseconds(1), min(connectTimeout, left)))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -32,13 +36,16 @@ final class WebhookConnection: Sendable {
                         try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: origin.serverName))
                     }
                     try pipeline.addHTTPClientHandlers()
-                    try pipeline.addHandler(WebhookExchangeHandler(maxBodyBytes: maxBodyBytes))
+                    let handler = WebhookExchangeHandler(maxBodyBytes: maxBodyBytes)
+                    try pipeline.addHandler(handler)
+                    slot.handler.withLock { $0 = NIOLoopBound(handler, eventLoop: channel.eventLoop) }
                 }
             }
             .connect(host: origin.address ?? origin.host, port: origin.port).get()
-        let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: WebhookExchangeHandler.self), eventLoop: channel.eventLoop)
-        }.get()
+        guard let handler = slot.handler.withLock({ $0 }) else {
+            channel.close(promise: nil)
+            throw ChannelPipelineError.notFound
+        }
         return WebhookConnection(origin: origin, channel: channel, handler: handler)
     }
 
@@ -54,6 +61,11 @@ final class WebhookConnection: Sendable {
     }
 
     var isOpen: Bool { channel.isActive }
+
+    /// Where the channel initializer leaves the connection's handler.
+    private final class HandlerSlot: Sendable {
+        let handler = Mutex<NIOLoopBound<WebhookExchangeHandler>?>(nil)
+    }
 
     func close() {
         channel.close(promise: nil)

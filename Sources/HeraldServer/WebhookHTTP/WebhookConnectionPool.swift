@@ -34,8 +34,9 @@ final class WebhookConnectionPool: Sendable {
     }
 
     /// Sends `request` to `origin` and waits for the answer, until `deadline`. A reused
-    /// connection that closes before any answer (the endpoint closed it as idle as the request
-    /// went out) is replaced by a new one once; receivers tell a repeat by its `webhook-id`.
+    /// connection that closes or is reset before any answer (the endpoint closed it as idle as
+    /// the request went out) is replaced by a new one once; receivers tell a repeat by its
+    /// `webhook-id`.
     func exchange(
         _ request: WebhookRequest, to origin: WebhookOrigin, deadline: NIODeadline
     ) async
@@ -43,7 +44,9 @@ final class WebhookConnectionPool: Sendable {
     {
         if let reused = take(origin) {
             let finished = await reused.exchange(request, deadline: deadline)
-            if finished.outcome != .failed(.closedBeforeAnswer) || NIODeadline.now() >= deadline {
+            // Closed or reset before any answer: most likely the endpoint closed it as idle.
+            let stale = !finished.answerBegan && finished.outcome != .failed(.timedOut)
+            if !stale || NIODeadline.now() >= deadline {
                 settle(reused, finished)
                 return finished.outcome
             }

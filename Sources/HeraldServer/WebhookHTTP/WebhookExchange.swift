@@ -35,11 +35,13 @@ struct WebhookExchange {
         case failed(Failure)
     }
 
-    /// An exchange's end, for its caller: the outcome, and whether the connection may carry
-    /// the next request.
+    /// An exchange's end, for its caller: the outcome, whether the connection may carry the
+    /// next request, and whether any of the answer had come (a failure before it, on a
+    /// connection that had carried requests, is worth one more try on a new one).
     struct Finished: Equatable, Sendable {
         var outcome: Outcome
         var keepConnection: Bool
+        var answerBegan = true
     }
 
     enum Action: Equatable {
@@ -54,6 +56,11 @@ struct WebhookExchange {
 
     let maxBodyBytes: Int
     private(set) var state = State.idle
+    /// Why the connection closed while idle (TLS refused during the handshake, say), for the
+    /// request that comes next.
+    private(set) var closedBecause: Failure?
+    /// Whether the exchange under way (or the last one) had the status of its answer.
+    private(set) var answerBegan = false
 
     init(maxBodyBytes: Int) {
         self.maxBodyBytes = maxBodyBytes
@@ -61,11 +68,20 @@ struct WebhookExchange {
 
     var isIdle: Bool { state == .idle }
 
-    /// A request to send; only on an idle connection (the pool hands out idle ones only).
+    /// A request to send; only on an idle connection (the pool hands out idle ones only). On
+    /// one that closed meanwhile, the request ends at once with the reason it closed.
     mutating func send() -> Action {
-        guard state == .idle else { return .finish(.failed(.failed("the connection is busy")), keepConnection: true) }
-        state = .awaitingHead
-        return .write
+        switch state {
+        case .idle:
+            state = .awaitingHead
+            answerBegan = false
+            return .write
+        case .closed:
+            answerBegan = false
+            return .finish(.failed(closedBecause ?? .closedBeforeAnswer), keepConnection: false)
+        case .awaitingHead, .informational, .readingBody:
+            return .finish(.failed(.failed("the connection is busy")), keepConnection: true)
+        }
     }
 
     mutating func head(status: Int, keepAlive: Bool) -> Action {
@@ -78,6 +94,7 @@ struct WebhookExchange {
             return .none
         case .awaitingHead, .informational:
             state = .readingBody(status: status, keepAlive: keepAlive, read: 0)
+            answerBegan = true
             return .none
         case .idle, .readingBody:
             // An answer nobody asked for: the connection is out of step.
@@ -134,6 +151,7 @@ struct WebhookExchange {
             return .finish(.failed(.failed(reason)), keepConnection: false)
         case .idle:
             state = .closed
+            closedBecause = .failed(reason)
             return .close
         case .closed:
             return .none

@@ -36,16 +36,20 @@ final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandl
 
     /// Sends `request`; `promise` gets the outcome, by `deadline` at the latest.
     func send(_ request: WebhookRequest, deadline: NIODeadline, promise: EventLoopPromise<WebhookExchange.Finished>) {
-        guard let context, exchange.isIdle else {
-            promise.succeed(WebhookExchange.Finished(outcome: .failed(.closedBeforeAnswer), keepConnection: false))
+        self.promise = promise
+        let action = exchange.send()
+        guard action == .write, let context else {
+            // Closed meanwhile (with its reason, when it had one), or removed.
+            perform(action)
+            self.promise?.succeed(WebhookExchange.Finished(outcome: .failed(.closedBeforeAnswer), keepConnection: false, answerBegan: false))
+            self.promise = nil
             return
         }
-        self.promise = promise
         self.deadline = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
             guard let self else { return }
             self.perform(self.exchange.deadlinePassed())
         }
-        perform(exchange.send(), writing: request)
+        perform(action, writing: request)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -83,7 +87,8 @@ final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandl
             let promise = self.promise
             self.promise = nil
             if !keepConnection { context?.close(promise: nil) }
-            promise?.succeed(WebhookExchange.Finished(outcome: outcome, keepConnection: keepConnection))
+            promise?.succeed(
+                WebhookExchange.Finished(outcome: outcome, keepConnection: keepConnection, answerBegan: exchange.answerBegan))
         case .close:
             context?.close(promise: nil)
         }
