@@ -173,19 +173,8 @@ struct WebhookExchange {
         }
     }
 
+    /// An answer out of step with the request: the connection cannot be trusted any more.
     private mutating func protocolError() -> Action {
-        let was = state
-        state = .closed
-        if was == .awaitingHead || was == .informational || was.isReadingBody {
-            return .finish(.failed(.failed("the endpoint's answer is not valid HTTP/1.1")), keepConnection: false)
-        }
-        return .close
-    }
-}
-
-extension WebhookExchange.State {
-    var isReadingBody: Bool {
-        if case .readingBody = self { return true }
-        return false
+        failed("the endpoint's answer is not valid HTTP/1.1")
     }
 }
