@@ -14,6 +14,10 @@ public struct HeraldConfiguration: Sendable {
     public var databaseURL: String?
     /// `HERALD_DATABASE_MAX_CONNECTIONS`: the PostgreSQL pool size of one process.
     var databaseMaxConnections = 20
+    /// `HERALD_REGISTRATION_WRITERS`: registration statements one process runs at once;
+    /// registrations that arrive meanwhile are written together by the next (docs/architecture.md
+    /// "Registrations written together").
+    var registrationWriters = 2
     /// `HERALD_DATABASE_STATEMENT_TIMEOUT_MS`: the longest one SQL statement may run (0: no limit).
     public var databaseStatementTimeoutMilliseconds = 30_000
     /// `HERALD_HTTP_IDLE_TIMEOUT_MS`: a connection that sends nothing (not even a whole request
@@ -160,6 +164,7 @@ public struct HeraldConfiguration: Sendable {
         configuration.databaseURL = reader.string(forKey: "herald.database.url", isSecret: true)
         configuration.databaseMaxConnections = try positive(
             reader, "herald.database.max_connections", configuration.databaseMaxConnections)
+        configuration.registrationWriters = try positive(reader, "herald.registration.writers", configuration.registrationWriters)
         configuration.databaseStatementTimeoutMilliseconds = try nonNegative(
             reader, "herald.database.statement_timeout_ms", configuration.databaseStatementTimeoutMilliseconds)
         configuration.httpIdleTimeoutMilliseconds = try positive(

@@ -49,7 +49,7 @@ public struct Store: Sendable {
             backgroundLogger: logger.forDatabase)
         DatabaseMetrics.recordPoolSize(configuration.databaseMaxConnections)
         apps = PostgresAppRepository(client: client, vault: vault, logger: logger)
-        devices = PostgresDeviceRepository(client: client, logger: logger)
+        devices = PostgresDeviceRepository(client: client, logger: logger, writers: configuration.registrationWriters)
         pruner = PostgresDevicePruner(client: client, batchSize: configuration.pruneBatchSize, logger: logger)
         keys = PostgresAPIKeyRepository(client: client, logger: logger)
         audit = PostgresAuditRepository(client: client, logger: logger)

@@ -9,10 +9,20 @@ import PostgresNIO
 public struct PostgresDeviceRepository: DeviceRepository {
     let client: PostgresClient
     let logger: Logger
+    /// Registrations that arrive while others are being written go in one statement
+    /// (`RegistrationQueue`); shared by every copy of this repository.
+    let registrations: RegistrationBatcher
 
-    public init(client: PostgresClient, logger: Logger) {
+    /// - Parameters:
+    ///   - writers: how many registration statements may run at once (each holds a connection).
+    ///   - batchSize: the most registrations one statement writes.
+    public init(client: PostgresClient, logger: Logger, writers: Int = 2, batchSize: Int = 64) {
         self.client = client
-        self.logger = logger.forDatabase
+        let logger = logger.forDatabase
+        self.logger = logger
+        registrations = RegistrationBatcher(writers: writers, batchSize: batchSize) { batch in
+            await Self.write(batch, client: client, logger: logger)
+        }
     }
 
     public func register(
@@ -21,14 +31,9 @@ public struct PostgresDeviceRepository: DeviceRepository {
         -> (device: Device, created: Bool)
     {
         try await DatabaseMetrics.measure("devices.register") {
-            // A named prepared statement: parsed and planned once per connection, not per call
-            // (BENCHMARKS.md "Registration with the key cache").
-            let rows = try await client.execute(RegisterDevice(appID: appID, token: token, registration: r), logger: logger)
-            // Read to the end: a row sequence left half-read would hold its connection.
-            var registered: RegisterDevice.Row?
-            for try await row in rows where registered == nil { registered = row }
-            guard let registered else { throw StoreError.missingRow }
-            return registered
+            // Named prepared statements, alone or combined with the registrations that arrived
+            // meanwhile (BENCHMARKS.md "Registrations written together").
+            try await registrations.register(.init(appID: appID, token: token, registration: r)).get()
         }
     }
 
