@@ -161,4 +161,15 @@ import Testing
             #expect(failures == 0)
         }
     }
+
+    /// On a cluster, registrations through the repository are written alone (the combined
+    /// statement would go through the coordinator); on one PostgreSQL they are combined.
+    @Test(arguments: CitusTestDatabase.engines) func theRepositoryCombinesOnlyOnOnePostgreSQL(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
+            #expect(try await f.devices.layout.isDistributed(client: f.client, logger: TestDatabase.logger) == onCluster)
+            let (device, created) = try await f.devices.register(
+                appID: f.app.id, token: StoreFixture.token(1), registration: StoreFixture.registration(userID: "u"))
+            #expect(created && device.userID == "u")
+        }
+    }
 }

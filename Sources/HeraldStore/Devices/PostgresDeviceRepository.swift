@@ -12,6 +12,7 @@ public struct PostgresDeviceRepository: DeviceRepository {
     /// Registrations that arrive while others are being written go in one statement
     /// (`RegistrationQueue`); shared by every copy of this repository.
     let registrations: RegistrationBatcher
+    let layout = DevicesLayout()
 
     /// - Parameters:
     ///   - writers: how many registration statements may run at once (each holds a connection).
@@ -32,8 +33,13 @@ public struct PostgresDeviceRepository: DeviceRepository {
     {
         try await DatabaseMetrics.measure("devices.register") {
             // Named prepared statements, alone or combined with the registrations that arrived
-            // meanwhile (BENCHMARKS.md "Registrations written together").
-            try await registrations.register(.init(appID: appID, token: token, registration: r)).get()
+            // meanwhile (BENCHMARKS.md "Registrations written together"); always alone on a
+            // Citus cluster, where the combined statement goes through the coordinator.
+            let registration = RegistrationBatcher.Registration(appID: appID, token: token, registration: r)
+            if try await layout.isDistributed(client: client, logger: logger) {
+                return try await Self.single(registration, client: client, logger: logger).get()
+            }
+            return try await registrations.register(registration).get()
         }
     }
 

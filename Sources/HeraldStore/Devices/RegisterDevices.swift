@@ -3,6 +3,7 @@ import HeraldCore
 import Logging
 import Metrics
 import PostgresNIO
+import Synchronization
 
 extension PostgresDeviceRepository {
     /// Writes a batch from `RegistrationBatcher`: one registration with the single prepared
@@ -29,7 +30,7 @@ extension PostgresDeviceRepository {
         }
     }
 
-    private static func single(
+    static func single(
         _ r: RegistrationBatcher.Registration, client: PostgresClient, logger: Logger
     ) async -> RegistrationBatcher.Outcome {
         do {
@@ -69,6 +70,32 @@ extension PostgresDeviceRepository {
     static func rowMayBeAtFault(_ error: any Error) -> Bool {
         guard let state = PostgresErrors.serverError(error)?.serverInfo?[.sqlState] else { return false }
         return ["22", "23", "40", "P0"].contains(String(state.prefix(2)))
+    }
+}
+
+/// Whether `devices` is a distributed table (a Citus cluster), read once per process. There a
+/// combined registration runs as an INSERT … SELECT through the coordinator, which cost five
+/// times the database's CPU per registration of the single-row statements it replaces
+/// (BENCHMARKS.md "Registrations written together"), while each single-row upsert is routed to
+/// its shard; so registrations are written alone there. A database converted while an instance runs is seen
+/// when the instance restarts.
+final class DevicesLayout: Sendable {
+    private let distributed = Mutex<Bool?>(nil)
+
+    func isDistributed(client: PostgresClient, logger: Logger) async throws -> Bool {
+        if let known = distributed.withLock({ $0 }) { return known }
+        var answer = false
+        let citus = try await client.query(
+            "SELECT to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL", logger: logger
+        ).collect().first?.decode(Bool.self)
+        if citus == true {
+            answer =
+                try await client.query(
+                    "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'devices'::regclass)", logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
+        }
+        distributed.withLock { $0 = answer }
+        return answer
     }
 }
 
