@@ -5,6 +5,13 @@ import HeraldCore
 /// zones and the outcome chart. Each is rendered again for every live refresh.
 enum CampaignFigures {
     static func progress(_ counters: CampaignCounters) -> HTML {
+        // No value: an indeterminate bar until the audience's size is known.
+        guard !counters.audienceCounting else {
+            return """
+                <progress aria-label="progress">counting the audience</progress>
+                <span class="muted">counting the audience…</span>
+                """
+        }
         let whole = max(counters.audienceSize, 1)
         return """
             <progress max="\(whole)" value="\(counters.done)" aria-label="progress">\(ConsoleFormat.percent(counters.done, of: counters.audienceSize))</progress>

@@ -35,6 +35,21 @@ import Testing
         #expect(!first.contains("First page") && !first.contains("rel=\"next\"") && first.contains("New campaign"))
     }
 
+    /// While a started campaign's audience is counted, the bar has no value (indeterminate)
+    /// instead of showing what is done as the whole.
+    @Test func aCampaignWhoseAudienceIsBeingCountedShowsNoPercentage() {
+        var counters = CampaignCounters(audienceSize: 40, accepted: 40)
+        counters.audienceCounting = true
+        let counting = CampaignFigures.progress(counters).description
+        #expect(counting.contains("<progress aria-label=\"progress\">") && counting.contains("counting the audience"))
+        #expect(!counting.contains("100"))
+        counters.audienceCounting = false
+        counters.audienceSize = 80
+        counters.pending = 40
+        let counted = CampaignFigures.progress(counters).description
+        #expect(counted.contains("max=\"80\" value=\"40\"") && !counted.contains("counting"))
+    }
+
     @Test func aJourneyProblemIsSaidAtItsStep() {
         #expect(
             JourneysView.describe(ValidationError(field: "steps.remind.send.template", reason: "names no template"))

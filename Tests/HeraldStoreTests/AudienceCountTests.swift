@@ -24,12 +24,14 @@ import Testing
                         id: created.id, event: .start, actor: "scheduler", on: connection, logger: TestDatabase.logger)
                 })
             #expect(started.state == .running && started.counters.addsUp)
+            #expect(!created.counters.audienceCounting && started.counters.audienceCounting)
             #expect(try await f.count("SELECT count(*) FROM campaigns WHERE audience_size IS NULL") == 1)
 
             // Every chunk is sent; the campaign waits for its count.
             let (seen, completed) = try await f.run(started)
             #expect(seen.count == 20 && completed.isEmpty)
-            #expect(try await f.campaigns.get(id: created.id)?.state == .running)
+            let sent = try #require(try await f.campaigns.get(id: created.id))
+            #expect(sent.state == .running && sent.counters.audienceCounting && sent.counters.done == 20)
 
             // Not yet an orphan a minute on; found once it is.
             #expect(try await CampaignLifecycle.uncounted(olderThan: .seconds(60), client: f.client, logger: TestDatabase.logger).isEmpty)
@@ -40,6 +42,7 @@ import Testing
             let done = try #require(try await f.campaigns.get(id: created.id))
             #expect(done.state == .completed && done.counters.audienceSize == 20 && done.counters.accepted == 20)
             #expect(done.counters.addsUp && done.counters.unsent == 0 && done.counters.pending == 0)
+            #expect(!done.counters.audienceCounting)
             #expect(try await f.count("SELECT count(*) FROM audit_log WHERE action = 'campaign.complete'") == 1)
             // Counted once: another instance's count changes nothing.
             #expect(try await !CampaignLifecycle.countAudience(campaignID: created.id, actor: "other", client: f.client, logger: TestDatabase.logger))

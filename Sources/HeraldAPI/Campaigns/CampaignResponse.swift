@@ -76,6 +76,9 @@ struct CountersResponse: Encodable {
     var unsent: Int
     var heldOut: Int
     var pending: Int
+    /// The audience of the started campaign is still being counted: `audienceSize` and
+    /// `pending` are not its final figures yet.
+    var audienceCounting: Bool
     /// Recorded outcomes by message, in the campaign's order.
     var variants: [VariantCountersResponse]
     /// Progress by time zone, for a campaign sent in zones (local time, quiet hours).
@@ -93,6 +96,7 @@ struct CountersResponse: Encodable {
         unsent = counters.unsent
         heldOut = counters.heldOut
         pending = counters.pending
+        audienceCounting = counters.audienceCounting
         variants = counters.variants.map(VariantCountersResponse.init)
         zones = counters.zones.map(ZoneResponse.init)
     }

@@ -29,6 +29,10 @@ public struct CampaignCounters: Sendable, Hashable {
     public var variants: [VariantCounters]
     /// Progress by time zone, for a campaign sent in zones; empty otherwise.
     public var zones: [ZoneProgress] = []
+    /// A started campaign's audience is still being counted (about a second after the start on
+    /// a large audience, docs/campaigns.md "Starting"): until it is, `audienceSize` is what has
+    /// been recorded so far and `pending` is 0, so progress cannot be told yet.
+    public var audienceCounting = false
 
     public init(
         audienceSize: Int = 0, accepted: Int = 0, failed: Int = 0, failedByReason: [String: Int] = [:],

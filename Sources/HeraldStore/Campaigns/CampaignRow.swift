@@ -92,6 +92,7 @@ enum CampaignRow {
             variants: variantCounters)
         var withZones = counters
         withZones.zones = try Self.zones(try cells[37].decode(String.self))
+        withZones.audienceCounting = try cells[15].decode(Int64?.self) == nil && cells[19].decode(Date?.self) != nil
         var campaign = Campaign(
             id: try cells[0].decode(Int64.self),
             publicID: try cells[1].decode(UUID.self),

@@ -289,6 +289,10 @@ enum ProgressBar {
 
     static func line(_ campaign: Campaign) -> String {
         let c = campaign.counters
+        guard !c.audienceCounting else {
+            return "[\(String(repeating: "-", count: width))] counting the audience… \(c.done) done  accepted \(c.accepted) · "
+                + "failed \(c.failed) · skipped \(c.skipped)  \(campaign.state.rawValue)"
+        }
         let fraction = c.audienceSize == 0 ? (campaign.state.isFinished ? 1 : 0) : Double(c.done) / Double(c.audienceSize)
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
