@@ -187,7 +187,8 @@ public final class APNSClient: Sendable {
                 // Spread a shard's share over its connections, within its in-flight bound.
                 let size = min(shard.limiter.limit, (items.count + shard.wanted - 1) / shard.wanted)
                 for start in stride(from: 0, to: items.count, by: size) {
-                    let part = Array(items[start..<min(start + size, items.count)])
+                    // A slice, not a copy: each notification is copied once, into its request.
+                    let part = items[start..<min(start + size, items.count)]
                     group.addTask { await self.deliver(part, shard: shard) }
                 }
             }
@@ -199,7 +200,7 @@ public final class APNSClient: Sendable {
     }
 
     private func deliver(
-        _ items: [(index: Int, notification: APNSNotification, body: [UInt8])], shard: APNSShard
+        _ items: ArraySlice<(index: Int, notification: APNSNotification, body: [UInt8])>, shard: APNSShard
     ) async
         -> [(Int, APNSDeliveryResult)]
     {
@@ -212,7 +213,7 @@ public final class APNSClient: Sendable {
         do {
             let chosen = try await shard.connection()
             connection = chosen
-            outcomes = await chosen.send(batch: items.map { ($0.notification, $0.body) })
+            outcomes = await chosen.send(batch: items)
         } catch {
             let failure = (error as? APNSClientError) ?? .connectionLost("the connection failed")
             outcomes = Array(repeating: .failure(failure), count: items.count)

@@ -96,11 +96,12 @@ extension APNSConnectionStateMachine {
             return removed
         }
 
-        func contains(_ id: Int) -> Bool { open[id] != nil }
+        func contains(_ id: Int) -> Bool { open.index(forKey: id) != nil }
 
         mutating func update(_ id: Int, _ change: (inout Stream) -> Void) {
-            guard open[id] != nil else { return }
-            change(&open[id]!)
+            // In place through the values' index: `&open[id]!` copied the record out and back.
+            guard let index = open.index(forKey: id) else { return }
+            change(&open.values[index])
         }
 
         func expired(now: NIODeadline) -> [Int] {
