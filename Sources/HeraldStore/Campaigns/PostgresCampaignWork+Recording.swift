@@ -32,11 +32,13 @@ extension PostgresCampaignWork {
         _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64
     ) async throws -> BatchReceipt {
         let receipt = try await DatabaseMetrics.measure("work.recordBatch") {
-            do {
-                return try await record(lease, records: records, invalidations: invalidations, cursor: cursor, conflicts: .refuse)
-            } catch  where Self.isLedgerConflict(error) {
-                DatabaseMetrics.ledgerConflict()
-                return try await record(lease, records: records, invalidations: invalidations, cursor: cursor, conflicts: .skip)
+            try await PostgresErrors.retryingDeadlocks {
+                do {
+                    return try await record(lease, records: records, invalidations: invalidations, cursor: cursor, conflicts: .refuse)
+                } catch  where Self.isLedgerConflict(error) {
+                    DatabaseMetrics.ledgerConflict()
+                    return try await record(lease, records: records, invalidations: invalidations, cursor: cursor, conflicts: .skip)
+                }
             }
         }
         DatabaseMetrics.recorded(records)

@@ -106,17 +106,19 @@ extension PostgresCampaignWork {
         async throws
     {
         try await DatabaseMetrics.measure("work.recordRetries") {
-            try await client.withDomainTransaction(logger: logger) { connection in
-                // The ledger's rows move on every shard the chunk spans, then the chunk's counters
-                // on the coordinator: on a cluster that takes one connection per node.
-                try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
-                try await Self.lockChunk(lease, on: connection, logger: logger)
-                let invalidated = try await DeviceInvalidator.apply(
-                    invalidations, appID: lease.appID,
-                    part: try await Self.partLabel(of: invalidations, in: records, client: client, logger: logger),
-                    on: connection, logger: logger
-                ).count
-                try await Self.update(records, lease: lease, invalidated: invalidated, on: connection, logger: logger)
+            try await PostgresErrors.retryingDeadlocks {
+                try await client.withDomainTransaction(logger: logger) { connection in
+                    // The ledger's rows move on every shard the chunk spans, then the chunk's counters
+                    // on the coordinator: on a cluster that takes one connection per node.
+                    try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
+                    try await Self.lockChunk(lease, on: connection, logger: logger)
+                    let invalidated = try await DeviceInvalidator.apply(
+                        invalidations, appID: lease.appID,
+                        part: try await Self.partLabel(of: invalidations, in: records, client: client, logger: logger),
+                        on: connection, logger: logger
+                    ).count
+                    try await Self.update(records, lease: lease, invalidated: invalidated, on: connection, logger: logger)
+                }
             }
         }
         DatabaseMetrics.recorded(records)

@@ -49,4 +49,8 @@ public enum DatabaseMetrics {
     static func ledgerConflict() {
         Counter(label: "herald_ledger_conflicts").increment()
     }
+
+    static func deadlockRetried() {
+        Counter(label: "herald_deadlock_retries").increment()
+    }
 }

@@ -61,7 +61,7 @@ public struct PostgresDirectSendLedger: DirectSendLedger {
             // journey batch's sends are one such statement). Invalidations take several.
             let statements = (invalidations.isEmpty ? 0 : 2) + (journeys.isEmpty ? 0 : 1) + others.count
             if statements <= 1 { return try await client.withConnection(record) }
-            return try await client.withDomainTransaction(logger: logger, record)
+            return try await PostgresErrors.retryingDeadlocks { try await client.withDomainTransaction(logger: logger, record) }
         }
         DatabaseMetrics.invalidated(invalidated.count, source: "direct")
         return invalidated
