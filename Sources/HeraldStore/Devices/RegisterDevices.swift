@@ -74,11 +74,11 @@ extension PostgresDeviceRepository {
 }
 
 /// Whether `devices` is a distributed table (a Citus cluster), read once per process. There a
-/// combined registration runs as an INSERT … SELECT through the coordinator, which cost five
-/// times the database's CPU per registration of the single-row statements it replaces
-/// (BENCHMARKS.md "Registrations written together"), while each single-row upsert is routed to
-/// its shard; so registrations are written alone there. A database converted while an instance runs is seen
-/// when the instance restarts.
+/// combined registration runs as an INSERT … SELECT through the coordinator, which cost five times
+/// the database's CPU per registration of the single-row statements it replaces (BENCHMARKS.md
+/// "Registrations written together"), while each single-row upsert is routed to its shard; so
+/// registrations are written alone there. A database converted while an instance runs is seen when
+/// the instance restarts.
 final class DevicesLayout: Sendable {
     private let distributed = Mutex<Bool?>(nil)
 
