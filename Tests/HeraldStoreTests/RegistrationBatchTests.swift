@@ -52,8 +52,11 @@ import Testing
             func wanted(_ n: Int, round: Int) -> RegistrationBatcher.Registration {
                 Self.registration(
                     n, app: app, languages: n % 5 == 0 ? [] : ["fr-CA", "en-\(["GB", "US"][round])"],
-                    userID: n % 4 == 0 ? nil : "user-\(n)-\(round)", timeZone: n % 7 == 0 ? nil : "Asia/Tokyo",
-                    attributes: ["n": .int(n), "round": .object(["of": .string("r\(round)")])])
+                    userID: n % 4 == 0 ? nil : "user-\(n)-\(round)\(n % 3 == 0 ? ", \"quoted\" \\ é 🎉 {x}" : "")",
+                    timeZone: n % 7 == 0 ? nil : "Asia/Tokyo",
+                    attributes: [
+                        "n": .int(n), "round": .object(["of": .string("r\(round)")]), "odd": .string("a,b \"c\" \\d\t{e} 🎉"),
+                    ])
             }
             for round in 0..<2 {
                 let outcomes = await withTaskGroup(of: (Int, RegistrationBatcher.Outcome).self) { group in
