@@ -6,7 +6,7 @@
 #                         headers and payload of a real notification and a JWT-sized
 #                         authorization header; prints requests/s
 
-free_port() { while :; do p=$(( 20000 + RANDOM % 30000 )); (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }; done; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/free-port.sh"
 
 install_sink_tools() {
   local missing="" tool
