@@ -25,13 +25,17 @@ import Testing
         var attempts: [Int: Int] { state.withLock { $0.attempts } }
     }
 
-    @Test func bothWritersOfADeadlockFinish() async throws {
-        try await StoreFixture.with { f in
+    /// On a Citus cluster the two rows lie on two workers: neither worker sees a cycle, and the
+    /// coordinator's distributed deadlock detection cancels one transaction, with the same
+    /// SQLSTATE (40P01) as PostgreSQL's own detector.
+    @Test(arguments: CitusTestDatabase.engines) func bothWritersOfADeadlockFinish(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
             try await f.client.query("CREATE TABLE deadlock_rows (id int PRIMARY KEY, writer int)")
-            try await f.client.query("INSERT INTO deadlock_rows VALUES (1, 0), (2, 0)")
+            let (first, second) = onCluster ? try await Self.rowsOnTwoWorkers(f.client) : (1, 2)
+            try await f.client.query("INSERT INTO deadlock_rows VALUES (\(first), 0), (\(second), 0)")
             let progress = Progress()
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for (writer, order) in [(1, [1, 2]), (2, [2, 1])] {
+                for (writer, order) in [(1, [first, second]), (2, [second, first])] {
                     group.addTask {
                         try await PostgresErrors.retryingDeadlocks {
                             let first = progress.attempt(writer)
@@ -57,6 +61,22 @@ import Testing
             let writers = try await f.client.query("SELECT DISTINCT writer FROM deadlock_rows").collect().map { try $0.decode(Int.self) }
             #expect(writers.count == 1 && [1, 2].contains(writers.first ?? 0))
         }
+    }
+
+    /// Distributes `deadlock_rows` by `id` and returns two ids whose shards lie on different
+    /// workers.
+    private static func rowsOnTwoWorkers(_ client: PostgresClient) async throws -> (Int, Int) {
+        try await client.query("SELECT create_distributed_table('deadlock_rows', 'id')")
+        let rows = try await client.query(
+            """
+            SELECT DISTINCT ON (p.groupid) v.id
+            FROM generate_series(1, 64) AS v(id)
+            JOIN pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('deadlock_rows', v.id)
+            ORDER BY p.groupid, v.id
+            """
+        ).collect().map { try $0.decode(Int.self) }
+        try #require(rows.count >= 2, "the cluster has one worker")
+        return (rows[0], rows[1])
     }
 
     @Test func anotherErrorIsNotRunAgain() async throws {
