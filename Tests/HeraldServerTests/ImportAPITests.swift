@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldTestSupport
 import Hummingbird
 import Testing
@@ -39,12 +40,17 @@ import Testing
         }
     }
 
+    /// More lines than one batch holds (4,000 on one PostgreSQL, 16,000 on a cluster): every line
+    /// is stored, and a token repeated in the second batch is updated, not counted twice.
     @Test(arguments: CitusTestDatabase.engines) func importsManyLinesInBatches(onCluster: Bool) async throws {
         try await APIHarness.with(onCluster: onCluster) { h in
-            let count = 2_500
-            let body = (1...count).map { #"{"token":"\#(APIHarness.token($0))","languages":["en"]}"# }.joined(separator: "\n") + "\n"
-            let reply = try await h.request(.post, path, key: h.adminKey, body: body)
+            let count = (onCluster ? DeviceImportBatching.distributedLines : DeviceImportBatching.lines) + 1_500
+            var lines = (1...count).map { #"{"token":"\#(APIHarness.token($0))","languages":["en"]}"# }
+            lines.append(#"{"token":"\#(APIHarness.token(7))","languages":["fr"]}"#)
+            let reply = try await h.request(.post, path, key: h.adminKey, body: lines.joined(separator: "\n") + "\n")
+            #expect(reply.json["lines"] as? Int == count + 1)
             #expect(reply.json["created"] as? Int == count)
+            #expect(reply.json["updated"] as? Int == 1)
             #expect(reply.json["rejected"] as? Int == 0)
             #expect(try await h.deviceCount() == count)
         }

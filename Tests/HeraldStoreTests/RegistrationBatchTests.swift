@@ -166,10 +166,13 @@ import Testing
     }
 
     /// On a cluster, registrations through the repository are written alone (the combined
-    /// statement would go through the coordinator); on one PostgreSQL they are combined.
+    /// statement would go through the coordinator) and imports in batches of 16,000 lines; on one
+    /// PostgreSQL registrations are combined and imports written 4,000 lines at a time.
     @Test(arguments: CitusTestDatabase.engines) func theRepositoryCombinesOnlyOnOnePostgreSQL(onCluster: Bool) async throws {
         try await StoreFixture.with(onCluster: onCluster) { f in
             #expect(try await f.devices.layout.isDistributed(client: f.client, logger: TestDatabase.logger) == onCluster)
+            // Imports write larger batches on a cluster, where each batch commits on every shard.
+            #expect(await f.devices.importBatchSize() == (onCluster ? 16_000 : 4000))
             let (device, created) = try await f.devices.register(
                 appID: f.app.id, token: StoreFixture.token(1), registration: StoreFixture.registration(userID: "u"))
             #expect(created && device.userID == "u")

@@ -10,7 +10,6 @@ import Synchronization
 /// memory. Good lines are stored even when others are refused; refused lines are reported by
 /// number.
 struct DeviceImportController {
-    static let batchSize = 4000
     static let maximumLineBytes = 16 * 1024
     static let maximumReportedErrors = 1000
 
@@ -46,12 +45,13 @@ struct DeviceImportController {
         }
         defer { running.leave() }
 
+        let batchSize = await devices.importBatchSize()
         var summary = Summary()
         var splitter = NDJSONLineSplitter(maximumLineBytes: Self.maximumLineBytes)
         var batch = [DeviceImportItem]()
         var batchLines = [Int]()
         var tokensInBatch = Set<DeviceToken>()
-        batch.reserveCapacity(Self.batchSize)
+        batch.reserveCapacity(batchSize)
         let logger = context.logger
 
         // One batch is written while the next is read and parsed; writes stay one at a time, in
@@ -116,7 +116,7 @@ struct DeviceImportController {
                     tokensInBatch.insert(item.token)
                     batch.append(item)
                     batchLines.append(number)
-                    if batch.count >= Self.batchSize { try await flush() }
+                    if batch.count >= batchSize { try await flush() }
                 } catch let error as ValidationError {
                     reject(LineError(line: number, field: error.field, detail: error.reason))
                 } catch let problem as Problem {

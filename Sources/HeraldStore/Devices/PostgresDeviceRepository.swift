@@ -149,6 +149,11 @@ public struct PostgresDeviceRepository: DeviceRepository {
         }
     }
 
+    public func importBatchSize() async -> Int {
+        let distributed = (try? await layout.isDistributed(client: client, logger: logger)) ?? false
+        return distributed ? DeviceImportBatching.distributedLines : DeviceImportBatching.lines
+    }
+
     public func importBatch(appID: Int64, items: [DeviceImportItem]) async throws -> DeviceImportCounts {
         try await DatabaseMetrics.measure("devices.importBatch") {
             guard !items.isEmpty else { return DeviceImportCounts() }
