@@ -56,6 +56,33 @@ import Testing
         #expect(otherName.contains("does not name 127.0.0.1"), "\(otherName)")
     }
 
+    /// A connection left idle is closed after `connectionIdleTimeout` (10 s), so no idle
+    /// connection needs a keep-alive query, and the next query opens one again.
+    @Test func idleConnectionsAreClosed() async throws {
+        var configuration = try DatabaseURL(TestDatabase.serverURL).clientConfiguration(maxConnections: 4)
+        #expect(configuration.options.keepAliveBehavior == nil)
+        let name = "herald-idle-\(UInt32.random(in: 0...UInt32.max))"
+        configuration.options.additionalStartupParameters.append(("application_name", name))
+        let client = PostgresClient(configuration: configuration, backgroundLogger: Self.logger)
+        try await TestDatabase.withClient(TestDatabase.serverURL) { observer in
+            @Sendable func open() async throws -> Int {
+                try await observer.query("SELECT count(*)::int FROM pg_stat_activity WHERE application_name = \(name)")
+                    .collect().first?.decode(Int.self) ?? -1
+            }
+            try await client.whileRunning {
+                // Four at once: four connections.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 { group.addTask { try await client.query("SELECT pg_sleep(0.3)").collect() } }
+                    try await group.waitForAll()
+                }
+                #expect(try await open() == 4)
+                try await waitUntil("the idle connections to close", limit: .seconds(25)) { (try? await open()) == 0 }
+                #expect(try await client.query("SELECT 1").collect().count == 1)
+                #expect(try await open() == 1)
+            }
+        }
+    }
+
     @Test func badURLParametersAreNamed() {
         for (query, words) in [
             ("sslmode=verify", "sslmode must be"), ("sslmode=Require", "sslmode must be"),

@@ -77,6 +77,9 @@ public struct DatabaseURL: Sendable {
         connectTimeout = timeout
     }
 
+    /// How long a pooled connection may stay idle before it is closed.
+    static let connectionIdleTimeout = Duration.seconds(10)
+
     /// The pool's configuration; `statementTimeout` (milliseconds, 0: none) bounds every
     /// statement, so one slow query cannot hold a connection for ever.
     public func clientConfiguration(maxConnections: Int, statementTimeout: Int = 0) -> PostgresClient.Configuration {
@@ -90,6 +93,15 @@ public struct DatabaseURL: Sendable {
             host: host, port: port, username: username, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = maxConnections
         configuration.options.connectTimeout = connectTimeout
+        // Every time a connection goes back to the pool idle, the pool starts timers for it (its
+        // idle timeout, and a keep-alive query), which the next use cancels. On Linux a cancelled
+        // `Task.sleep` keeps its timer until the deadline it was given, so with the defaults
+        // (60 s and 30 s) a registry at 10,000 requests/s held about 35 MB of cancelled timers,
+        // and SIGTERM shortly after a keep-alive could leave the pool's task never ending (the
+        // process did not exit). A connection idle for 10 s is closed instead, which no keep-alive
+        // is needed for (BENCHMARKS.md "Idle connections, and memory held by cancelled timers").
+        configuration.options.connectionIdleTimeout = Self.connectionIdleTimeout
+        configuration.options.keepAliveBehavior = nil
         if statementTimeout > 0 {
             configuration.options.additionalStartupParameters.append(("statement_timeout", String(statementTimeout)))
         }
