@@ -77,8 +77,9 @@ extension PostgresDeviceRepository {
 /// combined registration runs as an INSERT … SELECT through the coordinator, which cost five times
 /// the database's CPU per registration of the single-row statements it replaces (BENCHMARKS.md
 /// "Registrations written together"), while each single-row upsert is routed to its shard; so
-/// registrations are written alone there. A database converted while an instance runs is seen when
-/// the instance restarts.
+/// registrations are written alone there, and imports in larger batches (each batch's transaction
+/// commits on every shard: BENCHMARKS.md "Import batches on a cluster"). A database converted
+/// while an instance runs is seen when the instance restarts.
 final class DevicesLayout: Sendable {
     private let distributed = Mutex<Bool?>(nil)
 
