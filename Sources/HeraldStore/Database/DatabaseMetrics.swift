@@ -50,6 +50,15 @@ public enum DatabaseMetrics {
         Counter(label: "herald_ledger_conflicts").increment()
     }
 
+    /// A registration statement written: one per statement, and its rows when it combined several.
+    static func registrationStatement(rows: Int) {
+        registrationStatements.increment()
+        if rows > 1 { registrationsCombined.increment(by: rows) }
+    }
+
+    private static let registrationStatements = Counter(label: "herald_registration_statements")
+    private static let registrationsCombined = Counter(label: "herald_registrations_combined")
+
     static func deadlockRetried() {
         Counter(label: "herald_deadlock_retries").increment()
     }

@@ -96,7 +96,7 @@ public struct DatabaseURL: Sendable {
         // Every time a connection goes back to the pool idle, the pool starts timers for it (its
         // idle timeout, and a keep-alive query), which the next use cancels. On Linux a cancelled
         // `Task.sleep` keeps its timer until the deadline it was given, so with the defaults
-        // (60 s and 30 s) a registry at 10,000 requests/s held about 35 MB of cancelled timers,
+        // (60 s and 30 s) a registry at 10,000 requests/s held about 50 MB of cancelled timers,
         // and SIGTERM shortly after a keep-alive could leave the pool's task never ending (the
         // process did not exit). A connection idle for 10 s is closed instead, which no keep-alive
         // is needed for (BENCHMARKS.md "Idle connections, and memory held by cancelled timers").

@@ -1,7 +1,6 @@
 import APNSCore
 import HeraldCore
 import Logging
-import Metrics
 import PostgresNIO
 import Synchronization
 
@@ -14,9 +13,8 @@ extension PostgresDeviceRepository {
     static func write(
         _ batch: [RegistrationBatcher.Registration], client: PostgresClient, logger: Logger
     ) async -> [RegistrationBatcher.Outcome] {
-        Counter(label: "herald_registration_statements").increment()
+        DatabaseMetrics.registrationStatement(rows: batch.count)
         guard batch.count > 1 else { return [await single(batch[0], client: client, logger: logger)] }
-        Counter(label: "herald_registrations_combined").increment(by: batch.count)
         do {
             return try await combined(batch, client: client, logger: logger)
         } catch  where rowMayBeAtFault(error) {
