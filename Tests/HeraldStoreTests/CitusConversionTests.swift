@@ -133,6 +133,77 @@ struct CitusConversionTests {
         }
     }
 
+    /// Migration 0040 on a cluster converted before it, with a campaign half sent: the chunk
+    /// tables (on the coordinator) take their parts and new keys, their counters stay as they
+    /// were, and a campaign runs on them afterwards.
+    @Test func migration0040GivesTheChunksOfAConvertedClusterTheirParts() async throws {
+        try await CitusTestDatabase.with(migratedBefore: "0040") { url in
+            try await TestDatabase.withClient(url) { client in
+                let logger = TestDatabase.logger
+                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
+                let earlier = MigrationRunner(client: client, migrations: all.filter { $0.name < "0040" }, logger: logger)
+                let conversion = CitusConversion(client: client, logger: logger)
+                _ = try await conversion.convert(after: earlier)
+                // A campaign half sent before the upgrade: 16 chunks, counters on two of them.
+                let app = try await client.query(
+                    """
+                    INSERT INTO apps (bundle_id, team_id, default_environment)
+                    VALUES ('com.example.moved', 'TEAM123456', 'production') RETURNING id
+                    """, logger: logger
+                ).collect().first!.decode(Int64.self)
+                let campaign = try await client.query(
+                    "INSERT INTO campaigns (app_id, name, template_name) VALUES (\(app), 'before', 'welcome') RETURNING id",
+                    logger: logger
+                ).collect().first!.decode(Int64.self)
+                try await client.query(
+                    """
+                    INSERT INTO campaign_chunks (app_id, campaign_id, chunk, bucket_from, bucket_to, accepted, cursor)
+                    SELECT \(app), \(campaign), n, n * 16, n * 16 + 15, n, n * 100 FROM generate_series(0, 15) AS n
+                    """, logger: logger)
+                for (table, column, value) in [
+                    ("campaign_chunk_variants", "variant", "0"), ("campaign_chunk_languages", "language", "'fr'"),
+                    ("campaign_chunk_minutes", "minute", "date_trunc('minute', now())"),
+                ] {
+                    try await client.query(
+                        PostgresQuery(
+                            unsafeSQL: """
+                                INSERT INTO \(table) (app_id, campaign_id, chunk, \(column), accepted)
+                                SELECT \(app), \(campaign), n, \(value), n FROM generate_series(3, 4) AS n
+                                """), logger: logger)
+                }
+
+                let applied = try await MigrationRunner(client: client, migrations: all, logger: logger).migrate()
+                #expect(applied == all.filter { $0.name >= "0040" }.map(\.name))
+                #expect(try await conversion.isConverted())
+                #expect(try await conversion.convert(after: MigrationRunner(client: client, migrations: all, logger: logger)).isEmpty)
+
+                func number(_ sql: String) async throws -> Int64 {
+                    try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().first!.decode(Int64.self)
+                }
+                #expect(try await number("SELECT sum(accepted)::bigint FROM campaign_chunks") == 120)
+                #expect(try await number("SELECT count(*) FROM campaign_chunks WHERE part = herald_part(bucket_from)") == 16)
+                for table in ["campaign_chunk_variants", "campaign_chunk_languages", "campaign_chunk_minutes"] {
+                    #expect(try await number("SELECT sum(accepted)::bigint FROM \(table)") == 7, "\(table)")
+                }
+                #expect(
+                    try await number(
+                        """
+                        SELECT count(*) FROM pg_constraint
+                        WHERE contype = 'f' AND conname IN ('campaign_chunk_variants_chunk_fkey', 'campaign_chunk_languages_chunk_fkey',
+                                                            'campaign_chunk_minutes_chunk_fkey', 'campaign_chunks_campaign_id_fkey')
+                        """) == 4)
+            }
+            try await StoreFixture.with(url: url) { f in
+                _ = try await f.registerDevices(1...50)
+                let campaign = try await f.runningCampaign()
+                let (seen, _) = try await f.run(campaign)
+                #expect(Set(seen).count == 50 && seen.count == 50)
+                let counted = try #require(try await f.campaigns.get(id: campaign.id)).counters
+                #expect(counted.accepted == 50 && counted.addsUp)
+            }
+        }
+    }
+
     @Test func aWorkerThatCannotBeReachedStopsTheConversionBeforeAnythingChanges() async throws {
         try await CitusTestDatabase.with(converted: false) { url in
             try await TestDatabase.withClient(url) { client in

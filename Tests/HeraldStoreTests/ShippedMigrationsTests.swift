@@ -48,6 +48,7 @@ import Testing
         ("0037_claim_webhooks_per_endpoint.sql", "77034269ae04026765f109fa602da316779c1371c0b661beba8138af4f5d9910"),
         ("0038_wake_webhook_dispatchers.sql", "d23a7d453c42aa4563d71e31d5a76e404e0c249345d686997f8c00308bb1549b"),
         ("0039_count_audiences_while_sending.sql", "cb8877379aabf08465da270806742afeadad0244e295884952e4e6af94938828"),
+        ("0040_add_chunk_parts.sql", "58dfee207f219326f7b00cb01dd9d234a10e9b0aa816b94bafcba5054807f755"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() throws {

@@ -130,8 +130,7 @@ enum CampaignLifecycle {
 
     /// The campaign as its transaction sees it now.
     static func fetch(id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Campaign? {
-        let rows = try await connection.query(CampaignRow.byID(id), logger: logger)
-        return try await rows.collect().first.map(CampaignRow.decode)
+        try await CampaignRow.load(CampaignRow.byID(id)) { try await connection.query($0, logger: logger) }.first
     }
 
     /// Pins the latest version of the campaign's template; a campaign cannot be scheduled
@@ -282,8 +281,8 @@ enum CampaignLifecycle {
         let tos = ranges.map { Int32($0.upperBound) }
         try await connection.query(
             """
-            INSERT INTO campaign_chunks (app_id, campaign_id, chunk, bucket_from, bucket_to)
-            SELECT \(appID), \(campaignID), t.chunk, t.bucket_from, t.bucket_to
+            INSERT INTO campaign_chunks (app_id, campaign_id, chunk, part, bucket_from, bucket_to)
+            SELECT \(appID), \(campaignID), t.chunk, herald_part(t.bucket_from), t.bucket_from, t.bucket_to
             FROM unnest(\(chunks)::integer[], \(froms)::integer[], \(tos)::integer[]) AS t(chunk, bucket_from, bucket_to)
             """, logger: logger)
     }

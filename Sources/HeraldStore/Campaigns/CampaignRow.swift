@@ -3,50 +3,18 @@ import Foundation
 import HeraldCore
 import PostgresNIO
 
-/// How a `campaigns` row is read, with its live counters summed over its chunks.
+/// How a `campaigns` row is read, with its live counters summed over its chunks
+/// (``CampaignChunkTotals``, read apart).
 enum CampaignRow {
     static let select = """
         SELECT c.id, c.public_id, c.app_id, c.name, c.notes, c.state, c.template_name, c.template_version,
                c.localization_mode, c.variables::text, c.audience::text, c.push_options::text, c.send_at, c.rate_limit,
                c.audience_bound, c.audience_size, c.failure_reason, c.created_at, c.updated_at, c.started_at,
-               c.finished_at, k.accepted, k.failed, k.skipped, k.deferred, k.unsent, k.invalidated, k.failed_by_reason,
-               c.variants::text, c.holdout_basis_points, c.attribution_window_seconds, k.held_out, v.counts,
-               c.local_delivery::text, c.quiet_hours_mode, c.quiet_hours_start, c.quiet_hours_end, z.zones,
+               c.finished_at, c.variants::text, c.holdout_basis_points, c.attribution_window_seconds,
+               c.local_delivery::text, c.quiet_hours_mode, c.quiet_hours_start, c.quiet_hours_end,
                c.frequency_caps::text,
                (SELECT public_id FROM campaign_series WHERE id = c.series_id), c.series_run, c.apns_id_key
         FROM campaigns c
-        CROSS JOIN LATERAL (
-            SELECT coalesce(sum(accepted), 0)::bigint AS accepted, coalesce(sum(failed), 0)::bigint AS failed,
-                   coalesce(sum(skipped), 0)::bigint AS skipped, coalesce(sum(deferred), 0)::bigint AS deferred,
-                   coalesce(sum(unsent), 0)::bigint AS unsent, coalesce(sum(invalidated), 0)::bigint AS invalidated,
-                   coalesce(jsonb_agg(failed_by_reason), '[]'::jsonb)::text AS failed_by_reason,
-                   coalesce(sum(held_out), 0)::bigint AS held_out
-            FROM campaign_chunks WHERE app_id = c.app_id AND campaign_id = c.id
-        ) k
-        CROSS JOIN LATERAL (
-            SELECT coalesce(jsonb_agg(jsonb_build_array(variant, accepted, failed, skipped, deferred, unsent)), '[]'::jsonb)::text
-                   AS counts
-            FROM (
-                SELECT variant, sum(accepted) AS accepted, sum(failed) AS failed, sum(skipped) AS skipped,
-                       sum(deferred) AS deferred, sum(unsent) AS unsent
-                FROM campaign_chunk_variants WHERE app_id = c.app_id AND campaign_id = c.id
-                GROUP BY variant
-            ) per_variant
-        ) v
-        CROSS JOIN LATERAL (
-            SELECT coalesce(jsonb_agg(jsonb_build_array(device_zone, time_zone, not_before, pending, size, done, due)
-                                      ORDER BY device_zone), '[]'::jsonb)::text AS zones
-            FROM (
-                SELECT device_zone, min(time_zone) AS time_zone,
-                       extract(epoch FROM min(not_before) FILTER (WHERE state = 'pending'))::float8 AS not_before,
-                       count(*) FILTER (WHERE state = 'pending') AS pending, sum(size) AS size,
-                       sum(accepted + failed + skipped + deferred + unsent + held_out) AS done,
-                       bool_or(state = 'pending' AND (not_before IS NULL OR not_before <= now())) AS due
-                FROM campaign_chunks
-                WHERE app_id = c.app_id AND campaign_id = c.id AND device_zone IS NOT NULL
-                GROUP BY device_zone
-            ) per_zone
-        ) z
         """
 
     static func byID(_ id: Int64) -> PostgresQuery {
@@ -57,19 +25,28 @@ enum CampaignRow {
         "\(unescaped: select) WHERE c.public_id = \(publicID)"
     }
 
-    static func decode(_ row: PostgresRow) throws -> Campaign {
+    /// The campaigns `query` (``select`` with its conditions) reads, with their counters.
+    /// `run` runs a statement on the caller's client or connection.
+    static func load(
+        _ query: PostgresQuery, run: (PostgresQuery) async throws -> PostgresRowSequence
+    ) async throws -> [Campaign] {
+        let rows = try await run(query).collect()
+        let keys = try rows.map { row in
+            let cells = row.makeRandomAccess()
+            return (appID: try cells[2].decode(Int64.self), id: try cells[0].decode(Int64.self))
+        }
+        let totals = try await CampaignChunkTotals.read(keys, run: run)
+        return try zip(rows, keys).map { row, key in try decode(row, totals: totals[key.id] ?? CampaignChunkTotals()) }
+    }
+
+    static func decode(_ row: PostgresRow, totals: CampaignChunkTotals) throws -> Campaign {
         let cells = row.makeRandomAccess()
         let state = try cells[5].decode(String.self)
         let campaignState = try StoreError.decode(state, as: CampaignState.self, column: "campaigns.state")
-        let reasonsByChunk = try CampaignJSON.decode(
-            [[String: Int]].self, from: try cells[27].decode(String.self))
-        let failedByReason = reasonsByChunk.reduce(into: [String: Int]()) { total, chunk in
-            total.merge(chunk, uniquingKeysWith: +)
-        }
-        let variants = try CampaignJSON.decode([CampaignVariant].self, from: try cells[28].decode(String.self))
+        let variants = try CampaignJSON.decode([CampaignVariant].self, from: try cells[21].decode(String.self))
         let messages = variants.isEmpty ? [CampaignVariant(name: CampaignVariant.defaultName)] : variants
         var variantCounters = messages.map { VariantCounters(name: $0.name) }
-        for counts in try CampaignJSON.decode([[Int]].self, from: try cells[32].decode(String.self)) where counts.count == 6 {
+        for counts in totals.variants where counts.count == 6 {
             guard variantCounters.indices.contains(counts[0]) else { continue }
             variantCounters[counts[0]].accepted = counts[1]
             variantCounters[counts[0]].failed = counts[2]
@@ -80,18 +57,18 @@ enum CampaignRow {
         let counters = CampaignCounters(
             // NULL while a started campaign's audience is being counted.
             frozenAudienceSize: Int(try cells[15].decode(Int64?.self) ?? 0),
-            accepted: Int(try cells[21].decode(Int64.self)),
-            failed: Int(try cells[22].decode(Int64.self)),
-            failedByReason: failedByReason,
-            invalidated: Int(try cells[26].decode(Int64.self)),
-            skipped: Int(try cells[23].decode(Int64.self)),
-            deferred: Int(try cells[24].decode(Int64.self)),
-            unsent: Int(try cells[25].decode(Int64.self)),
-            heldOut: Int(try cells[31].decode(Int64.self)),
+            accepted: totals.accepted,
+            failed: totals.failed,
+            failedByReason: totals.failedByReason,
+            invalidated: totals.invalidated,
+            skipped: totals.skipped,
+            deferred: totals.deferred,
+            unsent: totals.unsent,
+            heldOut: totals.heldOut,
             finished: campaignState.isFinished,
             variants: variantCounters)
         var withZones = counters
-        withZones.zones = try Self.zones(try cells[37].decode(String.self))
+        withZones.zones = totals.zones
         withZones.audienceCounting = try cells[15].decode(Int64?.self) == nil && cells[19].decode(Date?.self) != nil
         var campaign = Campaign(
             id: try cells[0].decode(Int64.self),
@@ -119,56 +96,23 @@ enum CampaignRow {
             startedAt: try cells[19].decode(Date?.self),
             finishedAt: try cells[20].decode(Date?.self),
             variants: variants,
-            holdoutBasisPoints: Int(try cells[29].decode(Int32.self)),
-            attributionWindow: Int(try cells[30].decode(Int32.self)),
-            localDelivery: try cells[33].decode(String?.self).map { try CampaignJSON.decode(LocalDelivery.self, from: $0) },
+            holdoutBasisPoints: Int(try cells[22].decode(Int32.self)),
+            attributionWindow: Int(try cells[23].decode(Int32.self)),
+            localDelivery: try cells[24].decode(String?.self).map { try CampaignJSON.decode(LocalDelivery.self, from: $0) },
             quietHoursMode: try StoreError.decode(
-                try cells[34].decode(String.self), as: QuietHoursMode.self, column: "campaigns.quiet_hours_mode"),
-            quietHours: try Self.quietHours(start: cells[35].decode(Int16?.self), end: cells[36].decode(Int16?.self)))
-        campaign.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: try cells[38].decode(String.self))
-        if let series = try cells[39].decode(UUID?.self), let run = try cells[40].decode(Int32?.self) {
+                try cells[25].decode(String.self), as: QuietHoursMode.self, column: "campaigns.quiet_hours_mode"),
+            quietHours: try Self.quietHours(start: cells[26].decode(Int16?.self), end: cells[27].decode(Int16?.self)))
+        campaign.frequencyCaps = try CampaignJSON.decode([FrequencyCap].self, from: try cells[28].decode(String.self))
+        if let series = try cells[29].decode(UUID?.self), let run = try cells[30].decode(Int32?.self) {
             campaign.series = Campaign.SeriesLink(id: series, run: Int(run))
         }
-        campaign.apnsIDCipher = try cells[41].decode(ByteBuffer?.self).flatMap { APNSIDCipher(key: Array(buffer: $0)) }
+        campaign.apnsIDCipher = try cells[31].decode(ByteBuffer?.self).flatMap { APNSIDCipher(key: Array(buffer: $0)) }
         return campaign
     }
 
     static func quietHours(start: Int16?, end: Int16?) -> QuietHours? {
         guard let start, let end else { return nil }
         return QuietHours(start: Int(start), end: Int(end))
-    }
-
-    /// Zone rows: [device zone, effective zone, next not-before, pending chunks, size, done, due].
-    static func zones(_ json: String) throws -> [ZoneProgress] {
-        struct Row: Decodable {
-            var deviceZone: String
-            var timeZone: String
-            var notBefore: Double?
-            var pending: Int
-            var size: Int
-            var done: Int
-            var due: Bool?
-
-            init(from decoder: any Decoder) throws {
-                var container = try decoder.unkeyedContainer()
-                deviceZone = try container.decode(String.self)
-                timeZone = try container.decode(String.self)
-                notBefore = try container.decodeIfPresent(Double.self)
-                pending = try container.decode(Int.self)
-                size = try container.decodeIfPresent(Int.self) ?? 0
-                done = try container.decodeIfPresent(Int.self) ?? 0
-                due = try container.decodeIfPresent(Bool.self)
-            }
-        }
-        return try JSONDecoder().decode([Row].self, from: Data(json.utf8)).map { row in
-            // Done when no chunk is left; sending when one may be claimed now; else waiting for
-            // its moment (or for its quiet hours to end).
-            let state: ZoneProgress.State = row.pending == 0 ? .done : (row.due == true ? .sending : .waiting)
-            return ZoneProgress(
-                timeZone: row.deviceZone, effectiveTimeZone: row.timeZone,
-                notBefore: state == .waiting ? row.notBefore.map { Date(timeIntervalSince1970: $0) } : nil,
-                state: state, devices: row.size, done: row.done)
-        }
     }
 }
 

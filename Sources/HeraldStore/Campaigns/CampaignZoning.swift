@@ -90,9 +90,9 @@ struct Zoning {
         let offsets = chunks.map { Int32($0.sendOffset ?? -1) }
         try await connection.query(
             """
-            INSERT INTO campaign_chunks (app_id, campaign_id, chunk, bucket_from, bucket_to, device_zone, time_zone,
+            INSERT INTO campaign_chunks (app_id, campaign_id, chunk, part, bucket_from, bucket_to, device_zone, time_zone,
                                          not_before, size, skip_reason, send_offset)
-            SELECT \(appID), \(campaignID), t.chunk, t.bucket_from, t.bucket_to, t.device_zone, t.time_zone,
+            SELECT \(appID), \(campaignID), t.chunk, herald_part(t.bucket_from), t.bucket_from, t.bucket_to, t.device_zone, t.time_zone,
                    NULLIF(t.not_before, 'epoch'), t.size, NULLIF(t.skip_reason, ''), NULLIF(t.send_offset, -1)
             FROM unnest(\(numbers)::integer[], \(froms)::integer[], \(tos)::integer[], \(deviceZones)::text[],
                         \(zones)::text[], \(notBefore)::timestamptz[], \(sizes)::bigint[], \(skips)::text[],

@@ -33,15 +33,13 @@ public struct PostgresCampaignRepository: CampaignRepository {
 
     public func get(id: Int64) async throws -> Campaign? {
         try await DatabaseMetrics.measure("campaigns.get") {
-            let rows = try await client.query(CampaignRow.byID(id), logger: logger)
-            return try await rows.collect().first.map(CampaignRow.decode)
+            try await CampaignRow.load(CampaignRow.byID(id)) { try await client.query($0, logger: logger) }.first
         }
     }
 
     public func get(publicID: UUID) async throws -> Campaign? {
         try await DatabaseMetrics.measure("campaigns.get") {
-            let rows = try await client.query(CampaignRow.byPublicID(publicID), logger: logger)
-            return try await rows.collect().first.map(CampaignRow.decode)
+            try await CampaignRow.load(CampaignRow.byPublicID(publicID)) { try await client.query($0, logger: logger) }.first
         }
     }
 
@@ -50,8 +48,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
             let limit = min(max(query.limit, 1), CampaignListQuery.maximumLimit)
             let state = query.state?.rawValue
             // Keyset paging, newest first; NULL parameters switch a filter off.
-            let rows = try await client.query(
-                """
+            let query: PostgresQuery = """
                 \(unescaped: CampaignRow.select)
                 WHERE (\(query.appID)::bigint IS NULL OR c.app_id = \(query.appID))
                   AND (\(query.appIDs)::bigint[] IS NULL OR c.app_id = ANY (\(query.appIDs)))
@@ -59,8 +56,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
                   AND (\(query.cursor)::bigint IS NULL OR c.id < \(query.cursor))
                 ORDER BY c.id DESC
                 LIMIT \(limit + 1)
-                """, logger: logger)
-            var campaigns = try await rows.collect().map(CampaignRow.decode)
+                """
+            var campaigns = try await CampaignRow.load(query) { try await client.query($0, logger: logger) }
             var next: Int64?
             if campaigns.count > limit {
                 campaigns.removeLast()

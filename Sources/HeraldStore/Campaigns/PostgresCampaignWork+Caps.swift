@@ -7,8 +7,9 @@ extension PostgresCampaignWork {
     public func reserve(_ lease: ChunkLease, deviceIDs: [Int64], caps: [FrequencyCap], now: Date) async throws -> Set<Int64> {
         guard !deviceIDs.isEmpty, !caps.isEmpty else { return Set(deviceIDs) }
         return try await DatabaseMetrics.measure("work.reserve") {
-            try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
-                try await Self.lockChunk(lease, on: connection, logger: logger)
+            let key = try await Self.chunkKey("k", lease, client: client, logger: logger)
+            return try await client.withDomainTransaction(logger: logger) { connection -> Set<Int64> in
+                try await Self.lockChunk(lease, key: key, on: connection, logger: logger)
                 return try await Self.takePlaces(
                     appID: lease.appID, key: lease.campaignID, deviceIDs: deviceIDs,
                     buckets: Array(lease.buckets), caps: caps, now: now, on: connection, logger: logger)

@@ -68,11 +68,13 @@ extension PostgresCampaignWork {
         _ lease: ChunkLease, records: [DeliveryRecord], invalidations: [DeviceInvalidation], cursor: Int64,
         conflicts: LedgerConflicts
     ) async throws -> BatchReceipt {
-        try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
-            try await Self.lockChunk(lease, on: connection, logger: logger)
+        let part = try await Self.chunkPart(firstBucket: Int32(lease.buckets.lowerBound), client: client, logger: logger)
+        let key = Self.chunkKey("k", appID: lease.appID, campaignID: lease.campaignID, chunk: Int32(lease.chunk), part: part)
+        return try await client.withDomainTransaction(logger: logger) { connection -> BatchReceipt in
+            try await Self.lockChunk(lease, key: key, on: connection, logger: logger)
             // Rows of several parts: the ledger insert (and the invalidations) reach several
             // shards, and on Citus the counters that follow must then share one connection per
-            // node. A chunk inside one part (the usual one) needs nothing.
+            // node. A chunk inside one part (the usual one) writes its ledger rows to one shard.
             let partWidth = DeviceBucket.partWidth
             if lease.partBucket == nil || Set(records.compactMap { $0.bucket.map { $0 / partWidth } }).count > 1 {
                 try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
@@ -93,8 +95,8 @@ extension PostgresCampaignWork {
                 ).count
             }
             let recorded = try await Self.insert(
-                records, lease: lease, invalidated: invalidated, cursor: cursor, conflicts: conflicts, on: connection,
-                logger: logger)
+                records, lease: lease, part: part, invalidated: invalidated, cursor: cursor, conflicts: conflicts,
+                on: connection, logger: logger)
             return BatchReceipt(recorded: recorded, invalidated: invalidated)
         }
     }
@@ -107,9 +109,10 @@ extension PostgresCampaignWork {
     /// worker would stop every batch of every part (docs/scaling.md, "When a worker stops").
     /// The INSERT alone writes to its rows' shards only.
     static func insert(
-        _ records: [DeliveryRecord], lease: ChunkLease, invalidated: Int, cursor: Int64, conflicts: LedgerConflicts,
-        on connection: PostgresConnection, logger: Logger
+        _ records: [DeliveryRecord], lease: ChunkLease, part: Int32, invalidated: Int, cursor: Int64,
+        conflicts: LedgerConflicts, on connection: PostgresConnection, logger: Logger
     ) async throws -> Int {
+        let key = chunkKey("k", appID: lease.appID, campaignID: lease.campaignID, chunk: Int32(lease.chunk), part: part)
         // Arrays cannot hold NULL here: 0, "" and the nil UUID stand for "none".
         let ids = records.map(\.deviceID)
         let outcomes = records.map(\.outcome.kind.rawValue)
@@ -148,31 +151,31 @@ extension PostgresCampaignWork {
         let rows = try await connection.query(
             """
             WITH by_variant AS (
-                INSERT INTO campaign_chunk_variants AS v (app_id, campaign_id, chunk, variant, accepted, failed, skipped,
+                INSERT INTO campaign_chunk_variants AS v (app_id, campaign_id, chunk, part, variant, accepted, failed, skipped,
                                                            deferred, unsent)
-                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), t.*
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), \(part), t.*
                 FROM unnest(\(variantColumns.keys)::smallint[], \(variantColumns.counts[0])::bigint[], \(variantColumns.counts[1])::bigint[],
                             \(variantColumns.counts[2])::bigint[], \(variantColumns.counts[3])::bigint[], \(variantColumns.counts[4])::bigint[]) AS t
-                ON CONFLICT (app_id, campaign_id, chunk, variant) DO UPDATE
+                ON CONFLICT (app_id, campaign_id, chunk, part, variant) DO UPDATE
                 SET accepted = v.accepted + excluded.accepted, failed = v.failed + excluded.failed,
                     skipped = v.skipped + excluded.skipped, deferred = v.deferred + excluded.deferred,
                     unsent = v.unsent + excluded.unsent
             ), by_language AS (
-                INSERT INTO campaign_chunk_languages AS l (app_id, campaign_id, chunk, language, accepted, failed, skipped,
+                INSERT INTO campaign_chunk_languages AS l (app_id, campaign_id, chunk, part, language, accepted, failed, skipped,
                                                             deferred, unsent)
-                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), t.*
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), \(part), t.*
                 FROM unnest(\(languageColumns.keys)::text[], \(languageColumns.counts[0])::bigint[], \(languageColumns.counts[1])::bigint[],
                             \(languageColumns.counts[2])::bigint[], \(languageColumns.counts[3])::bigint[], \(languageColumns.counts[4])::bigint[]) AS t
-                ON CONFLICT (app_id, campaign_id, chunk, language) DO UPDATE
+                ON CONFLICT (app_id, campaign_id, chunk, part, language) DO UPDATE
                 SET accepted = l.accepted + excluded.accepted, failed = l.failed + excluded.failed,
                     skipped = l.skipped + excluded.skipped, deferred = l.deferred + excluded.deferred,
                     unsent = l.unsent + excluded.unsent
             ), by_minute AS (
-                INSERT INTO campaign_chunk_minutes AS m (app_id, campaign_id, chunk, minute, accepted, failed)
-                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), date_trunc('minute', now()),
+                INSERT INTO campaign_chunk_minutes AS m (app_id, campaign_id, chunk, part, minute, accepted, failed)
+                SELECT \(lease.appID), \(lease.campaignID), \(Int32(lease.chunk)), \(part), date_trunc('minute', now()),
                        \(accepted), \(failed)
                 WHERE \(accepted + failed) > 0
-                ON CONFLICT (app_id, campaign_id, chunk, minute) DO UPDATE
+                ON CONFLICT (app_id, campaign_id, chunk, part, minute) DO UPDATE
                 SET accepted = m.accepted + excluded.accepted, failed = m.failed + excluded.failed
             )
             UPDATE campaign_chunks k
@@ -189,7 +192,7 @@ extension PostgresCampaignWork {
                         ) parts GROUP BY key
                     ) totals),
                 cursor = greatest(k.cursor, \(cursor)), in_flight_to = NULL
-            WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
+            WHERE \(unescaped: key)
             RETURNING \(tally.total)::bigint
             """, logger: logger)
         return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
@@ -209,14 +212,14 @@ extension PostgresCampaignWork {
         (record.outcome.kind.rawValue, record.outcome.reason, record.variant.map { Int16(clamping: $0) }, record.language?.value)
     }
 
-    /// Locks the chunk's row under the lease token, inside the caller's transaction; throws
-    /// ``CampaignWorkError/leaseLost`` when another worker holds the chunk now.
-    static func lockChunk(_ lease: ChunkLease, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Locks the chunk's row (`key`, ``chunkKey(_:_:client:logger:)`` with alias `k`) under the
+    /// lease token, inside the caller's transaction; throws ``CampaignWorkError/leaseLost`` when
+    /// another worker holds the chunk now.
+    static func lockChunk(_ lease: ChunkLease, key: String, on connection: PostgresConnection, logger: Logger) async throws {
         let locked = try await connection.query(
             """
-            SELECT chunk FROM campaign_chunks
-            WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-              AND lease_token = \(lease.token) AND state = 'pending'
+            SELECT k.chunk FROM campaign_chunks k
+            WHERE \(unescaped: key) AND k.lease_token = \(lease.token) AND k.state = 'pending'
             FOR UPDATE
             """, logger: logger)
         guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }

@@ -91,11 +91,9 @@ extension PostgresCampaignWork {
     /// of the small retry index.
     public func hasDeferred(_ lease: ChunkLease) async throws -> Bool {
         try await DatabaseMetrics.measure("work.hasDeferred") {
+            let key = try await Self.chunkKey("", lease, client: client, logger: logger)
             let rows = try await client.query(
-                """
-                SELECT deferred > 0 FROM campaign_chunks
-                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-                """, logger: logger)
+                "SELECT deferred > 0 FROM campaign_chunks WHERE \(unescaped: key)", logger: logger)
             return try await rows.collect().first?.decode(Bool.self) ?? false
         }
     }
@@ -106,18 +104,21 @@ extension PostgresCampaignWork {
         async throws
     {
         try await DatabaseMetrics.measure("work.recordRetries") {
+            let part = try await Self.chunkPart(firstBucket: Int32(lease.buckets.lowerBound), client: client, logger: logger)
+            let key = Self.chunkKey("k", appID: lease.appID, campaignID: lease.campaignID, chunk: Int32(lease.chunk), part: part)
             try await PostgresErrors.retryingDeadlocks {
                 try await client.withDomainTransaction(logger: logger) { connection in
                     // The ledger's rows move on every shard the chunk spans, then the chunk's counters
                     // on the coordinator: on a cluster that takes one connection per node.
                     try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
-                    try await Self.lockChunk(lease, on: connection, logger: logger)
+                    try await Self.lockChunk(lease, key: key, on: connection, logger: logger)
                     let invalidated = try await DeviceInvalidator.apply(
                         invalidations, appID: lease.appID,
                         part: try await Self.partLabel(of: invalidations, in: records, client: client, logger: logger),
                         on: connection, logger: logger
                     ).count
-                    try await Self.update(records, lease: lease, invalidated: invalidated, on: connection, logger: logger)
+                    try await Self.update(
+                        records, lease: lease, part: part, invalidated: invalidated, on: connection, logger: logger)
                 }
             }
         }
@@ -128,9 +129,12 @@ extension PostgresCampaignWork {
     /// counters (totals and by variant) with them, in one statement: a row already moved (the
     /// batch recorded twice) is not moved again.
     static func update(
-        _ records: [DeliveryRecord], lease: ChunkLease, invalidated: Int, on connection: PostgresConnection,
+        _ records: [DeliveryRecord], lease: ChunkLease, part: Int32, invalidated: Int, on connection: PostgresConnection,
         logger: Logger
     ) async throws {
+        let chunk = Int32(lease.chunk)
+        let key = chunkKey("k", appID: lease.appID, campaignID: lease.campaignID, chunk: chunk, part: part)
+        let variantKey = chunkKey("v", appID: lease.appID, campaignID: lease.campaignID, chunk: chunk, part: part)
         let ids = records.map(\.deviceID)
         let outcomes = records.map(\.outcome.kind.rawValue)
         let statuses = records.map { Int32(clamping: $0.outcome.status ?? 0) }
@@ -169,8 +173,7 @@ extension PostgresCampaignWork {
                              count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
                              count(*) FILTER (WHERE outcome <> 'deferred') AS left_deferred
                       FROM moved WHERE variant IS NOT NULL GROUP BY variant) m
-                WHERE v.app_id = \(lease.appID) AND v.campaign_id = \(lease.campaignID)
-                  AND v.chunk = \(Int32(lease.chunk)) AND v.variant = m.variant
+                WHERE \(unescaped: variantKey) AND v.variant = m.variant
             ), failures AS (
                 SELECT coalesce(reason, '') AS reason, count(*) AS n FROM moved WHERE outcome = 'failed' GROUP BY 1
             )
@@ -186,7 +189,7 @@ extension PostgresCampaignWork {
                         ) parts GROUP BY key
                     ) totals)
             FROM delta d
-            WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
+            WHERE \(unescaped: key)
             """, logger: logger)
     }
 }

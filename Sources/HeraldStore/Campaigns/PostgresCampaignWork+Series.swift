@@ -102,18 +102,28 @@ extension PostgresCampaignWork {
 
     /// The campaign of the series' latest started run when it is still sending at `now`:
     /// scheduled, or running or paused with a chunk that is due and not done. A local-time
-    /// run whose remaining zones have not reached their hour yet is not sending.
+    /// run whose remaining zones have not reached their hour yet is not sending. Its chunks are
+    /// read apart, so that they can be distributed on a Citus cluster (migration 0040): Citus
+    /// plans no correlated subquery over a distributed table from a reference table.
     private func stillSending(seriesID: Int64, now: Date, on connection: PostgresConnection) async throws -> UUID? {
-        let rows = try await connection.query(
+        let latest = try await connection.query(
             """
-            SELECT c.public_id FROM campaign_series_runs r JOIN campaigns c ON c.id = r.campaign_id
+            SELECT c.public_id, c.app_id, c.id, c.state FROM campaign_series_runs r JOIN campaigns c ON c.id = r.campaign_id
             WHERE r.series_id = \(seriesID) AND r.outcome = 'started'
               AND r.run = (SELECT max(run) FROM campaign_series_runs WHERE series_id = \(seriesID) AND outcome = 'started')
-              AND (c.state = 'scheduled' OR (c.state IN ('running', 'paused') AND EXISTS (
-                    SELECT 1 FROM campaign_chunks k WHERE k.app_id = c.app_id AND k.campaign_id = c.id AND k.state = 'pending'
-                      AND (k.not_before IS NULL OR k.not_before <= \(now)))))
-            """, logger: logger)
-        return try await rows.collect().first?.decode(UUID.self)
+              AND c.state IN ('scheduled', 'running', 'paused')
+            """, logger: logger
+        ).collect().first?.decode((UUID, Int64, Int64, String).self)
+        guard let (publicID, appID, campaignID, state) = latest else { return nil }
+        if state == CampaignState.scheduled.rawValue { return publicID }
+        let due = try await connection.query(
+            """
+            SELECT EXISTS (
+                SELECT 1 FROM campaign_chunks WHERE app_id = \(appID) AND campaign_id = \(campaignID) AND state = 'pending'
+                  AND (not_before IS NULL OR not_before <= \(now)))
+            """, logger: logger
+        ).collect().first?.decode(Bool.self)
+        return due == true ? publicID : nil
     }
 }
 

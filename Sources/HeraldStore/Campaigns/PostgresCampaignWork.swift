@@ -107,13 +107,35 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
+    /// `alias.app_id = … AND alias.campaign_id = … AND alias.chunk = … AND alias.part = …`, the
+    /// chunk's whole key with every value written out (integers only): on a Citus cluster a
+    /// statement is routed to one shard only by a plain equality of the part with a constant
+    /// (``PartLabels``).
+    static func chunkKey(_ alias: String, appID: Int64, campaignID: Int64, chunk: Int32, part: Int32) -> String {
+        let prefix = alias.isEmpty ? "" : alias + "."
+        return "\(prefix)app_id = \(appID) AND \(prefix)campaign_id = \(campaignID) AND \(prefix)chunk = \(chunk) "
+            + "AND \(prefix)part = \(part)"
+    }
+
+    /// The part label a chunk's row and counters carry: its first bucket's (migration 0040).
+    static func chunkPart(firstBucket: Int32, client: PostgresClient, logger: Logger) async throws -> Int32 {
+        try await PartLabels.label(ofBucket: firstBucket, client: client, logger: logger)
+    }
+
+    /// The lease's chunk key (``chunkKey(_:appID:campaignID:chunk:part:)``).
+    static func chunkKey(_ alias: String, _ lease: ChunkLease, client: PostgresClient, logger: Logger) async throws -> String {
+        chunkKey(
+            alias, appID: lease.appID, campaignID: lease.campaignID, chunk: Int32(lease.chunk),
+            part: try await chunkPart(firstBucket: Int32(lease.buckets.lowerBound), client: client, logger: logger))
+    }
+
     public func heartbeat(_ lease: ChunkLease, leaseDuration: Duration) async throws {
         try await DatabaseMetrics.measure("work.heartbeat") {
+            let key = try await Self.chunkKey("", lease, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 UPDATE campaign_chunks SET lease_expires_at = now() + make_interval(secs => \(Self.seconds(leaseDuration)))
-                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
-                  AND lease_token = \(lease.token) AND state = 'pending'
+                WHERE \(unescaped: key) AND lease_token = \(lease.token) AND state = 'pending'
                 RETURNING chunk
                 """, logger: logger)
             guard try await !rows.collect().isEmpty else { throw CampaignWorkError.leaseLost }
@@ -203,12 +225,13 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         try await DatabaseMetrics.measure("work.markInFlight") {
             // One statement answers both questions: is the lease still ours (a row at all) and
             // is the campaign still running (only then is the mark written).
+            let key = try await Self.chunkKey("k", lease, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 UPDATE campaign_chunks k
                 SET in_flight_to = CASE WHEN c.state = 'running' THEN \(deviceID) ELSE k.in_flight_to END
                 FROM campaigns c
-                WHERE k.app_id = \(lease.appID) AND k.campaign_id = \(lease.campaignID) AND k.chunk = \(Int32(lease.chunk))
+                WHERE \(unescaped: key)
                   AND k.lease_token = \(lease.token) AND k.state = 'pending' AND c.id = k.campaign_id
                 RETURNING c.state
                 """, logger: logger)
@@ -219,12 +242,13 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
 
     public func completeChunk(_ lease: ChunkLease, actor: String) async throws -> Campaign? {
         try await DatabaseMetrics.measure("work.completeChunk") {
-            try await client.withDomainTransaction(logger: logger) { connection in
+            let key = try await Self.chunkKey("", lease, client: client, logger: logger)
+            return try await client.withDomainTransaction(logger: logger) { connection in
                 let rows = try await connection.query(
                     """
                     UPDATE campaign_chunks
                     SET state = 'done', finished_at = now(), in_flight_to = NULL, lease_expires_at = NULL
-                    WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                    WHERE \(unescaped: key)
                       AND lease_token = \(lease.token) AND state = 'pending'
                     RETURNING chunk
                     """, logger: logger)
@@ -237,10 +261,11 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
 
     public func holdChunk(_ lease: ChunkLease, until: Date) async throws {
         try await DatabaseMetrics.measure("work.holdChunk") {
+            let key = try await Self.chunkKey("", lease, client: client, logger: logger)
             let rows = try await client.query(
                 """
                 UPDATE campaign_chunks SET lease_owner = NULL, lease_expires_at = NULL, not_before = \(until)
-                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                WHERE \(unescaped: key)
                   AND lease_token = \(lease.token) AND state = 'pending'
                 RETURNING chunk
                 """, logger: logger)
@@ -253,11 +278,12 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             // A held chunk has no owner and a lease that runs out after the hold (at once for no
             // hold): claims pass it by until then, and no other column (not the zone's local
             // moment) changes. No CASE around now(): Citus refuses one in an UPDATE's SET.
+            let key = try await Self.chunkKey("", lease, client: client, logger: logger)
             _ = try await client.query(
                 """
                 UPDATE campaign_chunks
                 SET lease_owner = NULL, lease_expires_at = now() + make_interval(secs => \(Self.seconds(hold)))
-                WHERE app_id = \(lease.appID) AND campaign_id = \(lease.campaignID) AND chunk = \(Int32(lease.chunk))
+                WHERE \(unescaped: key)
                   AND lease_token = \(lease.token) AND state = 'pending'
                 """, logger: logger)
         }
