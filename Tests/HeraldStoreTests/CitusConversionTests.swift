@@ -98,10 +98,7 @@ struct CitusConversionTests {
         try await CitusTestDatabase.with(migratedBefore: "0036") { url in
             try await TestDatabase.withClient(url) { client in
                 let logger = TestDatabase.logger
-                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
-                let earlier = MigrationRunner(client: client, migrations: all.filter { $0.name < "0036" }, logger: logger)
-                let conversion = CitusConversion(client: client, logger: logger)
-                _ = try await conversion.convert(after: earlier)
+                let (all, conversion) = try await Self.convertBefore("0036", client)
                 #expect(try await conversion.isConverted())
                 _ = try await client.query(
                     """
@@ -140,10 +137,7 @@ struct CitusConversionTests {
         try await CitusTestDatabase.with(migratedBefore: "0040") { url in
             try await TestDatabase.withClient(url) { client in
                 let logger = TestDatabase.logger
-                let all = try Migration.load(from: TestDatabase.migrationsDirectory)
-                let earlier = MigrationRunner(client: client, migrations: all.filter { $0.name < "0040" }, logger: logger)
-                let conversion = CitusConversion(client: client, logger: logger)
-                _ = try await conversion.convert(after: earlier)
+                let (all, conversion) = try await Self.convertBefore("0040", client)
                 // A campaign half sent before the upgrade: 16 chunks, counters on two of them.
                 let app = try await client.query(
                     """
@@ -230,6 +224,18 @@ struct CitusConversionTests {
                 try await CitusTestDatabase.ops(["start-worker", "2"])
             }
         }
+    }
+
+    /// Converts a database migrated up to `migration` (not included), as the Herald of then
+    /// would; returns every migration and the conversion.
+    static func convertBefore(
+        _ migration: String, _ client: PostgresClient
+    ) async throws -> (all: [Migration], conversion: CitusConversion) {
+        let all = try Migration.load(from: TestDatabase.migrationsDirectory)
+        let earlier = MigrationRunner(client: client, migrations: all.filter { $0.name < migration }, logger: TestDatabase.logger)
+        let conversion = CitusConversion(client: client, logger: TestDatabase.logger)
+        _ = try await conversion.convert(after: earlier)
+        return (all, conversion)
     }
 
     static func counts(_ client: PostgresClient) async throws -> [Int64] {
