@@ -27,8 +27,13 @@ enum CampaignFigures {
             ("unsent", "Unsent", counters.unsent), ("heldOut", "Held out", counters.heldOut),
             ("pending", "Pending", counters.pending),
         ]
-        return
+        let figures: HTML =
             "<div class=\"figures\">\(parts.html { "<div id=\"figure-\($0.0)\"><b>\(ConsoleFormat.count($0.2))</b><span>\($0.1)</span></div>" })</div>"
+        guard counters.partial else { return figures }
+        return """
+            <p class="notice" id="figures-partial">A database worker is unavailable: these figures leave out the devices it holds, \
+            and Pending counts their outcomes.</p>
+            """ + figures
     }
 
     static func failures(_ counters: CampaignCounters, ledger: ConsolePath) -> HTML {

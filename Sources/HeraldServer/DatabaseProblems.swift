@@ -25,7 +25,7 @@ enum DatabaseProblems {
             }
             // A Citus worker the statement needs is down: Citus reports a connection lost
             // inside a transaction as an internal error (XX000) that names it.
-            if let message = error.serverInfo?[.message], Self.citusWorkerUnreachable(message) {
+            if let message = error.serverInfo?[.message], PostgresErrors.citusWorkerUnreachable(message) {
                 return .databaseUnavailable("a database node this request needs is unavailable; try again later")
             }
             // Citus's refusal of a query shape (feature_not_supported): PostgreSQL alone raises
@@ -39,11 +39,5 @@ enum DatabaseProblems {
         default:
             return nil
         }
-    }
-
-    /// Citus's messages for a worker it cannot reach (its SQLSTATE is 08006 or XX000).
-    static func citusWorkerUnreachable(_ message: String) -> Bool {
-        message.hasPrefix("failure on connection marked as essential")
-            || message.hasPrefix("connection to the remote node")
     }
 }

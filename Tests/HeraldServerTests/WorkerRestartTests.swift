@@ -52,6 +52,8 @@ struct WorkerRestartTests {
                     #expect(here.status == .created, "\(here.body)")
                     let shown = try await api.request(.get, "/v1/campaigns/\(campaign.publicID.uuidString.lowercased())", key: api.marketingKey)
                     #expect(shown.status == .ok, "\(shown.body)")
+                    // Its counters leave out the stopped worker's parts, and say so.
+                    #expect(shown.body.filter { $0 != " " }.contains("\"partial\":true"), "\(shown.body)")
                     #expect(try await h.campaign(campaign.id).state == .running)
                 } catch {
                     try? await CitusTestDatabase.ops(["start-worker", "2"])

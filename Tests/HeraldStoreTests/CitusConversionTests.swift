@@ -44,7 +44,7 @@ struct CitusConversionTests {
                 let report = try await conversion.convert(after: try Self.runner(f.client))
                 #expect(report.distributed == CitusLayout.byPart)
                 #expect(report.reference == CitusLayout.reference)
-                #expect(report.coordinator.contains("campaign_chunks") && report.coordinator.contains("audit_log"))
+                #expect(report.coordinator.contains("audit_log") && !report.coordinator.contains("campaign_chunks"))
                 #expect(report.foreignKeysLeftOut == ["live_activity_tokens_app_id_activity_id_fkey"])
                 #expect(Int64(report.foreignKeysRestored) == keysBefore - 1)
                 #expect(try await conversion.isConverted())
@@ -130,10 +130,11 @@ struct CitusConversionTests {
         }
     }
 
-    /// Migration 0040 on a cluster converted before it, with a campaign half sent: the chunk
-    /// tables (on the coordinator) take their parts and new keys, their counters stay as they
-    /// were, and a campaign runs on them afterwards.
-    @Test func migration0040GivesTheChunksOfAConvertedClusterTheirParts() async throws {
+    /// A cluster converted before migration 0040 kept the chunk tables on the coordinator. The
+    /// migration gives their rows parts, and the next conversion moves them (rows, counters and
+    /// keys) to the workers beside the ledger, touching no other table's keys; a campaign runs on
+    /// them afterwards.
+    @Test func migration0040AndTheNextConversionMoveTheChunksOfAConvertedCluster() async throws {
         try await CitusTestDatabase.with(migratedBefore: "0040") { url in
             try await TestDatabase.withClient(url) { client in
                 let logger = TestDatabase.logger
@@ -168,6 +169,13 @@ struct CitusConversionTests {
 
                 let applied = try await MigrationRunner(client: client, migrations: all, logger: logger).migrate()
                 #expect(applied == all.filter { $0.name >= "0040" }.map(\.name))
+                #expect(try await !conversion.isConverted())
+                let report = try await conversion.convert(after: MigrationRunner(client: client, migrations: all, logger: logger))
+                #expect(
+                    report.distributed == ["campaign_chunks", "campaign_chunk_variants", "campaign_chunk_languages", "campaign_chunk_minutes"])
+                #expect(report.reference.isEmpty && report.coordinator.isEmpty && report.foreignKeysLeftOut.isEmpty)
+                // The counters' keys to their chunk and the chunks' to campaigns, nothing else.
+                #expect(report.foreignKeysRestored == 4)
                 #expect(try await conversion.isConverted())
                 #expect(try await conversion.convert(after: MigrationRunner(client: client, migrations: all, logger: logger)).isEmpty)
 
@@ -179,6 +187,15 @@ struct CitusConversionTests {
                 for table in ["campaign_chunk_variants", "campaign_chunk_languages", "campaign_chunk_minutes"] {
                     #expect(try await number("SELECT sum(accepted)::bigint FROM \(table)") == 7, "\(table)")
                 }
+                // Co-located with devices: one shard group, so a chunk's counters and ledger rows
+                // share a worker.
+                #expect(
+                    try await number(
+                        """
+                        SELECT count(DISTINCT colocationid) FROM pg_dist_partition
+                        WHERE logicalrelid::text IN ('devices', 'deliveries', 'campaign_chunks', 'campaign_chunk_minutes')
+                          AND partmethod = 'h'
+                        """) == 1)
                 #expect(
                     try await number(
                         """

@@ -79,6 +79,9 @@ struct CountersResponse: Encodable {
     /// The audience of the started campaign is still being counted: `audienceSize` and
     /// `pending` are not its final figures yet.
     var audienceCounting: Bool
+    /// Some counters could not be read (a database worker is unavailable): the figures cover
+    /// the parts that answered.
+    var partial: Bool
     /// Recorded outcomes by message, in the campaign's order.
     var variants: [VariantCountersResponse]
     /// Progress by time zone, for a campaign sent in zones (local time, quiet hours).
@@ -97,6 +100,7 @@ struct CountersResponse: Encodable {
         heldOut = counters.heldOut
         pending = counters.pending
         audienceCounting = counters.audienceCounting
+        partial = counters.partial
         variants = counters.variants.map(VariantCountersResponse.init)
         zones = counters.zones.map(ZoneResponse.init)
     }

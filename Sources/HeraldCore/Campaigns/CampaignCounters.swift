@@ -33,6 +33,9 @@ public struct CampaignCounters: Sendable, Hashable {
     /// a large audience, docs/campaigns.md "Starting"): until it is, `audienceSize` is what has
     /// been recorded so far and `pending` is 0, so progress cannot be told yet.
     public var audienceCounting = false
+    /// Some of the campaign's counters could not be read (a Citus worker stopped): the figures
+    /// cover the parts that answered, and `pending` includes the outcomes of the others.
+    public var partial = false
 
     public init(
         audienceSize: Int = 0, accepted: Int = 0, failed: Int = 0, failedByReason: [String: Int] = [:],

@@ -215,6 +215,19 @@ public enum PostgresErrors {
     static func isUniqueViolation(_ error: any Error) -> Bool {
         serverError(error)?.serverInfo?[.sqlState] == PostgresError.Code.uniqueViolation.raw
     }
+
+    /// Citus's messages for a worker it cannot reach (its SQLSTATE is 08006 or XX000).
+    public static func citusWorkerUnreachable(_ message: String) -> Bool {
+        message.hasPrefix("failure on connection marked as essential")
+            || message.hasPrefix("connection to the remote node")
+    }
+
+    /// A statement that failed because a Citus worker it needed did not answer: the coordinator
+    /// answered, so the other workers' shards can still be read.
+    static func isWorkerUnreachable(_ error: any Error) -> Bool {
+        guard let info = serverError(error)?.serverInfo, let message = info[.message] else { return false }
+        return citusWorkerUnreachable(message)
+    }
 }
 
 /// Store faults that are not the caller's doing.

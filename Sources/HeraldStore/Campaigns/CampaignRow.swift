@@ -26,16 +26,19 @@ enum CampaignRow {
     }
 
     /// The campaigns `query` (``select`` with its conditions) reads, with their counters.
-    /// `run` runs a statement on the caller's client or connection.
+    /// `run` runs a statement on the caller's client or connection; `passingUnreachable` (only
+    /// outside a transaction) shows counters without a stopped worker's parts, marked partial,
+    /// rather than failing.
     static func load(
-        _ query: PostgresQuery, run: (PostgresQuery) async throws -> PostgresRowSequence
+        _ query: PostgresQuery, passingUnreachable: Bool = false, run: (PostgresQuery) async throws -> PostgresRowSequence
     ) async throws -> [Campaign] {
         let rows = try await run(query).collect()
         let keys = try rows.map { row in
             let cells = row.makeRandomAccess()
             return (appID: try cells[2].decode(Int64.self), id: try cells[0].decode(Int64.self))
         }
-        let totals = try await CampaignChunkTotals.read(keys, run: run)
+        let totals = try await CampaignChunkTotals.read(
+            keys, reading: passingUnreachable ? .passingUnreachable : .whole, run: run)
         return try zip(rows, keys).map { row, key in try decode(row, totals: totals[key.id] ?? CampaignChunkTotals()) }
     }
 
@@ -69,6 +72,7 @@ enum CampaignRow {
             variants: variantCounters)
         var withZones = counters
         withZones.zones = totals.zones
+        withZones.partial = totals.partial
         withZones.audienceCounting = try cells[15].decode(Int64?.self) == nil && cells[19].decode(Date?.self) != nil
         var campaign = Campaign(
             id: try cells[0].decode(Int64.self),

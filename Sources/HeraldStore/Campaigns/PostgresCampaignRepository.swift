@@ -19,6 +19,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
         try await DatabaseMetrics.measure("campaigns.create") {
             if let error = draft.validate().first { throw error }
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign in
+                // It writes `campaigns` and reads the chunks' counters back (CampaignLifecycle.fetch).
+                try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                 let id = try await CampaignInsert.insert(draft, series: nil, on: connection, logger: logger)
                 try await AuditLog.record(
                     on: connection, actor: actor, action: "campaign.create", appID: draft.appID,
@@ -33,13 +35,15 @@ public struct PostgresCampaignRepository: CampaignRepository {
 
     public func get(id: Int64) async throws -> Campaign? {
         try await DatabaseMetrics.measure("campaigns.get") {
-            try await CampaignRow.load(CampaignRow.byID(id)) { try await client.query($0, logger: logger) }.first
+            try await CampaignRow.load(CampaignRow.byID(id), passingUnreachable: true) { try await client.query($0, logger: logger) }.first
         }
     }
 
     public func get(publicID: UUID) async throws -> Campaign? {
         try await DatabaseMetrics.measure("campaigns.get") {
-            try await CampaignRow.load(CampaignRow.byPublicID(publicID)) { try await client.query($0, logger: logger) }.first
+            try await CampaignRow.load(CampaignRow.byPublicID(publicID), passingUnreachable: true) {
+                try await client.query($0, logger: logger)
+            }.first
         }
     }
 
@@ -57,7 +61,7 @@ public struct PostgresCampaignRepository: CampaignRepository {
                 ORDER BY c.id DESC
                 LIMIT \(limit + 1)
                 """
-            var campaigns = try await CampaignRow.load(query) { try await client.query($0, logger: logger) }
+            var campaigns = try await CampaignRow.load(query, passingUnreachable: true) { try await client.query($0, logger: logger) }
             var next: Int64?
             if campaigns.count > limit {
                 campaigns.removeLast()
@@ -71,6 +75,8 @@ public struct PostgresCampaignRepository: CampaignRepository {
         try await DatabaseMetrics.measure("campaigns.updateDraft") {
             if let error = patch.validate().first { throw error }
             return try await client.withDomainTransaction(logger: logger) { connection -> Campaign? in
+                // It reads the chunks' counters (CampaignLifecycle.fetch), then writes `campaigns`.
+                try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                 let locked = try await connection.query(
                     "SELECT 1 FROM campaigns WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
                 guard try await locked.collect().first != nil,

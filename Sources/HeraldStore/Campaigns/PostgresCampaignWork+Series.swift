@@ -15,6 +15,8 @@ extension PostgresCampaignWork {
             // One transaction per run: a series is locked while its run is decided and recorded.
             while recorded.count < limit {
                 let run = try await client.withDomainTransaction(logger: logger) { connection -> SeriesRun? in
+                    // It reads the last run's chunks, then writes `campaigns` and the series.
+                    try await ClusterSafety.oneConnectionPerNode(on: connection, logger: logger)
                     let due = try await connection.query(
                         """
                         SELECT \(unescaped: PostgresCampaignSeries.columns), s.next_run FROM campaign_series s

@@ -55,56 +55,92 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         }
     }
 
+    /// How many claimable chunks one claim reads before taking the first it can.
+    static let claimCandidates = 16
+
+    /// A claim reads the claimable chunks without locks, lowest first, then takes the first
+    /// whose lease it can still move with one conditional UPDATE by the chunk's whole key, part
+    /// included (docs/scaling.md, "Which table goes where"). On a Citus cluster the chunks are
+    /// distributed by part: the read spans shards, and no lock can; the UPDATE goes to one shard.
+    /// A read that a stopped worker fails is made again part by part, without that worker's.
+    /// Two instances reading the same candidate do not both take it: the second UPDATE waits for
+    /// the first to commit, finds the lease moved and changes nothing, and the claim goes on to
+    /// the next candidate.
     public func claimChunk(
         owner: String, leaseDuration: Duration, now: Date, excludingApps: [Int64]
     ) async throws
         -> ChunkLease?
     {
         try await DatabaseMetrics.measure("work.claimChunk") {
-            let rows = try await client.query(
-                """
-                WITH candidate AS (
-                    SELECT k.app_id, k.campaign_id, k.chunk, c.audience_bound, c.best_time_default_offset,
-                           coalesce((c.local_delivery->'bestTime'->>'holdoutBasisPoints')::integer, 0) AS best_time_holdout
+            // With a worker stopped, the chunks of the other workers' parts are still claimed.
+            let (found, _) = try await PartLabels.readPassingUnreachable(run: { try await client.query($0, logger: logger) }) {
+                part in
+                try await client.query(
+                    """
+                    SELECT k.app_id, k.campaign_id, k.chunk, k.bucket_from
                     FROM campaign_chunks k JOIN campaigns c ON c.id = k.campaign_id
                     WHERE k.state = 'pending' AND c.state = 'running'
                       AND (k.lease_expires_at IS NULL OR k.lease_expires_at < now())
                       AND (k.not_before IS NULL OR k.not_before <= \(now))
                       AND k.app_id <> ALL (\(excludingApps)::bigint[])
+                      AND \(unescaped: PartLabels.condition("k", label: part))
                     ORDER BY k.campaign_id, k.chunk
-                    LIMIT 1
-                    FOR UPDATE OF k SKIP LOCKED
-                )
-                UPDATE campaign_chunks k
-                SET lease_owner = \(owner), lease_token = k.lease_token + 1,
-                    lease_expires_at = now() + make_interval(secs => \(Self.seconds(leaseDuration)))
-                FROM candidate
-                WHERE k.app_id = candidate.app_id AND k.campaign_id = candidate.campaign_id AND k.chunk = candidate.chunk
-                RETURNING k.campaign_id, k.app_id, k.chunk, k.bucket_from, k.bucket_to, k.cursor, k.in_flight_to,
-                          coalesce(candidate.audience_bound, 0), k.lease_owner, k.lease_token, k.lease_expires_at,
-                          k.device_zone, k.time_zone, k.skip_reason, k.send_offset, candidate.best_time_default_offset,
-                          candidate.best_time_holdout
-                """, logger: logger)
-            guard let row = try await rows.collect().first else { return nil }
-            let (
-                campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt, deviceZone,
-                timeZone, skipReason
-            ) =
-                try row.decode(
-                    (Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date, String?, String?, String?)
-                        .self)
-            var lease = ChunkLease(
-                campaignID: campaignID, appID: appID, chunk: Int(chunk), buckets: Int(from)...Int(to), cursor: cursor,
-                inFlightTo: inFlightTo, audienceBound: bound, owner: leaseOwner, token: token, expiresAt: expiresAt,
-                deviceZone: deviceZone, timeZone: timeZone, skipReason: skipReason)
-            let cells = row.makeRandomAccess()
-            if let offset = try cells[14].decode(Int16?.self) {
-                lease.sendSlot = BestTimeSlot(
-                    offset: Int(offset), defaultOffset: Int(try cells[15].decode(Int16?.self) ?? 0),
-                    holdoutBasisPoints: Int(try cells[16].decode(Int32.self)))
+                    LIMIT \(Self.claimCandidates)
+                    """, logger: logger
+                ).collect().map { try $0.decode((Int64, Int64, Int32, Int32).self) }
             }
-            return lease
+            let candidates = found.sorted { ($0.1, $0.2) < ($1.1, $1.2) }.prefix(Self.claimCandidates)
+            for (appID, campaignID, chunk, firstBucket) in candidates {
+                let part = try await Self.chunkPart(firstBucket: firstBucket, client: client, logger: logger)
+                let key = Self.chunkKey("k", appID: appID, campaignID: campaignID, chunk: chunk, part: part)
+                do {
+                    if let lease = try await take(key: key, owner: owner, leaseDuration: leaseDuration, now: now) {
+                        return lease
+                    }
+                } catch  where PostgresErrors.isWorkerUnreachable(error) {
+                    // Its worker stopped since the read: the next candidate may lie elsewhere.
+                    continue
+                }
+            }
+            return nil
         }
+    }
+
+    /// Moves the lease of the chunk `key` names to `owner` if it is still claimable.
+    private func take(key: String, owner: String, leaseDuration: Duration, now: Date) async throws -> ChunkLease? {
+        let rows = try await client.query(
+            """
+            UPDATE campaign_chunks k
+            SET lease_owner = \(owner), lease_token = k.lease_token + 1,
+                lease_expires_at = now() + make_interval(secs => \(Self.seconds(leaseDuration)))
+            FROM campaigns c
+            WHERE \(unescaped: key) AND c.id = k.campaign_id AND c.state = 'running' AND k.state = 'pending'
+              AND (k.lease_expires_at IS NULL OR k.lease_expires_at < now())
+              AND (k.not_before IS NULL OR k.not_before <= \(now))
+            RETURNING k.campaign_id, k.app_id, k.chunk, k.bucket_from, k.bucket_to, k.cursor, k.in_flight_to,
+                      coalesce(c.audience_bound, 0), k.lease_owner, k.lease_token, k.lease_expires_at,
+                      k.device_zone, k.time_zone, k.skip_reason, k.send_offset, c.best_time_default_offset,
+                      coalesce((c.local_delivery->'bestTime'->>'holdoutBasisPoints')::integer, 0)
+            """, logger: logger)
+        guard let row = try await rows.collect().first else { return nil }
+        let (
+            campaignID, appID, chunk, from, to, cursor, inFlightTo, bound, leaseOwner, token, expiresAt, deviceZone,
+            timeZone, skipReason
+        ) =
+            try row.decode(
+                (Int64, Int64, Int32, Int32, Int32, Int64, Int64?, Int64, String, Int64, Date, String?, String?, String?)
+                    .self)
+        var lease = ChunkLease(
+            campaignID: campaignID, appID: appID, chunk: Int(chunk), buckets: Int(from)...Int(to), cursor: cursor,
+            inFlightTo: inFlightTo, audienceBound: bound, owner: leaseOwner, token: token, expiresAt: expiresAt,
+            deviceZone: deviceZone, timeZone: timeZone, skipReason: skipReason)
+        let cells = row.makeRandomAccess()
+        if let offset = try cells[14].decode(Int16?.self) {
+            lease.sendSlot = BestTimeSlot(
+                offset: Int(offset), defaultOffset: Int(try cells[15].decode(Int16?.self) ?? 0),
+                holdoutBasisPoints: Int(try cells[16].decode(Int32.self)))
+        }
+        return lease
     }
 
     /// `alias.app_id = … AND alias.campaign_id = … AND alias.chunk = … AND alias.part = …`, the

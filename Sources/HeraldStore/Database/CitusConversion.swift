@@ -71,12 +71,15 @@ public struct CitusConversion: Sendable {
         let sequencesNoted = try await Self.sequencesNoted(on: connection, logger: logger)
         if unplaced.isEmpty && waiting.isEmpty && !sequencesNoted { return report }
         try await checkNodes(on: connection)
-        try await setAsideForeignKeys(on: connection)
+        try await setAsideForeignKeys(of: unplaced, on: connection)
         try await noteSequences(on: connection)
         // The distributed tables first: a table Citus keeps on the coordinator cannot be
         // partitioned with CHECK constraints, and the ledger would become one if it met a
         // reference table through a foreign key before being distributed.
-        for table in CitusLayout.byPart where unplaced.contains(table) {
+        // A table of a schema from before its part column (the chunk tables before migration
+        // 0040) stays on the coordinator; the conversion after that migration moves it.
+        let partless = try await Self.withoutPart(on: connection, logger: logger)
+        for table in CitusLayout.byPart where unplaced.contains(table) && !partless.contains(table) {
             guard case .distributed(let colocated) = CitusLayout.placement(of: table) else { continue }
             let colocation = colocated.map { "colocate_with => '\($0)'" } ?? "colocate_with => 'none', shard_count => \(CitusLayout.shardCount)"
             try await step("distribute \(table)", on: connection) {
@@ -88,7 +91,7 @@ public struct CitusConversion: Sendable {
             try await step("make \(table) a reference table", on: connection) { "SELECT create_reference_table('\(table)')" }
             report.reference.append(table)
         }
-        for table in unplaced.sorted() where CitusLayout.placement(of: table) == .coordinator {
+        for table in unplaced.sorted() where CitusLayout.placement(of: table) == .coordinator || partless.contains(table) {
             try await step("add \(table) to the cluster's metadata", on: connection) {
                 "SELECT citus_add_local_table_to_metadata('\(table)')"
             }
@@ -178,9 +181,12 @@ public struct CitusConversion: Sendable {
         guard unreachable.isEmpty else { throw CitusConversionError.unreachable(unreachable) }
     }
 
-    /// Keeps every foreign key of Herald's tables in `herald_citus_foreign_keys` and drops it,
-    /// in one transaction; a run that finds keys kept already leaves them.
-    private func setAsideForeignKeys(on connection: PostgresConnection) async throws {
+    /// Keeps every foreign key from or to the tables about to be placed in
+    /// `herald_citus_foreign_keys` and drops it, in one transaction; a run that finds keys kept
+    /// already leaves them. Keys between tables placed before stay as they are: moving the chunk
+    /// tables of a converted cluster (migration 0040) does not check `devices` against `apps`
+    /// again.
+    private func setAsideForeignKeys(of tables: Set<String>, on connection: PostgresConnection) async throws {
         try await transaction(on: connection) {
             """
             CREATE TABLE IF NOT EXISTS herald_citus_foreign_keys (
@@ -191,6 +197,8 @@ public struct CitusConversion: Sendable {
             """
             SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c
             WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace AND c.conparentid = 0
+              AND (c.conrelid::regclass::text = ANY(\(Array(tables))::text[])
+                   OR c.confrelid::regclass::text = ANY(\(Array(tables))::text[]))
             ORDER BY 1, 2
             """, logger: logger
         ).collect().map { try $0.decode((String, String, String).self) }
@@ -213,15 +221,35 @@ public struct CitusConversion: Sendable {
         }
     }
 
-    /// Herald's tables (not partitions, not the conversion's own) that Citus does not know yet.
+    /// Herald's tables (not partitions, not the conversion's own) that Citus does not know yet,
+    /// and those ``CitusLayout/byPart`` names that a cluster converted by an earlier Herald keeps
+    /// on the coordinator (the chunk tables before migration 0040): `create_distributed_table`
+    /// takes those over as it takes a plain table.
     static func unplaced(on connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
         let rows = try await connection.query(
             """
             SELECT c.relname FROM pg_class c
             WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
               AND c.relname NOT IN ('herald_citus_foreign_keys', 'herald_citus_sequences')
-              AND NOT EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid)
+              AND NOT EXISTS (
+                  SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid
+                    AND (p.partmethod = 'h' OR c.relname <> ALL(\(CitusLayout.byPart)::text[])
+                         OR NOT EXISTS (
+                             SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'part' AND NOT a.attisdropped)))
               AND NOT EXISTS (SELECT 1 FROM pg_dist_shard s WHERE c.relname LIKE s.logicalrelid::regclass::text || '\\_%')
+            """, logger: logger)
+        var tables = Set<String>()
+        for try await name in rows.decode(String.self) { tables.insert(name) }
+        return tables
+    }
+
+    /// The tables of ``CitusLayout/byPart`` that have no `part` column yet.
+    static func withoutPart(on connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
+        let rows = try await connection.query(
+            """
+            SELECT c.relname FROM pg_class c
+            WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(\(CitusLayout.byPart)::text[])
+              AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'part' AND NOT a.attisdropped)
             """, logger: logger)
         var tables = Set<String>()
         for try await name in rows.decode(String.self) { tables.insert(name) }

@@ -3,9 +3,12 @@
 /// coordinator, added to the cluster's metadata so that it can join the others.
 public enum CitusLayout {
     /// Distributed by `part` with one shard per part, co-located with the first: they grow with
-    /// devices, and a chunk's reads and writes touch one part.
+    /// devices, and a chunk's reads and writes touch one part. A campaign chunk and its counters
+    /// lie in the part of its first bucket (migration 0040), so a batch's record (ledger rows,
+    /// counters, cursor) is one shard's transaction when the chunk lies in one part.
     public static let byPart = [
         "devices", "deliveries", "live_activity_start_tokens", "live_activity_tokens", "live_activity_starts",
+        "campaign_chunks", "campaign_chunk_variants", "campaign_chunk_languages", "campaign_chunk_minutes",
     ]
 
     /// A copy on every node: small, read on every request, joined with the distributed tables.

@@ -13,17 +13,41 @@ enum PartLabels {
 
     /// The label of the part that `bucket` (0-255) falls in.
     static func label(ofBucket bucket: Int32, client: PostgresClient, logger: Logger) async throws -> Int32 {
-        let labels: [Int32]
-        if let cached = known.withLock({ $0 }) {
-            labels = cached
-        } else {
-            labels = try await client.query(
-                "SELECT herald_part(b) FROM generate_series(0, 255, 16) AS b ORDER BY b", logger: logger
-            ).collect().map { try $0.decode(Int32.self) }
-            guard labels.count == 16 else { throw StoreError.unexpectedSchema("herald_part gave \(labels.count) part labels, not 16") }
-            known.withLock { $0 = labels }
+        try await all { try await client.query($0, logger: logger) }[Int(bucket) / 16]
+    }
+
+    /// The 16 labels, in part order; `run` runs a statement the first time.
+    static func all(run: (PostgresQuery) async throws -> PostgresRowSequence) async throws -> [Int32] {
+        if let cached = known.withLock({ $0 }) { return cached }
+        let labels = try await run("SELECT herald_part(b) FROM generate_series(0, 255, 16) AS b ORDER BY b").collect()
+            .map { try $0.decode(Int32.self) }
+        guard labels.count == 16 else { throw StoreError.unexpectedSchema("herald_part gave \(labels.count) part labels, not 16") }
+        known.withLock { $0 = labels }
+        return labels
+    }
+
+    /// Runs `read` over every part at once (`nil`), and when a Citus worker it needs does not
+    /// answer, once per part (its label), passing by the parts whose worker does not answer:
+    /// what the other workers hold is still read while one is stopped (docs/scaling.md, "When a
+    /// worker stops"). Returns the rows and how many parts did not answer. Only outside a
+    /// transaction: inside one, the first failure ends it.
+    static func readPassingUnreachable<Row>(
+        run: (PostgresQuery) async throws -> PostgresRowSequence, _ read: (Int32?) async throws -> [Row]
+    ) async throws -> (rows: [Row], unanswered: Int) {
+        do {
+            return (try await read(nil), 0)
+        } catch  where PostgresErrors.isWorkerUnreachable(error) {
+            var rows = [Row]()
+            var unanswered = 0
+            for label in try await all(run: run) {
+                do {
+                    rows += try await read(label)
+                } catch  where PostgresErrors.isWorkerUnreachable(error) {
+                    unanswered += 1
+                }
+            }
+            return (rows, unanswered)
         }
-        return labels[Int(bucket) / 16]
     }
 
     /// `alias.part = <label>`, or `true` without a label (rows across parts).

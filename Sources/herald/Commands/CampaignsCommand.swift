@@ -299,5 +299,6 @@ enum ProgressBar {
         let percent = Int((fraction * 100).rounded(.down))
         return "[\(bar)] \(percent)% \(c.done)/\(c.audienceSize)  accepted \(c.accepted) · failed \(c.failed) · "
             + "skipped \(c.skipped)" + (c.heldOut > 0 ? " · held out \(c.heldOut)" : "") + "  \(campaign.state.rawValue)"
+            + (c.partial ? "  (partial: a database worker is unavailable)" : "")
     }
 }
