@@ -50,6 +50,16 @@ import Testing
         #expect(counted.contains("max=\"80\" value=\"40\"") && !counted.contains("counting"))
     }
 
+    /// Counters read while a Citus worker is stopped leave out its parts: the figures say so.
+    @Test func partialCountersCarryANotice() {
+        var counters = CampaignCounters(audienceSize: 40, accepted: 20)
+        #expect(!CampaignFigures.figures(counters).description.contains("figures-partial"))
+        counters.partial = true
+        let partial = CampaignFigures.figures(counters).description
+        #expect(partial.contains("id=\"figures-partial\"") && partial.contains("database worker is unavailable"))
+        #expect(partial.contains("id=\"figure-accepted\""))
+    }
+
     @Test func aJourneyProblemIsSaidAtItsStep() {
         #expect(
             JourneysView.describe(ValidationError(field: "steps.remind.send.template", reason: "names no template"))
