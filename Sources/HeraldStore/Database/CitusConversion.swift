@@ -234,8 +234,7 @@ public struct CitusConversion: Sendable {
               AND NOT EXISTS (
                   SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid
                     AND (p.partmethod = 'h' OR c.relname <> ALL(\(CitusLayout.byPart)::text[])
-                         OR NOT EXISTS (
-                             SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'part' AND NOT a.attisdropped)))
+                         OR NOT \(unescaped: hasPart)))
               AND NOT EXISTS (SELECT 1 FROM pg_dist_shard s WHERE c.relname LIKE s.logicalrelid::regclass::text || '\\_%')
             """, logger: logger)
         var tables = Set<String>()
@@ -243,13 +242,16 @@ public struct CitusConversion: Sendable {
         return tables
     }
 
+    /// Whether the table `c` (a `pg_class` row) has a `part` column, in SQL.
+    static let hasPart = "EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'part' AND NOT a.attisdropped)"
+
     /// The tables of ``CitusLayout/byPart`` that have no `part` column yet.
     static func withoutPart(on connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
         let rows = try await connection.query(
             """
             SELECT c.relname FROM pg_class c
             WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY(\(CitusLayout.byPart)::text[])
-              AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'part' AND NOT a.attisdropped)
+              AND NOT \(unescaped: hasPart)
             """, logger: logger)
         var tables = Set<String>()
         for try await name in rows.decode(String.self) { tables.insert(name) }
