@@ -39,7 +39,7 @@ struct CampaignPlan: Sendable {
 
     /// How a device is described to the renderer: as it is, but for a Live Activity start,
     /// whose alert needs no notification permission (the user allows Live Activities apart).
-    func recipient(for device: Device) -> Recipient {
+    func recipient(for device: CampaignDevice) -> Recipient {
         var recipient = Recipient(device: device)
         if campaign.pushOptions.liveActivity != nil { recipient.authorization = LiveActivityContent.alertAuthorization }
         return recipient
@@ -48,7 +48,7 @@ struct CampaignPlan: Sendable {
     /// The headers of message `index` to one device; the body is the rendered payload, or for a
     /// Live Activity start the start's `aps` with the rendered text as its alert.
     func notification(
-        _ index: Int, to device: Device, apnsID: UUID, bundleID: String, rendered: RenderedNotification, sentAt: Date
+        _ index: Int, to device: CampaignDevice, apnsID: UUID, bundleID: String, rendered: RenderedNotification, sentAt: Date
     ) -> APNSNotification {
         let options = messages[index].pushOptions
         if let start = options.liveActivity {

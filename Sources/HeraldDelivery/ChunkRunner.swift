@@ -188,7 +188,7 @@ struct ChunkRunner {
 
     /// Renders a batch of devices: each one's message (or the holdout), its payload or why not.
     func build(
-        _ devices: [Device], lastDeviceID: Int64, renderers: inout [TemplateRenderer],
+        _ devices: [CampaignDevice], lastDeviceID: Int64, renderers: inout [TemplateRenderer],
         senders: inout [APNSEnvironment: any NotificationSender], reported: inout Set<String>
     ) async throws -> PreparedBatch {
         var batch = PreparedBatch(lastDeviceID: lastDeviceID)
@@ -243,7 +243,9 @@ struct ChunkRunner {
         _ batch: PreparedBatch, with senders: [APNSEnvironment: any NotificationSender], sentAt: Date,
         attempts: [Int64: Int] = [:]
     ) async -> BatchAnswers {
-        let results = await EnvironmentFanOut.send(batch.sends.map { ($0.environment, $0.notification) }) { environment in
+        let results = await EnvironmentFanOut.send(
+            batch.sends, environment: { $0.environment }, notification: { $0.notification }
+        ) { environment in
             guard let sender = senders[environment] else {
                 return .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
@@ -251,13 +253,15 @@ struct ChunkRunner {
         }
         var answers = BatchAnswers(records: batch.decided, invalidations: [])
         answers.records.reserveCapacity(batch.deviceCount)
-        for (send, result) in zip(batch.sends, results) {
+        // By index: a `zip` would copy each send, its notification and all, to read four fields.
+        for (index, result) in results.enumerated() {
+            let deviceID = batch.sends[index].deviceID
             var (record, invalidation) = DeliveryDecision.record(
-                deviceID: send.deviceID, apnsID: send.notification.apnsID, language: send.language, result: result,
-                sentAt: sentAt)
-            record.variant = send.variant
-            record.bucket = send.bucket
-            if record.outcome == .deferred { record.retryAt = retryAt(afterAttempt: attempts[send.deviceID] ?? 1) }
+                deviceID: deviceID, apnsID: batch.sends[index].notification.apnsID, language: batch.sends[index].language,
+                result: result, sentAt: sentAt)
+            record.variant = batch.sends[index].variant
+            record.bucket = batch.sends[index].bucket
+            if record.outcome == .deferred { record.retryAt = retryAt(afterAttempt: attempts[deviceID] ?? 1) }
             answers.records.append(record)
             if let invalidation { answers.invalidations.append(invalidation) }
             if answers.credentialsRejected == nil { answers.credentialsRejected = result.credentialsRejection }

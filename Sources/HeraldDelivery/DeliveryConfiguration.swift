@@ -8,7 +8,7 @@ public struct DeliveryConfiguration: Sendable {
     /// Chunks worked on at once.
     public var workers = 4
     /// Devices read, rendered, sent and recorded together.
-    public var batchSize = 500
+    public var batchSize = 1000
     /// How long a claimed chunk stays this instance's without a heartbeat; a crashed
     /// instance's chunks are taken over after it.
     public var leaseDuration = Duration.seconds(30)

@@ -10,12 +10,21 @@ enum EnvironmentFanOut {
         _ items: [(environment: APNSEnvironment, notification: APNSNotification)],
         sender: @escaping @Sendable (APNSEnvironment) async -> Result<any NotificationSender, SendFailure>
     ) async -> [SendResult] {
+        await send(items, environment: { $0.environment }, notification: { $0.notification }, sender: sender)
+    }
+
+    /// The same for items that carry their environment and notification: each notification is
+    /// copied once, into its environment's group, instead of first into a list of pairs.
+    static func send<Item>(
+        _ items: [Item], environment: (Item) -> APNSEnvironment, notification: (Item) -> APNSNotification,
+        sender: @escaping @Sendable (APNSEnvironment) async -> Result<any NotificationSender, SendFailure>
+    ) async -> [SendResult] {
         var byEnvironment = [APNSEnvironment: [Int]]()
-        for (index, item) in items.enumerated() { byEnvironment[item.environment, default: []].append(index) }
+        for index in items.indices { byEnvironment[environment(items[index]), default: []].append(index) }
         var results = [SendResult](repeating: .failed(SendFailure(.notSent, detail: "not sent")), count: items.count)
         await withTaskGroup(of: ([Int], [SendResult]).self) { group in
             for (environment, indices) in byEnvironment {
-                let notifications = indices.map { items[$0].notification }
+                let notifications = indices.map { notification(items[$0]) }
                 group.addTask {
                     switch await sender(environment) {
                     case .success(let sender): return (indices, await sender.send(notifications))

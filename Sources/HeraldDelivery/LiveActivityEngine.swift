@@ -139,8 +139,9 @@ public final class LiveActivityEngine: Service {
                 try await work.recipients(lease, after: cursor, limit: batchSize, devices: devices, now: clock())
             }
             let known = senders
-            let results = await EnvironmentFanOut.send(sends.map { ($0.recipient.environment, $0.notification) }) {
-                environment in
+            let results = await EnvironmentFanOut.send(
+                sends, environment: { $0.recipient.environment }, notification: { $0.notification }
+            ) { environment in
                 known[environment].map { .success($0) } ?? .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
             let (deliveries, drops) = Self.outcomes(sends, results, unsent: unsent, at: now)

@@ -61,7 +61,7 @@ extension StoreFixture {
     /// and the campaigns a chunk's completion completed.
     @discardableResult
     func run(
-        _ campaign: Campaign, batch: Int = 7, outcome: (Device) -> DeliveryOutcome = { _ in .accepted }
+        _ campaign: Campaign, batch: Int = 7, outcome: (CampaignDevice) -> DeliveryOutcome = { _ in .accepted }
     ) async throws -> (seen: [Int64], completed: [Campaign]) {
         var seen = [Int64]()
         var completed = [Campaign]()

@@ -40,6 +40,37 @@ import Testing
         }
     }
 
+    /// A chunk reads ten columns, the permission switches packed in one integer: each device
+    /// must come out as the registry holds it, every switch on its own.
+    @Test(arguments: CitusTestDatabase.engines) func aChunkReadsEachDeviceAsTheRegistryHoldsIt(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
+            let settings: [AuthorizationSettings] = [
+                AuthorizationSettings(status: .authorized, alert: true),
+                AuthorizationSettings(status: .provisional, badge: true),
+                AuthorizationSettings(status: .ephemeral, sound: true),
+                AuthorizationSettings(status: .authorized, criticalAlert: true),
+                AuthorizationSettings(status: .authorized, timeSensitive: true),
+                AuthorizationSettings(status: .denied),
+                AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true, criticalAlert: true, timeSensitive: true),
+            ]
+            var registered = [Device]()
+            for (index, authorization) in settings.enumerated() {
+                let registration = try DeviceRegistration(
+                    environment: index.isMultiple(of: 2) ? .sandbox : .production, languages: ["de-AT", "en"],
+                    authorization: authorization, timeZone: index == 0 ? nil : "Asia/Tokyo",
+                    userID: index == 1 ? nil : "user-\(index)", attributes: index == 2 ? [:] : ["plan": .string("pro"), "seats": .int(index)])
+                registered += try await f.registerDevices(index + 1...index + 1, registration: registration)
+            }
+            let campaign = try await f.runningCampaign()
+            var read = [CampaignDevice]()
+            while let lease = try await f.work.claimChunk(owner: "test", leaseDuration: .seconds(30)) {
+                // Held by its lease: the next claim takes another chunk.
+                read += try await f.work.nextDevices(lease, filter: campaign.audience, after: lease.cursor, limit: 100)
+            }
+            #expect(read.sorted { $0.id < $1.id } == registered.map(CampaignDevice.init))
+        }
+    }
+
     @Test(arguments: CitusTestDatabase.engines) func concurrentClaimsNeverShareAChunk(onCluster: Bool) async throws {
         try await StoreFixture.with(onCluster: onCluster) { f in
             let campaign = try await f.runningCampaign()

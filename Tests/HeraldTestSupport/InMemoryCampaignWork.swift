@@ -46,9 +46,9 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
     public func nextDevices(
         _ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int
     ) async throws
-        -> [Device]
+        -> [CampaignDevice]
     {
-        state.withLock { state in Array(state.devices.lazy.filter { $0.id > cursor }.prefix(limit)) }
+        state.withLock { state in state.devices.lazy.filter { $0.id > cursor }.prefix(limit).map(CampaignDevice.init) }
     }
 
     public func markInFlight(_ lease: ChunkLease, upTo deviceID: Int64) async throws -> Bool {
@@ -82,13 +82,13 @@ public final class InMemoryCampaignWork: CampaignWorkQueue {
         state.withLock { state in state.records.values.contains { $0.outcome == .deferred } }
     }
 
-    public func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws -> [(device: Device, attempts: Int)] {
+    public func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws -> [(device: CampaignDevice, attempts: Int)] {
         state.withLock { state in
             let due = state.devices.filter { device in
                 guard let record = state.records[device.id], record.outcome == .deferred, let at = record.retryAt else { return false }
                 return at <= now
             }
-            return due.prefix(limit).map { ($0, state.attempts[$0.id] ?? 1) }
+            return due.prefix(limit).map { (CampaignDevice($0), state.attempts[$0.id] ?? 1) }
         }
     }
 

@@ -24,7 +24,7 @@ public protocol CampaignWorkQueue: Sendable {
     func nextDevices(
         _ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int
     ) async throws
-        -> [Device]
+        -> [CampaignDevice]
     /// Notes how far the batch about to be sent goes, before it is sent. Returns false, noting
     /// nothing, when the campaign is no longer running (paused, cancelled, failed): the worker
     /// then gives the chunk back.
@@ -55,7 +55,7 @@ public protocol CampaignWorkQueue: Sendable {
     func hasDeferred(_ lease: ChunkLease) async throws -> Bool
     /// The chunk's devices whose `deferred` row is due to be tried again by `now`, in ID order,
     /// with the attempts made so far.
-    func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws -> [(device: Device, attempts: Int)]
+    func retryableDevices(_ lease: ChunkLease, now: Date, limit: Int) async throws -> [(device: CampaignDevice, attempts: Int)]
     /// When the chunk's next deferred device is due; nil when none is left to try (rows of
     /// devices that are no longer valid are made final first).
     func nextRetry(_ lease: ChunkLease) async throws -> Date?

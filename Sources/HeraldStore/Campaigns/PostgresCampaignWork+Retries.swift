@@ -8,7 +8,7 @@ extension PostgresCampaignWork {
     public func retryableDevices(
         _ lease: ChunkLease, now: Date, limit: Int
     ) async throws
-        -> [(device: Device, attempts: Int)]
+        -> [(device: CampaignDevice, attempts: Int)]
     {
         try await DatabaseMetrics.measure("work.retryableDevices") {
             let part = try await lease.partCondition("l", client: client, logger: logger)
@@ -16,7 +16,7 @@ extension PostgresCampaignWork {
             let token = lease.startTokenType == nil ? "token" : "start_token"
             let rows = try await client.query(
                 """
-                SELECT id, \(unescaped: token), \(unescaped: DeviceRow.columnsAfterToken), attempts FROM (
+                SELECT id, \(unescaped: token), \(unescaped: CampaignDeviceRow.columnsAfterToken), attempts FROM (
                     SELECT d.*, l.attempts, s.token AS start_token
                     FROM deliveries l
                     JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
@@ -36,8 +36,12 @@ extension PostgresCampaignWork {
                 ) due
                 ORDER BY id
                 """, logger: logger)
+            var languages = DeviceRow.LanguageCache()
             return try await rows.collect().map { row in
-                (try DeviceRow.decode(row), Int(try row.makeRandomAccess()[19].decode(Int16.self)))
+                (
+                    try CampaignDeviceRow.decode(row, languages: &languages),
+                    Int(try row.makeRandomAccess()[CampaignDeviceRow.count].decode(Int16.self))
+                )
             }
         }
     }

@@ -181,14 +181,14 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     public func nextDevices(
         _ lease: ChunkLease, filter: AudienceFilter, after cursor: Int64, limit: Int
     ) async throws
-        -> [Device]
+        -> [CampaignDevice]
     {
         try await DatabaseMetrics.measure("work.nextDevices") {
             let events = try await EventLookup.choose(appID: lease.appID, segments: filter.segmentParts, client: client, logger: logger)
             let sql = try Self.chunkRead(lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "SELECT ")
             let rows = try await client.query(sql.query, logger: logger)
             var languages = DeviceRow.LanguageCache()
-            return try await rows.collect().map { try DeviceRow.decode($0, languages: &languages) }
+            return try await rows.collect().map { try CampaignDeviceRow.decode($0, languages: &languages) }
         }
     }
 

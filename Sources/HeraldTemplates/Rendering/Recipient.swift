@@ -35,4 +35,12 @@ public struct Recipient: Sendable, Equatable {
             attributes: device.attributes, timeZone: device.timeZone
         )
     }
+
+    /// The recipient a campaign's device describes.
+    public init(device: CampaignDevice) {
+        self.init(
+            languages: device.languages, authorization: device.authorization, userID: device.userID,
+            attributes: device.attributes, timeZone: device.timeZone
+        )
+    }
 }
