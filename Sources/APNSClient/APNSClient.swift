@@ -166,7 +166,10 @@ public final class APNSClient: Sendable {
     /// a shard holds its bound of notifications in flight.
     public func send(_ notifications: [APNSNotification]) async -> [APNSDeliveryResult] {
         var results = [APNSDeliveryResult?](repeating: nil, count: notifications.count)
-        var work = [[(index: Int, notification: APNSNotification, body: [UInt8])]](repeating: [], count: shards.count)
+        // Each shard's share, and apart from it each item's place in `notifications`: reading
+        // a place from the items would copy the whole item, notification and body.
+        var work = [[(notification: APNSNotification, body: [UInt8])]](repeating: [], count: shards.count)
+        var places = [[Int]](repeating: [], count: shards.count)
         let stoppedReason = stopped.withLockedValue { $0 }
         for (index, notification) in notifications.enumerated() {
             do {
@@ -175,34 +178,37 @@ public final class APNSClient: Sendable {
                 if let stoppedReason {
                     results[index] = .failed(stoppedReason)
                 } else {
-                    work[shardIndex(for: notification.token)].append((index, notification, body))
+                    let shardIndex = shardIndex(for: notification.token)
+                    work[shardIndex].append((notification, body))
+                    places[shardIndex].append(index)
                 }
             } catch {
                 results[index] = .failed(.invalidNotification(error.description))
             }
         }
-        await withTaskGroup(of: [(Int, APNSDeliveryResult)].self) { group in
+        await withTaskGroup(of: (ArraySlice<Int>, [APNSDeliveryResult]).self) { group in
             for (shardIndex, items) in work.enumerated() where !items.isEmpty {
                 let shard = shards[shardIndex]
                 // Spread a shard's share over its connections, within its in-flight bound.
                 let size = min(shard.limiter.limit, (items.count + shard.wanted - 1) / shard.wanted)
                 for start in stride(from: 0, to: items.count, by: size) {
                     // A slice, not a copy: each notification is copied once, into its request.
-                    let part = items[start..<min(start + size, items.count)]
-                    group.addTask { await self.deliver(part, shard: shard) }
+                    let range = start..<min(start + size, items.count)
+                    let (part, partPlaces) = (items[range], places[shardIndex][range])
+                    group.addTask { (partPlaces, await self.deliver(part, shard: shard)) }
                 }
             }
-            for await part in group {
-                for (index, result) in part { results[index] = result }
+            for await (partPlaces, partResults) in group {
+                for (index, result) in zip(partPlaces, partResults) { results[index] = result }
             }
         }
         return results.map { $0! }
     }
 
     private func deliver(
-        _ items: ArraySlice<(index: Int, notification: APNSNotification, body: [UInt8])>, shard: APNSShard
+        _ items: ArraySlice<(notification: APNSNotification, body: [UInt8])>, shard: APNSShard
     ) async
-        -> [(Int, APNSDeliveryResult)]
+        -> [APNSDeliveryResult]
     {
         await shard.limiter.acquire(items.count)
         defer { shard.limiter.release(items.count) }
@@ -218,17 +224,18 @@ public final class APNSClient: Sendable {
             let failure = (error as? APNSClientError) ?? .connectionLost("the connection failed")
             outcomes = Array(repeating: .failure(failure), count: items.count)
         }
-        var results = [(Int, APNSDeliveryResult)]()
+        var results = [APNSDeliveryResult]()
         results.reserveCapacity(items.count)
-        for (item, outcome) in zip(items, outcomes) {
+        for (offset, outcome) in outcomes.enumerated() {
             if case .success(let response) = outcome, response.status == 200 {
                 metrics.answered(response)
-                results.append((item.index, .answered(response)))
+                results.append(.answered(response))
             } else {
+                let item = items[items.startIndex + offset]
                 let result = await deliver(shard: shard, firstAttempt: (outcome, connection)) { connection in
                     try await connection.send(item.notification, body: item.body)
                 }
-                results.append((item.index, result))
+                results.append(result)
             }
         }
         return results

@@ -93,16 +93,22 @@ final class APNSConnection: Sendable {
 
     /// Sends notifications whose payloads are already encoded and validated, with one hop
     /// onto the event loop and one back: the answers come in the order of `items`.
-    func send(batch items: ArraySlice<(index: Int, notification: APNSNotification, body: [UInt8])>) async -> [APNSBatchCollector.Outcome] {
+    func send(batch items: ArraySlice<(notification: APNSNotification, body: [UInt8])>) async -> [APNSBatchCollector.Outcome] {
         guard !items.isEmpty else { return [] }
         let promise = channel.eventLoop.makePromise(of: [APNSBatchCollector.Outcome].self)
         let collector = APNSBatchCollector(count: items.count, promise: promise)
-        let requests = items.enumerated().map { offset, item in
-            APNSConnectionHandler.Request(
-                notification: item.notification, body: item.body, completion: .batch(collector, index: offset))
-        }
         let handler = self.handler
-        channel.eventLoop.execute { handler.value.submit(requests) }
+        channel.eventLoop.execute {
+            // Made on the loop, by position, straight into the connection's queue: each
+            // notification is copied once, into its request, and no array of requests is kept.
+            let first = items.startIndex
+            handler.value.submit(
+                items.indices.lazy.map { position in
+                    APNSConnectionHandler.Request(
+                        notification: items[position].notification, body: items[position].body,
+                        completion: .batch(collector, index: position - first))
+                })
+        }
         do {
             return try await promise.futureResult.get()
         } catch {

@@ -47,7 +47,7 @@ extension APNSConnectionStateMachine {
         var inFlight: Int { open.count + waiting.count }
         var hasRoom: Bool { open.count < limit }
 
-        mutating func enqueue(_ request: Request, deadline: NIODeadline) {
+        mutating func enqueue(_ request: consuming Request, deadline: NIODeadline) {
             waiting.append((request, deadline))
         }
 
@@ -68,9 +68,11 @@ extension APNSConnectionStateMachine {
             return nextID
         }
 
-        mutating func insert(_ stream: Stream, id: Int) {
+        /// Takes the stream's record itself (`consuming`): a copy would retain its fields only
+        /// for the caller's record to release them.
+        mutating func insert(_ stream: consuming Stream, id: Int) {
             if stream.unsent != nil { blocked.append(id) }
-            open[id] = stream
+            open.updateValue(stream, forKey: id)
             startedSinceTaken += 1
         }
 

@@ -243,8 +243,9 @@ struct ChunkRunner {
         _ batch: PreparedBatch, with senders: [APNSEnvironment: any NotificationSender], sentAt: Date,
         attempts: [Int64: Int] = [:]
     ) async -> BatchAnswers {
+        let sends = batch.sends
         let results = await EnvironmentFanOut.send(
-            batch.sends, environment: { $0.environment }, notification: { $0.notification }
+            count: sends.count, environment: { sends[$0].environment }, notification: { sends[$0].notification }
         ) { environment in
             guard let sender = senders[environment] else {
                 return .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))

@@ -10,21 +10,21 @@ enum EnvironmentFanOut {
         _ items: [(environment: APNSEnvironment, notification: APNSNotification)],
         sender: @escaping @Sendable (APNSEnvironment) async -> Result<any NotificationSender, SendFailure>
     ) async -> [SendResult] {
-        await send(items, environment: { $0.environment }, notification: { $0.notification }, sender: sender)
+        await send(count: items.count, environment: { items[$0].environment }, notification: { items[$0].notification }, sender: sender)
     }
 
-    /// The same for items that carry their environment and notification: each notification is
-    /// copied once, into its environment's group, instead of first into a list of pairs.
-    static func send<Item>(
-        _ items: [Item], environment: (Item) -> APNSEnvironment, notification: (Item) -> APNSNotification,
+    /// The same for `count` items read by position: each notification is copied once, into its
+    /// environment's group, and nothing else of an item is (a campaign's items carry more).
+    static func send(
+        count: Int, environment: (Int) -> APNSEnvironment, notification: (Int) -> APNSNotification,
         sender: @escaping @Sendable (APNSEnvironment) async -> Result<any NotificationSender, SendFailure>
     ) async -> [SendResult] {
         var byEnvironment = [APNSEnvironment: [Int]]()
-        for index in items.indices { byEnvironment[environment(items[index]), default: []].append(index) }
-        var results = [SendResult](repeating: .failed(SendFailure(.notSent, detail: "not sent")), count: items.count)
+        for index in 0..<count { byEnvironment[environment(index), default: []].append(index) }
+        var results = [SendResult](repeating: .failed(SendFailure(.notSent, detail: "not sent")), count: count)
         await withTaskGroup(of: ([Int], [SendResult]).self) { group in
             for (environment, indices) in byEnvironment {
-                let notifications = indices.map { notification(items[$0]) }
+                let notifications = indices.map { notification($0) }
                 group.addTask {
                     switch await sender(environment) {
                     case .success(let sender): return (indices, await sender.send(notifications))

@@ -140,7 +140,7 @@ public final class LiveActivityEngine: Service {
             }
             let known = senders
             let results = await EnvironmentFanOut.send(
-                sends, environment: { $0.recipient.environment }, notification: { $0.notification }
+                count: sends.count, environment: { sends[$0].recipient.environment }, notification: { sends[$0].notification }
             ) { environment in
                 known[environment].map { .success($0) } ?? .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
