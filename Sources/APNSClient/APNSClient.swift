@@ -166,36 +166,33 @@ public final class APNSClient: Sendable {
     /// a shard holds its bound of notifications in flight.
     public func send(_ notifications: [APNSNotification]) async -> [APNSDeliveryResult] {
         var results = [APNSDeliveryResult?](repeating: nil, count: notifications.count)
-        // Each shard's share, and apart from it each item's place in `notifications`: reading
-        // a place from the items would copy the whole item, notification and body.
-        var work = [[(notification: APNSNotification, body: [UInt8])]](repeating: [], count: shards.count)
+        // Each shard's share as the places of its notifications: the notifications stay where
+        // they are, and each is copied once, into its request.
+        var bodies = [[UInt8]](repeating: [], count: notifications.count)
         var places = [[Int]](repeating: [], count: shards.count)
         let stoppedReason = stopped.withLockedValue { $0 }
-        for (index, notification) in notifications.enumerated() {
-            do {
+        for index in notifications.indices {
+            do throws(NotificationError) {
                 // Payloads are checked before they leave (docs/apns.md, "Results and retries").
-                let body = try notification.validate()
+                bodies[index] = try notifications[index].validate()
                 if let stoppedReason {
                     results[index] = .failed(stoppedReason)
                 } else {
-                    let shardIndex = shardIndex(for: notification.token)
-                    work[shardIndex].append((notification, body))
-                    places[shardIndex].append(index)
+                    places[shardIndex(for: notifications[index].token)].append(index)
                 }
             } catch {
                 results[index] = .failed(.invalidNotification(error.description))
             }
         }
+        let batch = APNSRequestBatch(notifications: notifications, bodies: bodies)
         await withTaskGroup(of: (ArraySlice<Int>, [APNSDeliveryResult]).self) { group in
-            for (shardIndex, items) in work.enumerated() where !items.isEmpty {
+            for (shardIndex, shardPlaces) in places.enumerated() where !shardPlaces.isEmpty {
                 let shard = shards[shardIndex]
                 // Spread a shard's share over its connections, within its in-flight bound.
-                let size = min(shard.limiter.limit, (items.count + shard.wanted - 1) / shard.wanted)
-                for start in stride(from: 0, to: items.count, by: size) {
-                    // A slice, not a copy: each notification is copied once, into its request.
-                    let range = start..<min(start + size, items.count)
-                    let (part, partPlaces) = (items[range], places[shardIndex][range])
-                    group.addTask { (partPlaces, await self.deliver(part, shard: shard)) }
+                let size = min(shard.limiter.limit, (shardPlaces.count + shard.wanted - 1) / shard.wanted)
+                for start in stride(from: 0, to: shardPlaces.count, by: size) {
+                    let part = shardPlaces[start..<min(start + size, shardPlaces.count)]
+                    group.addTask { (part, await self.deliver(batch, places: part, shard: shard)) }
                 }
             }
             for await (partPlaces, partResults) in group {
@@ -206,34 +203,34 @@ public final class APNSClient: Sendable {
     }
 
     private func deliver(
-        _ items: ArraySlice<(notification: APNSNotification, body: [UInt8])>, shard: APNSShard
+        _ batch: APNSRequestBatch, places: ArraySlice<Int>, shard: APNSShard
     ) async
         -> [APNSDeliveryResult]
     {
-        await shard.limiter.acquire(items.count)
-        defer { shard.limiter.release(items.count) }
-        metrics.inFlight.increment(by: Double(items.count))
-        defer { metrics.inFlight.decrement(by: Double(items.count)) }
+        await shard.limiter.acquire(places.count)
+        defer { shard.limiter.release(places.count) }
+        metrics.inFlight.increment(by: Double(places.count))
+        defer { metrics.inFlight.decrement(by: Double(places.count)) }
         let outcomes: [APNSBatchCollector.Outcome]
         var connection: APNSConnection?
         do {
             let chosen = try await shard.connection()
             connection = chosen
-            outcomes = await chosen.send(batch: items)
+            outcomes = await chosen.send(batch: batch, places: places)
         } catch {
             let failure = (error as? APNSClientError) ?? .connectionLost("the connection failed")
-            outcomes = Array(repeating: .failure(failure), count: items.count)
+            outcomes = Array(repeating: .failure(failure), count: places.count)
         }
         var results = [APNSDeliveryResult]()
-        results.reserveCapacity(items.count)
+        results.reserveCapacity(places.count)
         for (offset, outcome) in outcomes.enumerated() {
             if case .success(let response) = outcome, response.status == 200 {
                 metrics.answered(response)
                 results.append(.answered(response))
             } else {
-                let item = items[items.startIndex + offset]
+                let place = places[places.startIndex + offset]
                 let result = await deliver(shard: shard, firstAttempt: (outcome, connection)) { connection in
-                    try await connection.send(item.notification, body: item.body)
+                    try await connection.send(batch.notifications[place], body: batch.bodies[place])
                 }
                 results.append(result)
             }

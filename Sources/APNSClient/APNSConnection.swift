@@ -91,28 +91,28 @@ final class APNSConnection: Sendable {
         return try await promise.futureResult.get()
     }
 
-    /// Sends notifications whose payloads are already encoded and validated, with one hop
-    /// onto the event loop and one back: the answers come in the order of `items`.
-    func send(batch items: ArraySlice<(notification: APNSNotification, body: [UInt8])>) async -> [APNSBatchCollector.Outcome] {
-        guard !items.isEmpty else { return [] }
+    /// Sends the batch's notifications at `places`, whose payloads are already encoded and
+    /// validated, with one hop onto the event loop and one back: the answers come in the order
+    /// of `places`.
+    func send(batch: APNSRequestBatch, places: ArraySlice<Int>) async -> [APNSBatchCollector.Outcome] {
+        guard !places.isEmpty else { return [] }
         let promise = channel.eventLoop.makePromise(of: [APNSBatchCollector.Outcome].self)
-        let collector = APNSBatchCollector(count: items.count, promise: promise)
+        let collector = APNSBatchCollector(count: places.count, promise: promise)
         let handler = self.handler
         channel.eventLoop.execute {
-            // Made on the loop, by position, straight into the connection's queue: each
-            // notification is copied once, into its request, and no array of requests is kept.
-            let first = items.startIndex
+            // Made on the loop straight into the connection's queue: each notification is
+            // copied once, into its request, and no array of requests is kept.
             handler.value.submit(
-                items.indices.lazy.map { position in
+                places.enumerated().lazy.map { offset, place in
                     APNSConnectionHandler.Request(
-                        notification: items[position].notification, body: items[position].body,
-                        completion: .batch(collector, index: position - first))
+                        notification: batch.notifications[place], body: batch.bodies[place],
+                        completion: .batch(collector, index: offset))
                 })
         }
         do {
             return try await promise.futureResult.get()
         } catch {
-            return Array(repeating: .failure(.connectionLost("the connection failed")), count: items.count)
+            return Array(repeating: .failure(.connectionLost("the connection failed")), count: places.count)
         }
     }
 
@@ -131,6 +131,14 @@ final class APNSConnection: Sendable {
     func close() async {
         try? await channel.close()
     }
+}
+
+/// The notifications of one call of the batch API and their checked bodies, at the same
+/// positions; each connection's share names its positions. Shared, not copied: a
+/// notification is copied once on its way to the wire, into its request.
+struct APNSRequestBatch: Sendable {
+    let notifications: [APNSNotification]
+    let bodies: [[UInt8]]
 }
 
 extension String {

@@ -191,8 +191,7 @@ struct ChunkRunner {
         _ devices: [CampaignDevice], lastDeviceID: Int64, renderers: inout [TemplateRenderer],
         senders: inout [APNSEnvironment: any NotificationSender], reported: inout Set<String>
     ) async throws -> PreparedBatch {
-        var batch = PreparedBatch(lastDeviceID: lastDeviceID)
-        batch.sends.reserveCapacity(devices.count)
+        var batch = PreparedBatch(lastDeviceID: lastDeviceID, capacity: devices.count)
         // Senders are looked up again for each batch (a lookup the directory answers from memory),
         // so a credential switch or a disabled app takes effect within a few batches.
         senders.removeAll(keepingCapacity: true)
@@ -227,12 +226,12 @@ struct ChunkRunner {
             } else {
                 sender = try await senders.sender(for: device.environment, appID: lease.appID, from: self.senders)
             }
-            batch.sends.append(
+            batch.append(
                 PreparedBatch.Send(
                     deviceID: device.id, bucket: device.bucket, language: rendered.language, environment: device.environment,
-                    variant: message,
-                    notification: plan.notification(
-                        message, to: device, apnsID: apnsID, bundleID: sender.bundleID, rendered: rendered, sentAt: sentAt)))
+                    variant: message),
+                notification: plan.notification(
+                    message, to: device, apnsID: apnsID, bundleID: sender.bundleID, rendered: rendered, sentAt: sentAt))
         }
         return batch
     }
@@ -244,9 +243,7 @@ struct ChunkRunner {
         attempts: [Int64: Int] = [:]
     ) async -> BatchAnswers {
         let sends = batch.sends
-        let results = await EnvironmentFanOut.send(
-            count: sends.count, environment: { sends[$0].environment }, notification: { sends[$0].notification }
-        ) { environment in
+        let results = await EnvironmentFanOut.send(batch.notifications, environment: { sends[$0].environment }) { environment in
             guard let sender = senders[environment] else {
                 return .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
@@ -258,7 +255,7 @@ struct ChunkRunner {
         for (index, result) in results.enumerated() {
             let deviceID = batch.sends[index].deviceID
             var (record, invalidation) = DeliveryDecision.record(
-                deviceID: deviceID, apnsID: batch.sends[index].notification.apnsID, language: batch.sends[index].language,
+                deviceID: deviceID, apnsID: batch.notifications[index].apnsID, language: batch.sends[index].language,
                 result: result, sentAt: sentAt)
             record.variant = batch.sends[index].variant
             record.bucket = batch.sends[index].bucket

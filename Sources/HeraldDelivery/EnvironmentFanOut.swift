@@ -10,21 +10,22 @@ enum EnvironmentFanOut {
         _ items: [(environment: APNSEnvironment, notification: APNSNotification)],
         sender: @escaping @Sendable (APNSEnvironment) async -> Result<any NotificationSender, SendFailure>
     ) async -> [SendResult] {
-        await send(count: items.count, environment: { items[$0].environment }, notification: { items[$0].notification }, sender: sender)
+        await send(items.map(\.notification), environment: { items[$0].environment }, sender: sender)
     }
 
-    /// The same for `count` items read by position: each notification is copied once, into its
-    /// environment's group, and nothing else of an item is (a campaign's items carry more).
+    /// The same for notifications whose environments `environment` gives by position. When
+    /// they all go to one environment (a campaign's batch, mostly), the array goes to its
+    /// sender as it is; otherwise each group is a copy.
     static func send(
-        count: Int, environment: (Int) -> APNSEnvironment, notification: (Int) -> APNSNotification,
+        _ all: [APNSNotification], environment: (Int) -> APNSEnvironment,
         sender: @escaping @Sendable (APNSEnvironment) async -> Result<any NotificationSender, SendFailure>
     ) async -> [SendResult] {
         var byEnvironment = [APNSEnvironment: [Int]]()
-        for index in 0..<count { byEnvironment[environment(index), default: []].append(index) }
-        var results = [SendResult](repeating: .failed(SendFailure(.notSent, detail: "not sent")), count: count)
+        for index in all.indices { byEnvironment[environment(index), default: []].append(index) }
+        var results = [SendResult](repeating: .failed(SendFailure(.notSent, detail: "not sent")), count: all.count)
         await withTaskGroup(of: ([Int], [SendResult]).self) { group in
             for (environment, indices) in byEnvironment {
-                let notifications = indices.map { notification($0) }
+                let notifications = indices.count == all.count ? all : indices.map { all[$0] }
                 group.addTask {
                     switch await sender(environment) {
                     case .success(let sender): return (indices, await sender.send(notifications))

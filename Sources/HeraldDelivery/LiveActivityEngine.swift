@@ -140,7 +140,7 @@ public final class LiveActivityEngine: Service {
             }
             let known = senders
             let results = await EnvironmentFanOut.send(
-                count: sends.count, environment: { sends[$0].recipient.environment }, notification: { sends[$0].notification }
+                sends.map(\.notification), environment: { sends[$0].recipient.environment }
             ) { environment in
                 known[environment].map { .success($0) } ?? .failure(SendFailure(.noSender, detail: "no sender for \(environment)"))
             }
