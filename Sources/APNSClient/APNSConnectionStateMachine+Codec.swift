@@ -32,14 +32,15 @@ extension APNSConnectionStateMachine {
         /// Writes a request's HEADERS frame. A request's header block is well under 1 KB and
         /// every server takes 16 KB frames (RFC 9113 §4.2), so it always fits one frame.
         mutating func writeHeaders(
-            of head: Request.Head, streamID: Int, authority: String, providerToken: String?, into outbound: inout ByteBuffer
+            of head: Request.Head, streamID: Int, authority: String, providerToken: String?, authorization: String?,
+            into outbound: inout ByteBuffer
         ) {
             let frame = HTTP2Wire.beginFrame(into: &outbound, type: .headers, flags: HTTP2Wire.Flag.endHeaders, streamID: streamID)
             encoder.beginBlock(into: &outbound)
             encoder.encode(APNSHeader(name: ":authority", value: authority, indexing: .incremental), into: &outbound)
             switch head {
             case .notification(let notification):
-                encoder.encode(notification.requestHeaders(providerToken: providerToken, indexing: &indexing), into: &outbound)
+                encoder.encode(notification.requestHeaders(authorization: authorization, indexing: &indexing), into: &outbound)
             case .channel(let channelRequest):
                 encoder.encode(channelRequest.requestHeaders(providerToken: providerToken), into: &outbound)
             }

@@ -110,6 +110,8 @@ struct APNSConnectionStateMachine<Completion> {
     private(set) var effects: [Effect] = []
     /// The provider token the next streams carry (token auth); the owner keeps it fresh.
     private var providerToken: String?
+    /// `bearer <providerToken>`, the header value, made once per token.
+    private var authorization: String?
     // The groups below change only through their own methods; the machine's extensions in the
     // other files of this type need them writable, which Swift cannot limit to the type.
     var streams: StreamTable
@@ -181,6 +183,7 @@ struct APNSConnectionStateMachine<Completion> {
     /// The provider token the next streams carry.
     mutating func useProviderToken(_ token: String) {
         providerToken = token
+        authorization = "bearer " + token
     }
 
     // MARK: Events
@@ -273,7 +276,8 @@ struct APNSConnectionStateMachine<Completion> {
             return
         }
         codec.writeHeaders(
-            of: request.head, streamID: streamID, authority: configuration.authority, providerToken: providerToken, into: &outbound)
+            of: request.head, streamID: streamID, authority: configuration.authority, providerToken: providerToken,
+            authorization: authorization, into: &outbound)
         var stream = Stream(completion: request.completion, started: now, deadline: deadline, sendWindow: flow.initialStreamWindow)
         if case .channel = request.head { stream.isChannelRequest = true }
         stream.unsent = flow.writeBody(request.body[...], streamID: streamID, window: &stream.sendWindow, into: &outbound)

@@ -26,6 +26,13 @@ struct HPACKRequestEncoder {
     /// RFC 7541 §4.2: a smaller table size from the server is announced at the start of the
     /// next header block.
     private var pendingSizeUpdate: Int?
+    /// Moves whenever the dynamic table does (an insertion, an eviction, a new size): the
+    /// indices remembered below hold only while it stays.
+    private var generation = 0
+    /// What the lookups of the current generation found (nil: nothing): a connection's
+    /// requests repeat most of their headers, and a hit here spares hashing them again.
+    private var remembered: [(name: String, value: String?, index: Int?)] = []
+    private var rememberedGeneration = 0
 
     /// Applies the server's SETTINGS_HEADER_TABLE_SIZE (Herald never uses more than 4,096).
     mutating func setMaxTableSize(_ limit: Int) {
@@ -33,6 +40,7 @@ struct HPACKRequestEncoder {
         guard newSize != maxSize else { return }
         maxSize = newSize
         pendingSizeUpdate = min(pendingSizeUpdate ?? newSize, newSize)
+        generation += 1
         evict(toFit: 0)
     }
 
@@ -49,11 +57,11 @@ struct HPACKRequestEncoder {
     }
 
     mutating func encode(_ header: APNSHeader, into buffer: inout ByteBuffer) {
-        if header.indexing == .incremental, let index = index(of: header.name, value: header.value) {
+        if header.indexing == .incremental, let index = lookUp(header.name, value: header.value) {
             Self.writeInteger(index, prefixBits: 7, flags: 0x80, into: &buffer)
             return
         }
-        let nameIndex = index(ofName: header.name) ?? 0
+        let nameIndex = lookUp(header.name, value: nil) ?? 0
         switch header.indexing {
         case .incremental: Self.writeInteger(nameIndex, prefixBits: 6, flags: 0x40, into: &buffer)
         case .withoutIndexing: Self.writeInteger(nameIndex, prefixBits: 4, flags: 0x00, into: &buffer)
@@ -62,6 +70,19 @@ struct HPACKRequestEncoder {
         if nameIndex == 0 { Self.writeString(header.name, into: &buffer) }
         Self.writeString(header.value, into: &buffer)
         if header.indexing == .incremental { insert(name: header.name, value: header.value) }
+    }
+
+    /// The index of the entry with this name and value (or of the first with this name, when
+    /// `value` is nil), remembered for as long as the table does not change.
+    private mutating func lookUp(_ name: String, value: String?) -> Int? {
+        if rememberedGeneration != generation {
+            remembered.removeAll(keepingCapacity: true)
+            rememberedGeneration = generation
+        }
+        for entry in remembered where entry.name == name && entry.value == value { return entry.index }
+        let found = value.map { index(of: name, value: $0) } ?? index(ofName: name)
+        if remembered.count < 16 { remembered.append((name, value, found)) }
+        return found
     }
 
     private func index(of name: String, value: String) -> Int? {
@@ -90,6 +111,7 @@ struct HPACKRequestEncoder {
         guard entrySize <= maxSize else { return }
         entries.append(Entry(name: name, value: value, size: entrySize, number: inserted))
         inserted += 1
+        generation += 1
         size += entrySize
     }
 
@@ -99,7 +121,10 @@ struct HPACKRequestEncoder {
             size -= entries[removed].size
             removed += 1
         }
-        if removed > 0 { entries.removeFirst(removed) }
+        if removed > 0 {
+            entries.removeFirst(removed)
+            generation += 1
+        }
     }
 
     /// RFC 7541 §5.1.

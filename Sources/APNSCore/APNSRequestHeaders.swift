@@ -14,6 +14,15 @@ extension APNSNotification {
         providerToken: String?,
         indexing: inout HeaderIndexingState
     ) -> [APNSHeader] {
+        requestHeaders(authorization: providerToken.map { "bearer " + $0 }, indexing: &indexing)
+    }
+
+    /// The same with the `authorization` value whole (`bearer <jwt>`): a connection makes it
+    /// once per provider token instead of once per request.
+    public func requestHeaders(
+        authorization: String?,
+        indexing: inout HeaderIndexingState
+    ) -> [APNSHeader] {
         var headers = [APNSHeader]()
         headers.reserveCapacity(10)
         headers.append(APNSHeader(name: ":method", value: "POST", indexing: .incremental))
@@ -39,10 +48,8 @@ extension APNSNotification {
             APNSHeader(name: "apns-id", value: apnsID.canonicalString, indexing: indexing.nextAPNSIDIndexing())
         )
         // docs/apns.md "Header compression": authorization is literal without indexing.
-        if let providerToken {
-            headers.append(
-                APNSHeader(name: "authorization", value: "bearer " + providerToken, indexing: .withoutIndexing)
-            )
+        if let authorization {
+            headers.append(APNSHeader(name: "authorization", value: authorization, indexing: .withoutIndexing))
         }
         return headers
     }

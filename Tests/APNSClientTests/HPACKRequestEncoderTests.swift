@@ -65,6 +65,32 @@ import Testing
         }
     }
 
+    /// The encoder remembers its lookups while the table stays as it is. After a run of one
+    /// topic (every lookup remembered), a second topic shifts every dynamic index, and a smaller
+    /// table evicts entries: each next reference must use the index the table has then.
+    @Test func rememberedIndicesFollowTheTable() throws {
+        var encoder = HPACKRequestEncoder()
+        var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
+        var indexing = HeaderIndexingState()
+        let topics = Array(repeating: "com.example.a", count: 20) + ["com.example.b"] + Array(repeating: "com.example.a", count: 5)
+        var sizes = [Int]()
+        for (n, topic) in (topics + topics).enumerated() {
+            if n == topics.count { encoder.setMaxTableSize(200) }
+            let headers = notification(n, topic: topic).requestHeaders(providerToken: "eyJ.token.sig", indexing: &indexing)
+            var block = ByteBuffer()
+            encoder.beginBlock(into: &block)
+            encoder.encode(APNSHeader(name: ":authority", value: "api.push.apple.com", indexing: .incremental), into: &block)
+            encoder.encode(headers, into: &block)
+            sizes.append(block.readableBytes)
+            let decoded = try decoder.decodeHeaders(from: &block)
+            #expect(decoded.map(\.name) == [":authority"] + headers.map(\.name))
+            #expect(decoded.map(\.value) == ["api.push.apple.com"] + headers.map(\.value))
+        }
+        // Repeated headers became references, and stay references once the table moves.
+        #expect(sizes[19] < sizes[0] - 40)
+        #expect(sizes[25] == sizes[19])
+    }
+
     @Test func integersUseTheirPrefixAndContinuationBytes() {
         var buffer = ByteBuffer()
         HPACKRequestEncoder.writeInteger(10, prefixBits: 5, flags: 0, into: &buffer)
