@@ -4,12 +4,13 @@ import PostgresNIO
 
 /// How a campaign reads a `devices` row: only what sending needs (``CampaignDevice``), in ten
 /// columns. A campaign decodes one row per device it sends to, so every cell counts: the five
-/// permission switches come as one small integer of bits.
+/// permission switches come as one small integer of bits, and the languages as one text (tags
+/// hold no comma), which a page parses once per distinct list instead of as an array per row.
 enum CampaignDeviceRow {
     static let columns = "id, token, " + columnsAfterToken
     /// The columns after `id, token`: a start campaign reads its start token in the device token's place.
     static let columnsAfterToken = """
-        environment, languages, authorization_status,
+        environment, array_to_string(languages, ','), authorization_status,
         (alert_enabled::int | (badge_enabled::int << 1) | (sound_enabled::int << 2)
          | (critical_alert_enabled::int << 3) | (time_sensitive_enabled::int << 4))::int2,
         time_zone, user_id, attributes::text, bucket
@@ -31,7 +32,7 @@ enum CampaignDeviceRow {
             id: try cells[0].decode(Int64.self),
             token: token,
             environment: try StoreError.decode(try cells[2].decode(String.self), as: APNSEnvironment.self, column: "devices.environment"),
-            languages: try cells[3].decode([String].self).compactMap { languages.tag($0) },
+            languages: languages.tags(joined: try cells[3].decode(String.self)),
             authorization: AuthorizationSettings(
                 status: try StoreError.decode(status, as: AuthorizationSettings.Status.self, column: "devices.authorization_status"),
                 alert: switches & 1 != 0, badge: switches & 2 != 0, sound: switches & 4 != 0,

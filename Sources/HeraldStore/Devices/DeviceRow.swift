@@ -61,7 +61,16 @@ enum DeviceRow {
     /// Devices' language tags, each text parsed once (at most `capacity` texts remembered).
     struct LanguageCache {
         private var tags = [String: LanguageTag?]()
+        private var lists = [String: [LanguageTag]]()
         private let capacity = 512
+
+        /// A device's tags from their comma-joined text; each distinct list is split once.
+        mutating func tags(joined text: String) -> [LanguageTag] {
+            if let known = lists[text] { return known }
+            let parsed = text.split(separator: ",").compactMap { tag(String($0)) }
+            if lists.count < capacity { lists[text] = parsed }
+            return parsed
+        }
 
         mutating func tag(_ text: String) -> LanguageTag? {
             if let known = tags[text] { return known }
