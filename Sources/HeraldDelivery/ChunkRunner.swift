@@ -251,7 +251,7 @@ struct ChunkRunner {
         }
         var answers = BatchAnswers(records: batch.decided, invalidations: [])
         answers.records.reserveCapacity(batch.deviceCount)
-        // By index: a `zip` would copy each send, its notification and all, to read four fields.
+        // By index, beside the notifications the sends are kept apart from (`PreparedBatch`).
         for (index, result) in results.enumerated() {
             let deviceID = batch.sends[index].deviceID
             var (record, invalidation) = DeliveryDecision.record(
