@@ -38,6 +38,7 @@ public final class APNSClient: Sendable {
                 nil
             }
         let metrics = self.metrics
+        let loops = Self.eventLoops(configuration, in: group)
         management = configuration.managementEndpoint.map { endpoint in
             var managementLogger = logger
             managementLogger[metadataKey: "apns.endpoint"] = "management"
@@ -49,10 +50,11 @@ public final class APNSClient: Sendable {
             ) {
                 try await APNSConnection.connect(
                     endpoint: endpoint, tls: tls, tokenSource: tokenSource, configuration: configuration,
-                    metrics: metrics, group: group, logger: connectLogger)
+                    metrics: metrics, group: loops[0], logger: connectLogger)
             }
         }
         shards = (0..<max(configuration.shards, 1)).map { index in
+            let loop = loops[index % loops.count]
             var shardLogger = logger
             shardLogger[metadataKey: "apns.shard"] = "\(index)"
             let connectLogger = shardLogger
@@ -63,7 +65,7 @@ public final class APNSClient: Sendable {
             ) {
                 try await APNSConnection.connect(
                     endpoint: configuration.endpoint, tls: tls, tokenSource: tokenSource, configuration: configuration,
-                    metrics: metrics, group: group, logger: connectLogger)
+                    metrics: metrics, group: loop, logger: connectLogger)
             }
         }
     }
@@ -325,6 +327,22 @@ public final class APNSClient: Sendable {
             return true
         }
         if first { logger.error("stopped sending for these credentials", metadata: ["reason": "\(error.detail)"]) }
+    }
+
+    /// Where each shard's connections are made (``APNSClientConfiguration/eventLoops``): shard `i`
+    /// on the `i % count`th of a few loops taken from the group, or on the whole group.
+    static func eventLoops(_ configuration: APNSClientConfiguration, in group: any EventLoopGroup) -> [any EventLoopGroup] {
+        guard let count = configuration.eventLoops else { return [group] }
+        // Taken in turn, so that clients made one after another start on different loops.
+        let available = Array(group.makeIterator()).count
+        return (0..<min(max(count, 1), max(available, 1))).map { _ in group.next() }
+    }
+
+    /// The event loop of each shard's connection (opening it if none is open), in shard order.
+    func connectionEventLoops() async throws -> [ObjectIdentifier] {
+        var loops = [ObjectIdentifier]()
+        for shard in shards { loops.append(ObjectIdentifier(try await shard.connection().channel.eventLoop as AnyObject)) }
+        return loops
     }
 
     /// Closes every connection; later sends fail.

@@ -12,6 +12,10 @@ public struct APNSClientConfiguration: Sendable {
     public var shards = 2
     /// HTTP/2 connections each shard keeps to the endpoint.
     public var connectionsPerShard = 1
+    /// Event loops of the group the client's connections are spread over, a shard's connections
+    /// on one (shard `i` on loop `i % eventLoops`); nil spreads them over all the group's loops.
+    /// Fewer loops hop fewer threads per batch (docs/scaling.md, "Event loops of a sender").
+    public var eventLoops: Int?
     /// Notifications a shard holds at once (queued or in flight); callers wait beyond it.
     public var maximumInFlightPerShard = 1000
     /// Attempts per notification for retryable failures (5xx, lost connections, GOAWAY).

@@ -101,6 +101,10 @@ public struct HeraldConfiguration: Sendable {
     public var apnsShards = 2
     /// `HERALD_APNS_CONNECTIONS_PER_SHARD`: HTTP/2 connections of each shard.
     public var apnsConnectionsPerShard = 1
+    /// `HERALD_APNS_IN_FLIGHT_PER_SHARD`: notifications a shard holds on its connections at once.
+    public var apnsInFlightPerShard = 1000
+    /// `HERALD_APNS_EVENT_LOOPS`: event loops each sender's connections are spread over; 0 spreads them over all.
+    public var apnsEventLoops = 1
     /// `HERALD_APNS_REQUEST_TIMEOUT_MS`: how long one attempt may wait for a stream and APNs's answer.
     var apnsRequestTimeoutMilliseconds = 30_000
     /// `HERALD_APNS_PING_TIMEOUT_MS`: how long a connection may leave a PING unanswered before it is closed.
@@ -228,6 +232,9 @@ public struct HeraldConfiguration: Sendable {
         configuration.apnsShards = try positive(reader, "herald.apns.shards", configuration.apnsShards)
         configuration.apnsConnectionsPerShard = try positive(
             reader, "herald.apns.connections_per_shard", configuration.apnsConnectionsPerShard)
+        configuration.apnsInFlightPerShard = try positive(
+            reader, "herald.apns.in_flight_per_shard", configuration.apnsInFlightPerShard)
+        configuration.apnsEventLoops = try nonNegative(reader, "herald.apns.event_loops", configuration.apnsEventLoops)
         configuration.apnsRequestTimeoutMilliseconds = try positive(
             reader, "herald.apns.request_timeout_ms", configuration.apnsRequestTimeoutMilliseconds)
         configuration.apnsPingTimeoutMilliseconds = try positive(

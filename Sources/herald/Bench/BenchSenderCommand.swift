@@ -4,6 +4,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Logging
+import Synchronization
 
 struct BenchSenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,6 +16,7 @@ struct BenchSenderCommand: AsyncParsableCommand {
     @Option(help: "Notifications to send.") var count = 100_000
     @Option(help: "HTTP/2 connections in all, spread over the shards.") var connections = 1
     @Option(help: "Shards of the pool.") var shards = 1
+    @Option(help: "Event loops the connections are spread over, as HERALD_APNS_EVENT_LOOPS; 0: all of NIO's.") var eventLoops = 1
     @Option(help: "Notifications in flight per shard.") var inFlight = 1000
     @Option(help: "Notifications per call of the batch API, as a campaign sends them; 1 sends one by one.") var batch = 500
     @Option(help: "Hex tokens, one per line, sent round-robin (default: synthetic tokens).") var tokens: String?
@@ -25,8 +27,9 @@ struct BenchSenderCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let target = APNSEndpoint(url: endpoint) else { throw CLIError("--endpoint must be https://host:port") }
-        guard count > 0, connections > 0, shards > 0, shards <= connections, inFlight > 0, batch > 0 else {
-            throw CLIError("--count, --connections, --shards, --in-flight and --batch must be positive, with shards <= connections")
+        guard count > 0, connections > 0, shards > 0, eventLoops >= 0, shards <= connections, inFlight > 0, batch > 0 else {
+            throw CLIError(
+                "--count, --connections, --shards, --in-flight and --batch must be positive, --event-loops at least 0, with shards <= connections")
         }
         var logger = Logger(label: "herald.bench")
         logger.logLevel = ProcessInfo.processInfo.environment["HERALD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
@@ -34,6 +37,7 @@ struct BenchSenderCommand: AsyncParsableCommand {
         configuration.shards = shards
         configuration.connectionsPerShard = (connections + shards - 1) / shards
         configuration.maximumInFlightPerShard = inFlight
+        configuration.eventLoops = eventLoops == 0 ? nil : eventLoops
         if let caFile {
             guard let pem = try? String(contentsOfFile: caFile, encoding: .utf8) else { throw CLIError("--ca-file: cannot read \(caFile)") }
             configuration.additionalTrustRootsPEM = pem
@@ -77,35 +81,35 @@ struct BenchSenderCommand: AsyncParsableCommand {
         print("not accepted: \(failures)")
     }
 
+    /// One call per notification from as many callers as the pool holds in flight, each sending
+    /// its next notification when the last one is answered: how request handlers call the
+    /// sender, without a task made and ended per notification.
     private func send(client: APNSClient, notifications: [APNSNotification]) async -> ([Double], Int) {
         let total = count
-        let width = shards * inFlight
-        return await withTaskGroup(of: (Double, Bool).self) { group in
+        let next = NextIndex()
+        return await withTaskGroup(of: ([Double], Int).self) { group in
+            for _ in 0..<min(shards * inFlight, total) {
+                group.addTask {
+                    var latencies = [Double]()
+                    var failures = 0
+                    while true {
+                        let n = next.value.add(1, ordering: .relaxed).oldValue
+                        guard n < total else { break }
+                        let begin = ContinuousClock.now
+                        let result = await client.send(notifications[n % notifications.count])
+                        let duration = ContinuousClock.now - begin
+                        latencies.append(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+                        if result.response?.status != 200 { failures += 1 }
+                    }
+                    return (latencies, failures)
+                }
+            }
             var latencies = [Double]()
             latencies.reserveCapacity(total)
             var failures = 0
-            var next = 0
-            func launch(_ n: Int) {
-                let notification = notifications[n % notifications.count]
-                group.addTask {
-                    let begin = ContinuousClock.now
-                    let result = await client.send(notification)
-                    let duration = ContinuousClock.now - begin
-                    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-                    return (seconds, result.response?.status == 200)
-                }
-            }
-            while next < min(width, total) {
-                launch(next)
-                next += 1
-            }
-            for await (latency, accepted) in group {
-                latencies.append(latency)
-                if !accepted { failures += 1 }
-                if next < total {
-                    launch(next)
-                    next += 1
-                }
+            for await (part, failed) in group {
+                latencies += part
+                failures += failed
             }
             return (latencies, failures)
         }
@@ -166,4 +170,9 @@ struct BenchSenderCommand: AsyncParsableCommand {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
+}
+
+/// The next notification a caller of the one-call benchmark sends.
+private final class NextIndex: Sendable {
+    let value = Atomic(0)
 }
