@@ -55,7 +55,13 @@ struct BenchSenderCommand: AsyncParsableCommand {
         let client = try APNSClient(configuration: configuration, credentials: .token(signer), logger: logger)
         let deviceTokens = try loadTokens()
         let payload = Payload(aps: .init(alert: .fields(.init(title: "Herald", body: "A benchmark notification")), sound: .default))
-        let notifications = deviceTokens.map { APNSNotification(token: $0, bundleID: bundleID, payload: payload) }
+        // Encoded once and checked, as every sender of Herald's hands its payloads over (a
+        // campaign's renderer, a direct send, a Live Activity update): the client checks only
+        // the size of such a body.
+        let body = APNSNotification.Body.encoded(try payload.validate(for: .alert))
+        let notifications = deviceTokens.map {
+            APNSNotification(token: $0, topic: PushType.alert.topic(forBundleID: bundleID), pushType: .alert, body: body)
+        }
 
         // Warm up: connections open and the stream limit lifts after the first accepted request.
         _ = await client.send(notifications[0])
