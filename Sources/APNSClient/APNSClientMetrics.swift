@@ -16,6 +16,8 @@ struct APNSClientMetrics: Sendable {
     let timeouts = Counter(label: "apns_timeouts")
 
     private let responses = NIOLockedValueBox<[ResponseKey: Counter]>([:])
+    /// 200 without a reason, nearly every answer: counted without the lock and the lookup.
+    private let accepted = Counter(label: "apns_responses", dimensions: [("status", "200"), ("reason", "")])
 
     private struct ResponseKey: Hashable {
         var status: Int
@@ -24,6 +26,7 @@ struct APNSClientMetrics: Sendable {
 
     /// Counts an answer; counters are made once per status and reason, not per answer.
     func answered(_ response: APNSResponse) {
+        if response.status == 200, response.reason == nil { return accepted.increment() }
         let key = ResponseKey(status: response.status, reason: response.reason?.rawValue ?? "")
         let counter = responses.withLockedValue { counters in
             if let counter = counters[key] { return counter }

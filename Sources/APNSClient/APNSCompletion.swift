@@ -1,22 +1,25 @@
 import APNSCore
 import NIOCore
 
-/// Where a stream's answer goes: a promise of its own (one notification), or a slot in a
-/// batch that completes once with every answer (one hop back to the caller per batch).
+/// Where a stream's answer goes: the task waiting for it (one request), or a slot in a batch
+/// that completes once with every answer (one hop back to the caller per batch).
+///
+/// The connection resumes a waiting task exactly once: the state machine ends every stream it
+/// accepted with an answer or a failure, and fails whatever is left when the connection closes.
 enum APNSCompletion: Sendable {
-    case promise(EventLoopPromise<APNSResponse>)
+    case task(UnsafeContinuation<APNSResponse, any Error>)
     case batch(APNSBatchCollector, index: Int)
 
     func succeed(_ response: APNSResponse) {
         switch self {
-        case .promise(let promise): promise.succeed(response)
+        case .task(let continuation): continuation.resume(returning: response)
         case .batch(let collector, let index): collector.record(.success(response), at: index)
         }
     }
 
     func fail(_ error: APNSClientError) {
         switch self {
-        case .promise(let promise): promise.fail(error)
+        case .task(let continuation): continuation.resume(throwing: error)
         case .batch(let collector, let index): collector.record(.failure(error), at: index)
         }
     }

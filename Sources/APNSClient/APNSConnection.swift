@@ -73,22 +73,25 @@ final class APNSConnection: Sendable {
 
     /// Sends one notification whose payload is already encoded and validated.
     func send(_ notification: APNSNotification, body: [UInt8]) async throws -> APNSResponse {
-        let promise = channel.eventLoop.makePromise(of: APNSResponse.self)
         let handler = self.handler
-        channel.eventLoop.execute {
-            handler.value.submit(.init(notification: notification, body: body, completion: .promise(promise)))
+        let loop = channel.eventLoop
+        // The answer resumes this task from the loop: no promise and no future between them.
+        return try await withUnsafeThrowingContinuation { continuation in
+            loop.execute {
+                handler.value.submit(.init(notification: notification, body: body, completion: .task(continuation)))
+            }
         }
-        return try await promise.futureResult.get()
     }
 
     /// Sends a broadcast or a channel management request whose body is already encoded.
     func send(_ request: APNSChannelRequest, body: [UInt8]) async throws -> APNSResponse {
-        let promise = channel.eventLoop.makePromise(of: APNSResponse.self)
         let handler = self.handler
-        channel.eventLoop.execute {
-            handler.value.submit(.init(channelRequest: request, body: body, completion: .promise(promise)))
+        let loop = channel.eventLoop
+        return try await withUnsafeThrowingContinuation { continuation in
+            loop.execute {
+                handler.value.submit(.init(channelRequest: request, body: body, completion: .task(continuation)))
+            }
         }
-        return try await promise.futureResult.get()
     }
 
     /// Sends the batch's notifications at `places`, whose payloads are already encoded and

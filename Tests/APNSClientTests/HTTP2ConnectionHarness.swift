@@ -39,13 +39,17 @@ final class HTTP2ConnectionHarness {
 
     /// Sends one notification with a body of `bodySize` bytes; the promise gets APNs's answer.
     func submit(bodySize: Int = 100, token: Int = 1) -> EventLoopFuture<APNSResponse> {
-        let promise = channel.eventLoop.makePromise(of: APNSResponse.self)
+        // A batch of one: its promise is what a test on the embedded loop can wait for.
+        let promise = channel.eventLoop.makePromise(of: [APNSBatchCollector.Outcome].self)
         let notification = APNSNotification(
             token: try! DeviceToken(hex: String(format: "%064x", token)), bundleID: "com.example.herald",
             payload: Payload(aps: .init(alert: .body("Hello"))))
-        handler.submit(.init(notification: notification, body: Array(repeating: 0x20, count: bodySize), completion: .promise(promise)))
+        handler.submit(
+            .init(
+                notification: notification, body: Array(repeating: 0x20, count: bodySize),
+                completion: .batch(APNSBatchCollector(count: 1, promise: promise), index: 0)))
         channel.embeddedEventLoop.run()
-        return promise.futureResult
+        return promise.futureResult.flatMapThrowing { try $0[0].get() }
     }
 
     /// Every frame the client wrote since the last call.
