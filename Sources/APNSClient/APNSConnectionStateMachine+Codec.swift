@@ -40,7 +40,7 @@ extension APNSConnectionStateMachine {
             encoder.encode(APNSHeader(name: ":authority", value: authority, indexing: .incremental), into: &outbound)
             switch head {
             case .notification(let notification):
-                encoder.encode(notification.requestHeaders(authorization: authorization, indexing: &indexing), into: &outbound)
+                encoder.encodeRequest(of: notification, authorization: authorization, indexing: &indexing, into: &outbound)
             case .channel(let channelRequest):
                 encoder.encode(channelRequest.requestHeaders(providerToken: providerToken), into: &outbound)
             }

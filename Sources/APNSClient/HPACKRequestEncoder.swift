@@ -74,7 +74,7 @@ struct HPACKRequestEncoder {
 
     /// The index of the entry with this name and value (or of the first with this name, when
     /// `value` is nil), remembered for as long as the table does not change.
-    private mutating func lookUp(_ name: String, value: String?) -> Int? {
+    mutating func lookUp(_ name: String, value: String?) -> Int? {
         if rememberedGeneration != generation {
             remembered.removeAll(keepingCapacity: true)
             rememberedGeneration = generation

@@ -1,6 +1,9 @@
 import Foundation
 
 extension APNSNotification {
+    /// `:path` is this prefix and the device token in lowercase hex (docs/apns.md "Requests").
+    public static let pathPrefix = "/3/device/"
+
     /// The request's headers in the order they are written (docs/apns.md "Requests"):
     /// `:method`, `:scheme`, `:path`, `apns-push-type`, `apns-priority`, `apns-topic`,
     /// `apns-expiration` (if set), `apns-collapse-id` (if set), `apns-id`, `authorization`
@@ -28,7 +31,7 @@ extension APNSNotification {
         headers.append(APNSHeader(name: ":method", value: "POST", indexing: .incremental))
         headers.append(APNSHeader(name: ":scheme", value: "https", indexing: .incremental))
         // docs/apns.md "Header compression": `:path` is unique per device, so literal without indexing.
-        headers.append(APNSHeader(name: ":path", value: "/3/device/" + token.hex, indexing: .withoutIndexing))
+        headers.append(APNSHeader(name: ":path", value: Self.pathPrefix + token.hex, indexing: .withoutIndexing))
         // docs/apns.md "Requests": always send apns-push-type.
         headers.append(APNSHeader(name: "apns-push-type", value: pushType.headerValue, indexing: .incremental))
         headers.append(APNSHeader(name: "apns-priority", value: priority.headerValue, indexing: .incremental))
