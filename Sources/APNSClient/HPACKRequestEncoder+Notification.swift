@@ -6,7 +6,7 @@ extension HPACKRequestEncoder {
     /// Writes a notification's request headers exactly as `encode(notification.requestHeaders(…))`
     /// would, without making the list: `:path` and a literal `apns-id` go from the token's and
     /// the ID's bytes straight into the buffer, so a request makes no String of its own.
-    /// (`HPACKRequestEncoderTests` checks the two give the same bytes.)
+    /// (`HPACKNotificationEncodingTests` checks the two give the same bytes.)
     mutating func encodeRequest(
         of notification: APNSNotification, authorization: String?, indexing: inout HeaderIndexingState,
         into buffer: inout ByteBuffer

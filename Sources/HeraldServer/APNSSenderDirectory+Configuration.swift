@@ -6,7 +6,8 @@ import Logging
 import NIOCore
 
 extension APNSSenderDirectory {
-    /// The pools' shape from the configuration (`HERALD_APNS_SHARDS`, `…_CONNECTIONS_PER_SHARD`, `…_IN_FLIGHT_PER_SHARD`, `…_EVENT_LOOPS`).
+    /// The pools' shape from the configuration (`HERALD_APNS_SHARDS`, `…_CONNECTIONS_PER_SHARD`,
+    /// `…_IN_FLIGHT_PER_SHARD`, `…_EVENT_LOOPS`).
     public init(
         configuration: HeraldConfiguration, apps: any AppRepository, providerTokens: PostgresProviderTokens? = nil, logger: Logger
     ) {
