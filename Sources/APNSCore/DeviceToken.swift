@@ -41,14 +41,18 @@ public struct DeviceToken: Hashable, Sendable {
 
     /// Lowercase hex, as APNs expects it in `:path`.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        String(unsafeUninitializedCapacity: bytes.count * 2) { writeHex(into: UnsafeMutableRawBufferPointer($0)) }
+    }
+
+    /// Writes ``hex`` into `out` (at least twice the token's length) and returns its length: a
+    /// request's `:path` is written this way straight into its frame.
+    public func writeHex(into out: UnsafeMutableRawBufferPointer) -> Int {
+        let digits: StaticString = "0123456789abcdef"
+        for (index, byte) in bytes.enumerated() {
+            out[2 * index] = digits.utf8Start[Int(byte >> 4)]
+            out[2 * index + 1] = digits.utf8Start[Int(byte & 0x0F)]
         }
-        return String(decoding: out, as: UTF8.self)
+        return 2 * bytes.count
     }
 
     /// The last 8 hex digits behind an ellipsis: the only form of a token that may be logged

@@ -4,21 +4,25 @@ extension UUID {
     /// The canonical lowercase form, `8-4-4-4-12` hex digits: what APNs expects in `apns-id`
     /// (docs/apns.md "Requests"). Foundation's `uuidString` is uppercase.
     public var canonicalString: String {
+        String(unsafeUninitializedCapacity: 36) { writeCanonical(into: UnsafeMutableRawBufferPointer($0)) }
+    }
+
+    /// Writes ``canonicalString`` into `out` (at least 36 bytes) and returns 36: a request's
+    /// literal `apns-id` is written this way straight into its frame.
+    public func writeCanonical(into out: UnsafeMutableRawBufferPointer) -> Int {
         let digits: StaticString = "0123456789abcdef"
         return Swift.withUnsafeBytes(of: uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { out in
-                var position = 0
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        out[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    out[position] = digits.utf8Start[Int(byte >> 4)]
-                    out[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    position += 2
+            var position = 0
+            for (index, byte) in raw.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out[position] = UInt8(ascii: "-")
+                    position += 1
                 }
-                return position
+                out[position] = digits.utf8Start[Int(byte >> 4)]
+                out[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                position += 2
             }
+            return position
         }
     }
 
