@@ -37,6 +37,11 @@ struct CampaignPlan: Sendable {
         self.split = campaign.split
     }
 
+    /// The device attributes any of the messages reads, sorted: what a chunk's device reads fetch.
+    var attributeNames: [String] {
+        messages.reduce(into: Set<String>()) { $0.formUnion($1.template.attributeNames) }.sorted()
+    }
+
     /// How a device is described to the renderer: as it is, but for a Live Activity start,
     /// whose alert needs no notification permission (the user allows Live Activities apart).
     func recipient(for device: CampaignDevice) -> Recipient {

@@ -133,6 +133,7 @@ public final class DeliveryEngine: Service {
         }
         var lease = lease
         lease.startTokenType = plan.campaign.pushOptions.liveActivity?.attributesType
+        lease.attributeNames = plan.attributeNames
         let runner = ChunkRunner(
             lease: lease, plan: plan, configuration: configuration, work: work, senders: senders, draining: draining,
             unrecorded: unrecorded, logger: logger)

@@ -71,6 +71,39 @@ import Testing
         }
     }
 
+    /// A campaign reads only the attributes its templates name, each by its key; none when they
+    /// name none; all of them when it does not say, or names one a template could not.
+    @Test(arguments: CitusTestDatabase.engines) func aChunkReadsOnlyTheAttributesItsTemplatesName(onCluster: Bool) async throws {
+        try await StoreFixture.with(onCluster: onCluster) { f in
+            let attributes: [String: PayloadValue] = [
+                "plan": .string("pro"), "seats": .int(3), "ratio": .double(0.25), "nested": .object(["a": .array([.int(1), .null])]),
+                "it's": .string("quoted"), "none": .null,
+            ]
+            let registration = try DeviceRegistration(
+                environment: .production, languages: ["en"], authorization: AuthorizationSettings(status: .authorized, alert: true),
+                timeZone: nil, userID: nil, attributes: attributes)
+            _ = try await f.registerDevices(1...3, registration: registration)
+            let campaign = try await f.runningCampaign()
+            func read(_ names: [String]?) async throws -> Set<[String: PayloadValue]> {
+                var read = [CampaignDevice]()
+                try await f.client.query("UPDATE campaign_chunks SET lease_expires_at = NULL")
+                while var lease = try await f.work.claimChunk(owner: "test", leaseDuration: .seconds(30)) {
+                    lease.attributeNames = names
+                    read += try await f.work.nextDevices(lease, filter: campaign.audience, after: lease.cursor, limit: 100)
+                }
+                #expect(read.count == 3)
+                return Set(read.map(\.attributes))
+            }
+            #expect(
+                try await read(["nested", "none", "ratio", "seats", "unknown"]) == [
+                    ["nested": .object(["a": .array([.int(1), .null])]), "none": .null, "ratio": .double(0.25), "seats": .int(3)]
+                ])
+            #expect(try await read([]) == [[:]])
+            #expect(try await read(nil) == [attributes])
+            #expect(try await read(["plan", "it's"]) == [attributes])
+        }
+    }
+
     @Test(arguments: CitusTestDatabase.engines) func concurrentClaimsNeverShareAChunk(onCluster: Bool) async throws {
         try await StoreFixture.with(onCluster: onCluster) { f in
             let campaign = try await f.runningCampaign()

@@ -137,4 +137,26 @@ import Testing
                 template, options: RenderOptions(mode: mode, variables: Fixtures.variables), recipients: recipients)
         }
     }
+
+    /// What a campaign fetches of a device's attributes: every name any argument reads, in any
+    /// fallback; a device holding only those renders exactly as one holding more.
+    @Test func attributeNamesAreEveryAttributeAnArgumentReads() throws {
+        var document = Fixtures.greeting()
+        document.title = MessagePart(key: "GREETING_TITLE", arguments: ["attributes.nickname ?? attributes.firstName ?? \"there\""])
+        document.body = MessagePart(key: "GREETING_BODY", arguments: ["vars.storeName", "attributes.points ?? user.id"])
+        let template = try CompiledTemplate(document)
+        #expect(template.attributeNames == ["nickname", "firstName", "points"])
+        #expect(try Fixtures.compiledGreeting().attributeNames == ["firstName"])
+
+        let all: [String: PayloadValue] = ["firstName": "Ana", "points": 12, "plan": "pro", "nickname": "", "seats": 3]
+        let named = all.filter { template.attributeNames.contains($0.key) }
+        for mode in LocalizationMode.allCases {
+            let options = RenderOptions(mode: mode, variables: Fixtures.variables)
+            for language in ["en", "de", "ja"] {
+                #expect(
+                    template.render(for: Fixtures.recipient([language], attributes: named), options: options)
+                        == template.render(for: Fixtures.recipient([language], attributes: all), options: options))
+            }
+        }
+    }
 }

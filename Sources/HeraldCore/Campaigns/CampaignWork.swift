@@ -149,6 +149,9 @@ public struct ChunkLease: Sendable, Hashable {
     public var startTokenType: String?
     /// A best-time chunk: its devices are those sent at this hour after the window's start.
     public var sendSlot: BestTimeSlot?
+    /// The device attributes the campaign's templates read (`attributes.NAME`): the only ones
+    /// its device reads fetch. nil reads them all.
+    public var attributeNames: [String]?
 
     public init(
         campaignID: Int64, appID: Int64, chunk: Int, buckets: ClosedRange<Int>, cursor: Int64, inFlightTo: Int64?,

@@ -91,9 +91,9 @@ enum AudienceQuery {
 
     /// The `devices` columns a campaign reads (``CampaignDeviceRow/columns``), with a start campaign's
     /// push-to-start token in place of the device token: that is what the start goes to.
-    static func deviceColumns(_ filter: AudienceFilter, into sql: inout SQLBuilder) {
+    static func deviceColumns(_ filter: AudienceFilter, attributes: CampaignDeviceRow.Attributes, into sql: inout SQLBuilder) {
         guard let type = filter.startTokenType else {
-            sql.append(CampaignDeviceRow.columns)
+            sql.append(CampaignDeviceRow.columns(attributes))
             return
         }
         sql.append(
@@ -101,7 +101,7 @@ enum AudienceQuery {
                 + " AND s.device_id = devices.id AND s.part = devices.part AND s.attributes_type = ")
         sql.bind(type)
         sql.append("), ")
-        sql.append(CampaignDeviceRow.columnsAfterToken)
+        sql.append(CampaignDeviceRow.columnsAfterToken(attributes))
     }
 
     /// Equalities become one containment test (`attributes @> {"plan": "pro"}`); a set becomes

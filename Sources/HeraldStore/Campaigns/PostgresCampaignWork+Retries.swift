@@ -14,9 +14,10 @@ extension PostgresCampaignWork {
             let part = try await lease.partCondition("l", client: client, logger: logger)
             // A start campaign's devices are sent to their start token of its type (while they hold one).
             let token = lease.startTokenType == nil ? "token" : "start_token"
+            let attributes = CampaignDeviceRow.Attributes(lease.attributeNames)
             let rows = try await client.query(
                 """
-                SELECT id, \(unescaped: token), \(unescaped: CampaignDeviceRow.columnsAfterToken), attempts FROM (
+                SELECT id, \(unescaped: token), \(unescaped: CampaignDeviceRow.columnsAfterToken(attributes)), attempts FROM (
                     SELECT d.*, l.attempts, s.token AS start_token
                     FROM deliveries l
                     JOIN devices d ON d.app_id = l.app_id AND d.id = l.device_id AND d.part = l.part
@@ -39,8 +40,8 @@ extension PostgresCampaignWork {
             var languages = DeviceRow.LanguageCache()
             return try await rows.collect().map { row in
                 (
-                    try CampaignDeviceRow.decode(row, languages: &languages),
-                    Int(try row.makeRandomAccess()[CampaignDeviceRow.count].decode(Int16.self))
+                    try CampaignDeviceRow.decode(row, attributes: attributes, languages: &languages),
+                    Int(try row.makeRandomAccess()[CampaignDeviceRow.count(attributes)].decode(Int16.self))
                 )
             }
         }

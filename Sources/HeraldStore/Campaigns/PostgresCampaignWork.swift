@@ -188,7 +188,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
             let sql = try Self.chunkRead(lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "SELECT ")
             let rows = try await client.query(sql.query, logger: logger)
             var languages = DeviceRow.LanguageCache()
-            return try await rows.collect().map { try CampaignDeviceRow.decode($0, languages: &languages) }
+            let attributes = CampaignDeviceRow.Attributes(lease.attributeNames)
+            return try await rows.collect().map { try CampaignDeviceRow.decode($0, attributes: attributes, languages: &languages) }
         }
     }
 
@@ -214,7 +215,7 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
         _ lease: ChunkLease, filter: AudienceFilter, events: EventLookup, after cursor: Int64, limit: Int, prefix: String
     ) throws -> SQLBuilder {
         var sql = SQLBuilder(prefix)
-        AudienceQuery.deviceColumns(filter, into: &sql)
+        AudienceQuery.deviceColumns(filter, attributes: CampaignDeviceRow.Attributes(lease.attributeNames), into: &sql)
         sql.append(" FROM devices WHERE ")
         try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter, events: nil)
         if AudienceQuery.hasSegments(filter) {

@@ -100,6 +100,18 @@ public struct CompiledTemplate: Sendable {
         self.negotiator = LanguageNegotiator(available: languages, defaultLanguage: defaultLanguage)
     }
 
+    /// The device attributes its arguments read (`attributes.NAME`, in any part and any
+    /// fallback): all a campaign needs to fetch of a device's attributes to render it.
+    public var attributeNames: Set<String> {
+        var names = Set<String>()
+        for part in [title, subtitle, body] {
+            for argument in part?.arguments ?? [] {
+                for case .attribute(let name) in argument.terms { names.insert(name) }
+            }
+        }
+        return names
+    }
+
     /// The language a device reading `preferred` gets.
     public func language(for preferred: [LanguageTag]) -> LanguageTag {
         languages[negotiator.choice(for: preferred).index ?? defaultIndex]

@@ -38,6 +38,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
     @Option(help: "After the campaign, report this many events (80% opens, 20% conversions) and time the report.")
     var events = 0
     @Option(help: "A segment (its JSON, docs/segments.md) the campaign's audience must match.") var segment: String?
+    @Option(help: "Attributes each device carries besides the two the template reads (0 to 200).") var attributes = 0
     @Flag(help: "Keep the bench app, its devices and campaign afterwards.") var keep = false
 
     func run() async throws {
@@ -48,6 +49,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         }
         guard (0...50).contains(holdout) else { throw CLIError("--holdout: a percent from 0 to 50") }
         guard events >= 0 else { throw CLIError("--events must not be negative") }
+        guard (0...200).contains(attributes) else { throw CLIError("--attributes: 0 to 200") }
         let caps = try CLIError.frequencyCaps(frequencyCap)
         let audienceSegment = try segment.map { text -> Segment in
             do {
@@ -77,6 +79,7 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         let count = devices
         let keep = self.keep
         let test = (variants: self.variants, holdout: Int((holdout * 100).rounded()), events: self.events)
+        let extraAttributes = attributes
         try await Store.with(frozen, logger: log) { store in
             _ = try await store.migrator.migrate()
             let compiled = try CompiledTemplate(document)
@@ -94,7 +97,8 @@ struct BenchCampaignCommand: AsyncParsableCommand {
             }
             do {
                 let campaign = try await Self.measure(
-                    store: store, app: app, count: count, template: compiled.name, localization: localization,
+                    store: store, app: app, count: count, extraAttributes: extraAttributes, template: compiled.name,
+                    localization: localization,
                     test: (test.variants, test.holdout), segment: audienceSegment, configuration: frozen, logger: log, sink: sink)
                 if test.events > 0 {
                     try await BenchEvents.measure(store: store, app: app, campaign: campaign, count: test.events)
@@ -108,12 +112,12 @@ struct BenchCampaignCommand: AsyncParsableCommand {
     }
 
     static func measure(
-        store: Store, app: App, count: Int, template: String, localization: Campaign.LocalizationMode,
+        store: Store, app: App, count: Int, extraAttributes: Int = 0, template: String, localization: Campaign.LocalizationMode,
         test: (variants: Int, holdout: Int), segment: Segment? = nil, configuration: HeraldConfiguration, logger: Logger,
         sink: BenchSink
     ) async throws -> Campaign {
         let fillStart = ContinuousClock.now
-        try await BenchDevices.fill(store: store, appID: app.id, count: count)
+        try await BenchDevices.fill(store: store, appID: app.id, count: count, extraAttributes: extraAttributes)
         let fill = ContinuousClock.now - fillStart
         print("filled \(count) devices through the import path in \(format(fill)) (\(rate(count, fill)) devices/s)")
 

@@ -76,7 +76,9 @@ enum BenchDevices {
         ["ja-JP"], ["zh-Hans-CN"], ["zh-Hant-HK", "en-GB"], ["ar-SA", "en"],
     ]
 
-    static func fill(store: Store, appID: Int64, count: Int) async throws {
+    /// Writes `count` devices through the import path; each carries `extraAttributes` attributes
+    /// (`attr1`, `attr2`, …, short texts) besides the two the bench templates read.
+    static func fill(store: Store, appID: Int64, count: Int, extraAttributes: Int = 0) async throws {
         let batch = 5_000
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
@@ -85,7 +87,7 @@ enum BenchDevices {
                 next = range.upperBound
                 group.addTask {
                     let items = try range.map { n in
-                        DeviceImportItem(token: token(n), registration: try registration(n))
+                        DeviceImportItem(token: token(n), registration: try registration(n, extraAttributes: extraAttributes))
                     }
                     _ = try await store.devices.importBatch(appID: appID, items: items)
                 }
@@ -102,7 +104,12 @@ enum BenchDevices {
         try! DeviceToken(hex: String(format: "%016llx%016llx%016llx%016llx", UInt64(n), UInt64(n) &* 0x9E37_79B9_7F4A_7C15, 0, 0))
     }
 
-    static func registration(_ n: Int) throws -> DeviceRegistration {
+    static func registration(_ n: Int, extraAttributes: Int = 0) throws -> DeviceRegistration {
+        var attributes: [String: PayloadValue] =
+            n % 25 == 0 ? [:] : ["firstName": .string(["Lena", "Yuki", "Ana", "Omar", "Wei"][n % 5]), "cartItemCount": .int(n % 4 + 1)]
+        for k in stride(from: 1, through: extraAttributes, by: 1) {
+            attributes["attr\(k)"] = .string("value \(k) of device \(n)")
+        }
         let status: AuthorizationSettings.Status = n % 20 == 0 ? .denied : (n % 10 == 1 ? .provisional : .authorized)
         let allowed = status != .denied
         return try DeviceRegistration(
@@ -111,7 +118,6 @@ enum BenchDevices {
                 status: status, alert: allowed, badge: allowed && n % 3 != 0, sound: allowed && n % 4 != 0,
                 timeSensitive: n % 7 == 0),
             timeZone: "Europe/Berlin", userID: "user-\(n)",
-            attributes: n % 25 == 0
-                ? [:] : ["firstName": .string(["Lena", "Yuki", "Ana", "Omar", "Wei"][n % 5]), "cartItemCount": .int(n % 4 + 1)])
+            attributes: attributes)
     }
 }
