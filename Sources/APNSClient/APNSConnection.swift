@@ -103,13 +103,11 @@ final class APNSConnection: Sendable {
         let collector = APNSBatchCollector(count: places.count, promise: promise)
         let handler = self.handler
         channel.eventLoop.execute {
-            // Made on the loop straight into the connection's queue: each notification is
-            // copied once, into its request, and no array of requests is kept.
+            // Made on the loop straight into the connection's queue: each request names its
+            // notification's place in the batch, and no array of requests is kept.
             handler.value.submit(
                 places.enumerated().lazy.map { offset, place in
-                    APNSConnectionHandler.Request(
-                        notification: batch.notifications[place], body: batch.bodies[place],
-                        completion: .batch(collector, index: offset))
+                    APNSConnectionHandler.Request(batch: batch, index: place, completion: .batch(collector, index: offset))
                 })
         }
         do {
@@ -137,11 +135,17 @@ final class APNSConnection: Sendable {
 }
 
 /// The notifications of one call of the batch API and their checked bodies, at the same
-/// positions; each connection's share names its positions. Shared, not copied: a
-/// notification is copied once on its way to the wire, into its request.
-struct APNSRequestBatch: Sendable {
+/// positions; each connection's share names its positions. Shared, not copied: a request
+/// holds the batch and its place in it, and the notification is read from here when its
+/// headers are written.
+final class APNSRequestBatch: Sendable {
     let notifications: [APNSNotification]
     let bodies: [[UInt8]]
+
+    init(notifications: [APNSNotification], bodies: [[UInt8]]) {
+        self.notifications = notifications
+        self.bodies = bodies
+    }
 }
 
 extension String {

@@ -41,6 +41,8 @@ extension APNSConnectionStateMachine {
             switch head {
             case .notification(let notification):
                 encoder.encodeRequest(of: notification, authorization: authorization, indexing: &indexing, into: &outbound)
+            case .batched(let batch, let index):
+                encoder.encodeRequest(of: batch.notifications[index], authorization: authorization, indexing: &indexing, into: &outbound)
             case .channel(let channelRequest):
                 encoder.encode(channelRequest.requestHeaders(providerToken: providerToken), into: &outbound)
             }

@@ -38,6 +38,9 @@ struct APNSConnectionStateMachine<Completion> {
         /// What the request asks of APNs.
         enum Head {
             case notification(APNSNotification)
+            /// A notification of a batch, by its place: the request holds the batch (one
+            /// reference) instead of a copy of the notification (one per field).
+            case batched(APNSRequestBatch, index: Int)
             /// A broadcast or a channel management request (docs/live-activities.md).
             case channel(APNSChannelRequest)
         }
@@ -49,6 +52,12 @@ struct APNSConnectionStateMachine<Completion> {
         init(notification: APNSNotification, body: [UInt8], completion: Completion) {
             self.head = .notification(notification)
             self.body = body
+            self.completion = completion
+        }
+
+        init(batch: APNSRequestBatch, index: Int, completion: Completion) {
+            self.head = .batched(batch, index: index)
+            self.body = batch.bodies[index]
             self.completion = completion
         }
 

@@ -110,7 +110,7 @@ extension APNSNotification {
     /// certificate UID topic and the bare bundle ID of alert/background are taken as given).
     public static func validateTopic(_ topic: String, for pushType: PushType) throws(NotificationError) {
         guard !topic.isEmpty else { throw .missingTopic }
-        guard !topic.utf8.contains(where: isControl) else { throw .controlCharacterInHeader(name: "apns-topic") }
+        guard !hasControl(topic) else { throw .controlCharacterInHeader(name: "apns-topic") }
         let suffix = pushType.topicSuffix
         guard suffix.isEmpty || (topic.utf8.count > suffix.utf8.count && topic.hasSuffix(suffix)) else {
             throw .topicSuffixMismatch(pushType: pushType)
@@ -121,7 +121,7 @@ extension APNSNotification {
     public static func validateCollapseID(_ collapseID: String) throws(NotificationError) {
         let bytes = collapseID.utf8.count
         guard bytes > 0, bytes <= maximumCollapseIDBytes else { throw .collapseIDLength(bytes: bytes) }
-        guard !collapseID.utf8.contains(where: isControl) else {
+        guard !hasControl(collapseID) else {
             throw .controlCharacterInHeader(name: "apns-collapse-id")
         }
     }
@@ -129,6 +129,12 @@ extension APNSNotification {
     /// Herald's HTTP/2 connections skip NIO's header re-validation (Herald builds every
     /// header block itself), so the values a caller chooses are checked here instead.
     private static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+
+    /// Whether `text` holds a control character, read from its bytes in place when it has them
+    /// together (every native string): each notification's topic is checked on its way out.
+    private static func hasControl(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(where: isControl) } ?? text.utf8.contains(where: isControl)
+    }
 
     /// Parses an apns-id as it arrives in a header or from a caller: docs/apns.md "Requests", apns-id
     /// row, a canonical lowercase UUID 8-4-4-4-12.
