@@ -8,7 +8,11 @@ public struct DeliveryConfiguration: Sendable {
     /// Chunks worked on at once.
     public var workers = 4
     /// Devices read, rendered, sent and recorded together.
-    public var batchSize = 1000
+    public var batchSize = Self.defaultBatchSize
+    /// 2,000: each batch's statements (the read, the in-flight mark, the lock, the counters, a
+    /// transaction) cost PostgreSQL about a millisecond whatever its size, and 2,000 pays it half
+    /// as often as 1,000 did; a worker's memory grows with it (BENCHMARKS.md, "Batches of 2,000").
+    public static let defaultBatchSize = 2000
     /// How long a claimed chunk stays this instance's without a heartbeat; a crashed
     /// instance's chunks are taken over after it.
     public var leaseDuration = Duration.seconds(30)

@@ -3,6 +3,7 @@ import Foundation
 import HeraldAPI
 import HeraldConsole
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Logging
 
@@ -75,7 +76,7 @@ public struct HeraldConfiguration: Sendable {
     /// How often users matching a journey's entry segment are entered (`HERALD_JOURNEY_SEGMENT_SECONDS`).
     var journeySegmentSeconds = 60
     /// `HERALD_ENGINE_BATCH_SIZE`: devices read, rendered, sent and recorded together.
-    public var engineBatchSize = 1000
+    public var engineBatchSize = DeliveryConfiguration.defaultBatchSize
     /// `HERALD_ENGINE_LEASE_SECONDS`: how long a crashed instance's chunks wait before another takes them.
     public var engineLeaseSeconds = 30
     /// `HERALD_ENGINE_POLL_MS`: how often an idle engine looks for due campaigns and free chunks.
