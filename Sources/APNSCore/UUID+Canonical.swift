@@ -33,14 +33,25 @@ extension UUID {
     }
 
     /// Parses `8-4-4-4-12` hex digits in either case without Foundation's `sscanf`-based
-    /// parser: every APNs answer carries an apns-id, so this is on the hot path.
+    /// parser: every APNs answer carries an apns-id, so this is on the hot path, and a string
+    /// that holds its bytes together (every native one) is read in place.
     public init?(hyphenatedHex string: some StringProtocol, allowUppercase: Bool = true) {
+        let utf8 = string.utf8
+        guard
+            let bytes = utf8.withContiguousStorageIfAvailable({ Self.parseHyphenatedHex($0, allowUppercase: allowUppercase) })
+                ?? Self.parseHyphenatedHex(utf8, allowUppercase: allowUppercase)
+        else { return nil }
+        self.init(uuid: bytes)
+    }
+
+    private static func parseHyphenatedHex(_ text: some Collection<UInt8>, allowUppercase: Bool) -> uuid_t? {
+        guard text.count == 36 else { return nil }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let parsed = Swift.withUnsafeMutableBytes(of: &bytes) { out -> Bool in
             var count = 0
             var position = 0
             var high: UInt8?
-            for byte in string.utf8 {
+            for byte in text {
                 defer { position += 1 }
                 if position == 8 || position == 13 || position == 18 || position == 23 {
                     guard byte == UInt8(ascii: "-") else { return false }
@@ -53,7 +64,6 @@ extension UUID {
                 case UInt8(ascii: "A")...UInt8(ascii: "F") where allowUppercase: nibble = byte &- UInt8(ascii: "A") &+ 10
                 default: return false
                 }
-                guard count < 16 else { return false }
                 if let first = high {
                     out[count] = first << 4 | nibble
                     count += 1
@@ -62,9 +72,8 @@ extension UUID {
                     high = nibble
                 }
             }
-            return position == 36 && count == 16
+            return count == 16
         }
-        guard parsed else { return nil }
-        self.init(uuid: bytes)
+        return parsed ? bytes : nil
     }
 }

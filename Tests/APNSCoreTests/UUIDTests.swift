@@ -58,6 +58,9 @@ import Testing
         for _ in 0..<200 {
             let uuid = UUID()
             #expect(UUID(hyphenatedHex: uuid.uuidString) == uuid)
+            // A substring, and text whose bytes are not held together, parse the same.
+            #expect(UUID(hyphenatedHex: ("{" + uuid.uuidString + "}").dropFirst().dropLast()) == uuid)
+            #expect(UUID(hyphenatedHex: NSString(string: uuid.uuidString) as String) == uuid)
             #expect(UUID(canonicalString: uuid.canonicalString) == uuid)
         }
     }
