@@ -40,7 +40,7 @@ import Testing
         }
     }
 
-    /// A chunk reads ten columns, the permission switches packed in one integer: each device
+    /// A chunk reads few columns, the permission switches packed in one integer: each device
     /// must come out as the registry holds it, every switch on its own.
     @Test(arguments: CitusTestDatabase.engines) func aChunkReadsEachDeviceAsTheRegistryHoldsIt(onCluster: Bool) async throws {
         try await StoreFixture.with(onCluster: onCluster) { f in
