@@ -185,10 +185,12 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     {
         try await DatabaseMetrics.measure("work.nextDevices") {
             let events = try await EventLookup.choose(appID: lease.appID, segments: filter.segmentParts, client: client, logger: logger)
-            let sql = try Self.chunkRead(lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "SELECT ")
+            // One selection for the query's columns and the rows' decode.
+            let attributes = CampaignDeviceRow.Attributes(lease.attributeNames)
+            let sql = try Self.chunkRead(
+                lease, filter: filter, attributes: attributes, events: events, after: cursor, limit: limit, prefix: "SELECT ")
             let rows = try await client.query(sql.query, logger: logger)
             var languages = DeviceRow.LanguageCache()
-            let attributes = CampaignDeviceRow.Attributes(lease.attributeNames)
             return try await rows.collect().map { try CampaignDeviceRow.decode($0, attributes: attributes, languages: &languages) }
         }
     }
@@ -202,7 +204,8 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     {
         let events = try await EventLookup.choose(appID: lease.appID, segments: filter.segmentParts, client: client, logger: logger)
         let sql = try Self.chunkRead(
-            lease, filter: filter, events: events, after: cursor, limit: limit, prefix: "EXPLAIN (ANALYZE, BUFFERS) SELECT ")
+            lease, filter: filter, attributes: CampaignDeviceRow.Attributes(lease.attributeNames), events: events, after: cursor,
+            limit: limit, prefix: "EXPLAIN (ANALYZE, BUFFERS) SELECT ")
         return try await client.query(sql.query, logger: logger).collect().map { try $0.decode(String.self) }
     }
 
@@ -212,10 +215,11 @@ public struct PostgresCampaignWork: CampaignWorkQueue {
     /// estimate it selective and read the chunk's whole range (or a language's whole bitmap) and
     /// sort it, for every page.
     static func chunkRead(
-        _ lease: ChunkLease, filter: AudienceFilter, events: EventLookup, after cursor: Int64, limit: Int, prefix: String
+        _ lease: ChunkLease, filter: AudienceFilter, attributes: CampaignDeviceRow.Attributes, events: EventLookup, after cursor: Int64,
+        limit: Int, prefix: String
     ) throws -> SQLBuilder {
         var sql = SQLBuilder(prefix)
-        AudienceQuery.deviceColumns(filter, attributes: CampaignDeviceRow.Attributes(lease.attributeNames), into: &sql)
+        AudienceQuery.deviceColumns(filter, attributes: attributes, into: &sql)
         sql.append(" FROM devices WHERE ")
         try AudienceQuery.appendConditions(to: &sql, appID: lease.appID, filter: filter, events: nil)
         if AudienceQuery.hasSegments(filter) {
