@@ -54,14 +54,9 @@ public struct APNSNotification: Hashable, Sendable {
         apnsID: UUID = UUID(),
         payload: Payload
     ) {
-        self.token = token
-        self.topic = topic
-        self.pushType = pushType
-        self.priority = priority ?? pushType.defaultPriority
-        self.expiration = expiration
-        self.collapseID = collapseID
-        self.apnsID = apnsID
-        self.body = .payload(payload)
+        self.init(
+            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, apnsID: apnsID, body: .payload(payload))
     }
 
     /// Creates a notification for a full topic from a body (see ``Body``).
@@ -75,9 +70,14 @@ public struct APNSNotification: Hashable, Sendable {
         apnsID: UUID = UUID(),
         body: Body
     ) {
-        self.init(
-            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
-            collapseID: collapseID, apnsID: apnsID, payload: Payload())
+        // Each field set once: a campaign makes one of these per device.
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority ?? pushType.defaultPriority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
         self.body = body
     }
 

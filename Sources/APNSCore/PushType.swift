@@ -51,6 +51,8 @@ public enum PushType: String, CaseIterable, Hashable, Codable, Sendable {
 
     /// The `apns-topic` for an app's bundle ID: the bundle ID plus ``topicSuffix``.
     public func topic(forBundleID bundleID: String) -> String {
-        bundleID + topicSuffix
+        // Most push types add nothing: the bundle ID itself, shared rather than copied.
+        let suffix = topicSuffix
+        return suffix.isEmpty ? bundleID : bundleID + suffix
     }
 }

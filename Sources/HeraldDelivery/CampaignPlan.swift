@@ -12,11 +12,15 @@ struct CampaignPlan: Sendable {
         let template: CompiledTemplate
         let options: RenderOptions
         let pushOptions: PushOptions
+        /// Its `apns-collapse-id`, made once rather than per device.
+        let collapseID: String
     }
 
     let campaign: Campaign
     let messages: [Message]
     let split: AudienceSplit
+    /// A Live Activity start: its alert needs no notification permission.
+    let startsLiveActivities: Bool
 
     init(campaign: Campaign, templates: [CompiledTemplate]) {
         self.campaign = campaign
@@ -32,9 +36,10 @@ struct CampaignPlan: Sendable {
             return Message(
                 template: template,
                 options: RenderOptions(localization: campaign.localization, variables: message.variables, pushOptions: rendering),
-                pushOptions: message.pushOptions)
+                pushOptions: message.pushOptions, collapseID: campaign.collapseID(for: message.pushOptions))
         }
         self.split = campaign.split
+        self.startsLiveActivities = campaign.pushOptions.liveActivity != nil
     }
 
     /// The device attributes any of the messages reads, sorted: what a chunk's device reads fetch.
@@ -46,7 +51,7 @@ struct CampaignPlan: Sendable {
     /// whose alert needs no notification permission (the user allows Live Activities apart).
     func recipient(for device: CampaignDevice) -> Recipient {
         var recipient = Recipient(device: device)
-        if campaign.pushOptions.liveActivity != nil { recipient.authorization = LiveActivityContent.alertAuthorization }
+        if startsLiveActivities { recipient.authorization = LiveActivityContent.alertAuthorization }
         return recipient
     }
 
@@ -55,7 +60,8 @@ struct CampaignPlan: Sendable {
     func notification(
         _ index: Int, to device: CampaignDevice, apnsID: UUID, bundleID: String, rendered: RenderedNotification, sentAt: Date
     ) -> APNSNotification {
-        let options = messages[index].pushOptions
+        let message = messages[index]
+        let options = message.pushOptions
         if let start = options.liveActivity {
             let aps = start.aps(
                 timestamp: Int(sentAt.timeIntervalSince1970.rounded(.down)),
@@ -69,7 +75,7 @@ struct CampaignPlan: Sendable {
         return APNSNotification(
             token: device.token, topic: rendered.pushType.topic(forBundleID: bundleID), pushType: rendered.pushType,
             priority: options.priority, expiration: options.apnsExpiration(sentAt: sentAt),
-            collapseID: campaign.collapseID(for: options), apnsID: apnsID, body: .encoded(rendered.encoded))
+            collapseID: message.collapseID, apnsID: apnsID, body: .encoded(rendered.encoded))
     }
 }
 

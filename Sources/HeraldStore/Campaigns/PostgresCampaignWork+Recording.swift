@@ -114,34 +114,35 @@ extension PostgresCampaignWork {
     ) async throws -> Int {
         let key = chunkKey("k", appID: lease.appID, campaignID: lease.campaignID, chunk: Int32(lease.chunk), part: part)
         // Arrays cannot hold NULL here: 0, "" and the nil UUID stand for "none".
-        let ids = records.map(\.deviceID)
-        let outcomes = records.map(\.outcome.kind.rawValue)
-        let statuses = records.map { Int32(clamping: $0.outcome.status ?? 0) }
-        let reasons = records.map { $0.outcome.reason ?? "" }
-        let apnsIDs = records.map { $0.apnsID ?? Self.noUUID }
-        let languages = records.map { $0.language?.value ?? "" }
-        let variants = records.map { Int16(clamping: $0.variant ?? -1) }
-        let retryAts = records.map { $0.retryAt ?? Date(timeIntervalSince1970: 0) }
-        let buckets = try Self.buckets(of: records)
-        let inserted = try await connection.query(
+        let ledger = try LedgerRows(records)
+        // Without `ON CONFLICT` the INSERT writes every row or fails whole, so it returns
+        // nothing: the rows it wrote are the records. With it, the device IDs it wrote.
+        let insert = try await connection.query(
             """
             WITH input AS (
-                SELECT * FROM unnest(\(ids)::bigint[], \(outcomes)::text[], \(statuses)::integer[], \(reasons)::text[],
-                                     \(apnsIDs)::uuid[], \(languages)::text[], \(variants)::smallint[],
-                                     \(retryAts)::timestamptz[], \(buckets)::integer[])
-                    AS t(device_id, outcome, status, reason, apns_id, language, variant, retry_at, bucket)
+                SELECT * FROM unnest(\(ledger.deviceIDs)::bigint[], \(ledger.outcomePlaces)::integer[], \(ledger.apnsIDs)::uuid[],
+                                     \(ledger.languagePlaces)::integer[], \(ledger.variants)::smallint[],
+                                     \(ledger.retryAts)::timestamptz[], \(ledger.buckets)::integer[])
+                    AS t(device_id, outcome, apns_id, language, variant, retry_at, bucket)
             )
             INSERT INTO deliveries (app_id, campaign_id, device_id, part, outcome, status, reason, apns_id, language,
                                     variant, retry_at)
-            SELECT \(lease.appID), \(lease.campaignID), device_id, herald_part(bucket), outcome, NULLIF(status, 0),
-                   NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(language, ''), NULLIF(variant, -1),
+            SELECT \(lease.appID), \(lease.campaignID), device_id, herald_part(bucket), (\(ledger.outcomes)::text[])[outcome],
+                   NULLIF((\(ledger.statuses)::integer[])[outcome], 0), NULLIF((\(ledger.reasons)::text[])[outcome], ''),
+                   NULLIF(apns_id, \(Self.noUUID)), NULLIF((\(ledger.languages)::text[])[language], ''), NULLIF(variant, -1),
                    NULLIF(retry_at, 'epoch')
             FROM input
-            \(unescaped: conflicts == .skip ? "ON CONFLICT DO NOTHING" : "")
-            RETURNING device_id
-            """, logger: logger
-        ).collect().map { try $0.decode(Int64.self) }
-        let tally = BatchTally(Self.newRecords(records, inserted: inserted).map(Self.tallyRow))
+            \(unescaped: conflicts == .skip ? "ON CONFLICT DO NOTHING RETURNING device_id" : "")
+            """, logger: logger)
+        let written: [DeliveryRecord]
+        switch conflicts {
+        case .refuse:
+            for try await _ in insert {}  // read to its end: a refused row's error comes there
+            written = records
+        case .skip:
+            written = Self.newRecords(records, inserted: try await insert.collect().map { try $0.decode(Int64.self) })
+        }
+        let tally = BatchTally(written.map(Self.tallyRow))
         let variantColumns = BatchTally.columns(tally.byVariant)
         let languageColumns = BatchTally.columns(tally.byLanguage)
         let failureReasons = tally.failuresByReason.sorted { $0.key < $1.key }

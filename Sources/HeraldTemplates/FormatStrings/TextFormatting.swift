@@ -19,9 +19,9 @@ public final class TextFormatting: Sendable {
     public let isolatesArguments: Bool
     let plurals: PluralRuleSet
     private let integerStyle: IntegerFormatStyle<Int>
-    /// True when the language writes 0…999 as ASCII digits with no separator, so small integers
-    /// skip the formatter.
-    private let smallIntegersArePlain: Bool
+    /// How the language writes -999…999, so small integers skip the formatter; nil when it
+    /// writes them otherwise than digits after a sign.
+    let smallIntegers: SmallIntegers?
 
     /// U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE.
     static let isolateStart = "\u{2068}"
@@ -35,7 +35,7 @@ public final class TextFormatting: Sendable {
         self.plurals = PluralRules.ruleSet(for: language)
         let style = IntegerFormatStyle<Int>(locale: locale)
         self.integerStyle = style
-        self.smallIntegersArePlain = style.format(-999) == "-999" && style.format(123) == "123"
+        self.smallIntegers = SmallIntegers(style)
     }
 
     /// `text` shown by `conversion`: a number in this language's digits and grouping; text that
@@ -46,7 +46,7 @@ public final class TextFormatting: Sendable {
             return text
         case .integer:
             guard let number = Self.integer(text) else { return text }
-            if smallIntegersArePlain, number > -1000, number < 1000 { return String(number) }
+            if let text = smallIntegers?.format(number) { return text }
             return integerStyle.format(number)
         case .decimal(let precision):
             guard let number = Double(text), number.isFinite else { return text }
