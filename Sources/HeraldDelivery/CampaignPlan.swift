@@ -60,8 +60,7 @@ struct CampaignPlan: Sendable {
     func notification(
         _ index: Int, to device: CampaignDevice, apnsID: UUID, bundleID: String, rendered: RenderedNotification, sentAt: Date
     ) -> APNSNotification {
-        let message = messages[index]
-        let options = message.pushOptions
+        let options = messages[index].pushOptions
         if let start = options.liveActivity {
             let aps = start.aps(
                 timestamp: Int(sentAt.timeIntervalSince1970.rounded(.down)),
@@ -75,7 +74,7 @@ struct CampaignPlan: Sendable {
         return APNSNotification(
             token: device.token, topic: rendered.pushType.topic(forBundleID: bundleID), pushType: rendered.pushType,
             priority: options.priority, expiration: options.apnsExpiration(sentAt: sentAt),
-            collapseID: message.collapseID, apnsID: apnsID, body: .encoded(rendered.encoded))
+            collapseID: messages[index].collapseID, apnsID: apnsID, body: .encoded(rendered.encoded))
     }
 }
 
