@@ -57,9 +57,13 @@ extension PostgresCampaignWork {
     /// A unique violation on the ledger (any of its partitions; on a Citus cluster, any of their
     /// shards, whose error a worker relays with the constraint's name in its message only).
     static func isLedgerConflict(_ error: any Error) -> Bool {
-        guard let server = PostgresErrors.serverError(error)?.serverInfo,
-            server[.sqlState] == PostgresError.Code.uniqueViolation.raw
-        else { return false }
+        guard let server = PostgresErrors.serverError(error)?.serverInfo else { return false }
+        // A Citus coordinator that wrote the rows to a shard by COPY relays the shard's refusal
+        // as an internal error (XX000) with PostgreSQL's own message.
+        let relayed =
+            server[.sqlState] == "XX000"
+            && server[.message]?.hasPrefix("duplicate key value violates unique constraint") == true
+        guard server[.sqlState] == PostgresError.Code.uniqueViolation.raw || relayed else { return false }
         if let table = server[.tableName] { return table.hasPrefix("deliveries") }
         return server[.message]?.contains("constraint \"deliveries_") == true
     }
