@@ -46,34 +46,39 @@ extension UUID {
 
     private static func parseHyphenatedHex(_ text: some Collection<UInt8>, allowUppercase: Bool) -> uuid_t? {
         guard text.count == 36 else { return nil }
+        return ContiguousArray(text).withUnsafeBufferPointer { parseHyphenatedHex($0, allowUppercase: allowUppercase) }
+    }
+
+    /// The bytes' hex pairs start at fixed places, between hyphens at 8, 13, 18 and 23.
+    private static func parseHyphenatedHex(_ text: UnsafeBufferPointer<UInt8>, allowUppercase: Bool) -> uuid_t? {
+        guard text.count == 36, text[8] == UInt8(ascii: "-"), text[13] == UInt8(ascii: "-"),
+            text[18] == UInt8(ascii: "-"), text[23] == UInt8(ascii: "-")
+        else { return nil }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed = Swift.withUnsafeMutableBytes(of: &bytes) { out -> Bool in
-            var count = 0
-            var position = 0
-            var high: UInt8?
-            for byte in text {
-                defer { position += 1 }
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard byte == UInt8(ascii: "-") else { return false }
-                    continue
-                }
-                let nibble: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte &- UInt8(ascii: "a") &+ 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F") where allowUppercase: nibble = byte &- UInt8(ascii: "A") &+ 10
-                default: return false
-                }
-                if let first = high {
-                    out[count] = first << 4 | nibble
-                    count += 1
-                    high = nil
-                } else {
-                    high = nibble
-                }
+        // A byte outside a hex digit's range sets bit 4 of its nibble: OR-ed together, any one
+        // of them spoils the whole.
+        var spoiled: UInt8 = 0
+        Swift.withUnsafeMutableBytes(of: &bytes) { out in
+            for (index, place) in pairPlaces.enumerated() {
+                let high = nibble(text[place], allowUppercase: allowUppercase)
+                let low = nibble(text[place + 1], allowUppercase: allowUppercase)
+                spoiled |= high | low
+                out[index] = high << 4 | low & 0x0F
             }
-            return count == 16
         }
-        return parsed ? bytes : nil
+        return spoiled & 0x10 == 0 ? bytes : nil
+    }
+
+    private static let pairPlaces = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+
+    /// A hex digit's value, or 0x10 for any other byte.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8, allowUppercase: Bool) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where allowUppercase: byte &- UInt8(ascii: "A") &+ 10
+        default: 0x10
+        }
     }
 }

@@ -54,6 +54,19 @@ import Testing
         #expect((UUID(canonicalString: text) != nil) == canonical)
     }
 
+    @Test func everyOneByteCorruptionAgreesWithFoundation() {
+        let valid = Array("123e4567-e89b-12d3-a456-426614174abc".utf8)
+        for place in valid.indices {
+            for byte in Array("0aAfFgG-/:@`\u{0}~".utf8) {
+                var bytes = valid
+                bytes[place] = byte
+                let text = String(decoding: bytes, as: UTF8.self)
+                #expect(UUID(hyphenatedHex: text) == UUID(uuidString: text), "\(text)")
+                #expect((UUID(canonicalString: text) != nil) == (UUID(uuidString: text) != nil && text == text.lowercased()), "\(text)")
+            }
+        }
+    }
+
     @Test func roundTripsRandomUUIDs() {
         for _ in 0..<200 {
             let uuid = UUID()

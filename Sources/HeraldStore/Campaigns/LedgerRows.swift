@@ -44,9 +44,7 @@ struct LedgerRows {
         var last: (outcome: DeliveryOutcome, place: Int32)?
         var lastLanguage: (value: String, place: Int32) = ("", 1)
         for record in records {
-            guard let bucket = record.bucket, (0...255).contains(bucket) else {
-                throw StoreError.missingBucket(deviceID: record.deviceID)
-            }
+            let bucket = try PostgresCampaignWork.bucket(of: record)
             deviceIDs.append(record.deviceID)
             if let last, last.outcome == record.outcome {
                 outcomePlaces.append(last.place)
@@ -77,7 +75,7 @@ struct LedgerRows {
             languagePlaces.append(lastLanguage.place)
             apnsIDs.append(record.apnsID ?? PostgresCampaignWork.noUUID)
             variants.append(Int16(clamping: record.variant ?? -1))
-            buckets.append(Int32(bucket))
+            buckets.append(bucket)
         }
         if records.contains(where: { $0.retryAt != nil }) {
             retryAts = records.map { $0.retryAt ?? Date(timeIntervalSince1970: 0) }

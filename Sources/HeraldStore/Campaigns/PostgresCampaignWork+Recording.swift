@@ -230,16 +230,18 @@ extension PostgresCampaignWork {
         guard try await !locked.collect().isEmpty else { throw CampaignWorkError.leaseLost }
     }
 
-    /// Each record's device bucket, which names its ledger row's part. A campaign's records all
-    /// carry one; a record without is refused before anything is written, rather than filed
-    /// under a wrong part.
+    /// Each record's device bucket, which names its ledger row's part.
     static func buckets(of records: [DeliveryRecord]) throws -> [Int32] {
-        try records.map { record in
-            guard let bucket = record.bucket, (0...255).contains(bucket) else {
-                throw StoreError.missingBucket(deviceID: record.deviceID)
-            }
-            return Int32(bucket)
+        try records.map(bucket(of:))
+    }
+
+    /// A record's device bucket. A campaign's records all carry one in 0…255; a record without
+    /// is refused before anything is written, rather than filed under a wrong part.
+    static func bucket(of record: DeliveryRecord) throws -> Int32 {
+        guard let bucket = record.bucket, (0...255).contains(bucket) else {
+            throw StoreError.missingBucket(deviceID: record.deviceID)
         }
+        return Int32(bucket)
     }
 
     /// Stands for "no apns-id" in the bound array.
