@@ -54,8 +54,7 @@ import Testing
                 AuthorizationSettings(status: .authorized, alert: true, badge: true, sound: true, criticalAlert: true, timeSensitive: true),
                 AuthorizationSettings(status: .notDetermined, alert: true, timeSensitive: true),
             ]
-            // Every status and environment: the read packs them into one integer with the
-            // switches and the bucket.
+            // Every status: each is read back by its own name.
             #expect(Set(settings.map(\.status)) == Set(AuthorizationSettings.Status.allCases))
             var registered = [Device]()
             for (index, authorization) in settings.enumerated() {

@@ -3,9 +3,8 @@ import HeraldCore
 import PostgresNIO
 
 /// How a campaign reads a `devices` row: only what sending needs (``CampaignDevice``). A
-/// campaign decodes one row per device it sends to, so every cell counts: the permission
-/// switches, environment, authorization status and bucket come as one integer of bits
-/// (``packed``), the languages as one text (tags hold no comma),
+/// campaign decodes one row per device it sends to, so every cell counts: the five permission
+/// switches come as one small integer of bits, the languages as one text (tags hold no comma),
 /// which a page parses once per distinct list instead of as an array per row, and of the
 /// attributes only those the campaign's templates read.
 enum CampaignDeviceRow {
@@ -59,7 +58,12 @@ enum CampaignDeviceRow {
     /// The columns after `id, token` (a start campaign reads its start token in the device
     /// token's place); the attributes come last.
     static func columnsAfterToken(_ attributes: Attributes) -> String {
-        "array_to_string(languages, ','), " + packed + ", time_zone, user_id" + attributes.columns
+        """
+        environment, array_to_string(languages, ','), authorization_status,
+        (alert_enabled::int | (badge_enabled::int << 1) | (sound_enabled::int << 2)
+         | (critical_alert_enabled::int << 3) | (time_sensitive_enabled::int << 4))::int2,
+        time_zone, user_id, bucket
+        """ + attributes.columns
     }
 
     /// How many columns ``columns(_:)`` reads; a query may read more after them.
@@ -68,34 +72,7 @@ enum CampaignDeviceRow {
     }
 
     /// The columns before the attributes.
-    private static let fixedCount = 6
-
-    /// The environment, the authorization status and its five switches, and the bucket, as one
-    /// integer's bits: a cell costs more to send and decode than its value (docs/campaigns.md,
-    /// "What a campaign reads"). Bits 0-4 the switches, 5-6 the environment, 7-9 the status
-    /// (their places in `allCases`; the last value of each field stands for one Herald does not
-    /// know), 10-17 the bucket.
-    static let packed: String = {
-        func place<Value: CaseIterable & RawRepresentable>(of column: String, _: Value.Type, unknown: Int) -> String
-        where Value.RawValue == String {
-            "CASE \(column) "
-                + Value.allCases.enumerated().map { "WHEN '\($1.rawValue)' THEN \($0) " }.joined()
-                + "ELSE \(unknown) END"
-        }
-        // A field's last value must stay free for "unknown": widen the field before a case.
-        precondition(APNSEnvironment.allCases.count <= unknownEnvironment)
-        precondition(AuthorizationSettings.Status.allCases.count <= unknownStatus)
-        return """
-            (alert_enabled::int | (badge_enabled::int << 1) | (sound_enabled::int << 2)
-             | (critical_alert_enabled::int << 3) | (time_sensitive_enabled::int << 4)
-             | (\(place(of: "environment", APNSEnvironment.self, unknown: unknownEnvironment)) << 5)
-             | (\(place(of: "authorization_status", AuthorizationSettings.Status.self, unknown: unknownStatus)) << 7)
-             | (bucket::int << 10))
-            """
-    }()
-
-    private static let unknownEnvironment = 3
-    private static let unknownStatus = 7
+    private static let fixedCount = 9
 
     /// The row's device, its languages parsed through `languages` (a page holds few distinct
     /// tags), its attributes as ``columns(_:)`` read them.
@@ -104,28 +81,21 @@ enum CampaignDeviceRow {
     ) throws -> CampaignDevice {
         let cells = row.makeRandomAccess()
         let token = try DeviceToken(bytes: Array(buffer: try cells[1].decode(ByteBuffer.self)))
-        let bits = Int(try cells[3].decode(Int32.self))
+        let status = try cells[4].decode(String.self)
+        let switches = try cells[5].decode(Int16.self)
         return CampaignDevice(
             id: try cells[0].decode(Int64.self),
             token: token,
-            environment: try field(bits >> 5 & 3, of: APNSEnvironment.self, column: "devices.environment"),
-            languages: languages.tags(joined: try cells[2].decode(String.self)),
+            environment: try StoreError.decode(try cells[2].decode(String.self), as: APNSEnvironment.self, column: "devices.environment"),
+            languages: languages.tags(joined: try cells[3].decode(String.self)),
             authorization: AuthorizationSettings(
-                status: try field(bits >> 7 & 7, of: AuthorizationSettings.Status.self, column: "devices.authorization_status"),
-                alert: bits & 1 != 0, badge: bits & 2 != 0, sound: bits & 4 != 0,
-                criticalAlert: bits & 8 != 0, timeSensitive: bits & 16 != 0),
-            timeZone: try cells[4].decode(String?.self),
-            userID: try cells[5].decode(String?.self),
+                status: try StoreError.decode(status, as: AuthorizationSettings.Status.self, column: "devices.authorization_status"),
+                alert: switches & 1 != 0, badge: switches & 2 != 0, sound: switches & 4 != 0,
+                criticalAlert: switches & 8 != 0, timeSensitive: switches & 16 != 0),
+            timeZone: try cells[6].decode(String?.self),
+            userID: try cells[7].decode(String?.self),
             attributes: try decodeAttributes(cells, attributes.names),
-            bucket: bits >> 10 & 0xFF)
-    }
-
-    /// The value at `place` in `allCases`, as ``packed`` wrote it.
-    private static func field<Value: CaseIterable>(_ place: Int, of _: Value.Type, column: String) throws -> Value
-    where Value.AllCases: RandomAccessCollection {
-        let cases = Value.allCases
-        guard place < cases.count else { throw StoreError.unknownValue(column: column, value: "not one Herald knows") }
-        return cases[cases.index(cases.startIndex, offsetBy: place)]
+            bucket: Int(try cells[8].decode(Int16.self)))
     }
 
     private static func decodeAttributes(_ cells: PostgresRandomAccessRow, _ names: [String]?) throws -> [String: PayloadValue] {

@@ -122,8 +122,8 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         print("filled \(count) devices through the import path in \(format(fill)) (\(rate(count, fill)) devices/s)")
         // What autovacuum has done long before a campaign on a live system: without it, the
         // analyze of the devices just filled (and the vacuum of a previous round's, deleted)
-        // runs during the campaign and is charged to it (BENCHMARKS.md, "A campaign on settled
-        // devices").
+        // runs during the campaign and is charged to it (BENCHMARKS.md, "Fewer cells per device,
+        // and a campaign on settled devices").
         try await store.client.query("VACUUM (ANALYZE) devices")
 
         let senders = FirstSendClock(APNSSenderDirectory(configuration: configuration, apps: store.apps, logger: logger))
@@ -209,11 +209,14 @@ struct BenchCampaignCommand: AsyncParsableCommand {
         // The ledger has no key to `campaigns` (migration 0035), so deleting the app leaves it.
         // Millions of rows take longer than the pool's statement timeout allows one statement.
         try await store.client.withConnection { connection in
-            try await connection.query("SET statement_timeout = 0")
-            try await connection.query("DELETE FROM deliveries WHERE app_id = \(app.id)")
-            try await connection.query("DELETE FROM frequency_sends WHERE app_id = \(app.id)")
-            try await connection.query("DELETE FROM apps WHERE id = \(app.id)")
-            try await connection.query("RESET statement_timeout")
+            // `logger:` picks postgres-nio's awaited query; without it a `String` goes to the
+            // older API that returns a future, and the deletes would outlive this function.
+            let logger = connection.logger
+            try await connection.query("SET statement_timeout = 0", logger: logger)
+            try await connection.query("DELETE FROM deliveries WHERE app_id = \(app.id)", logger: logger)
+            try await connection.query("DELETE FROM frequency_sends WHERE app_id = \(app.id)", logger: logger)
+            try await connection.query("DELETE FROM apps WHERE id = \(app.id)", logger: logger)
+            try await connection.query("RESET statement_timeout", logger: logger)
         }
     }
 
