@@ -72,7 +72,9 @@ import FoundationNetworking
     }
 
     static func waitUntilReady(port: Int) async throws {
-        for _ in 0..<200 {
+        // A deadline, not a count of tries: each try may itself wait on a slow machine.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
             if let reply = try? await request("GET", port: port, path: "/readyz", key: nil, body: nil), reply.status == 200 {
                 return
             }

@@ -17,18 +17,21 @@ import FoundationNetworking
             let process = try Self.serve(database: url, port: port, settings: ["HERALD_ENGINE_POLL_MS": "5"], stderr: stderr)
             defer { if process.isRunning { process.terminate() } }
 
+            // Up to a minute: it migrates a fresh database first, and CI runs this beside hundreds of
+            // other tests on two cores (ten seconds once ran out there).
             var ready: String?
-            for _ in 0..<100 {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ready == nil, ContinuousClock.now < deadline {
                 if let (data, _) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
                     ready = String(decoding: data, as: UTF8.self)
-                    break
+                } else {
+                    try await Task.sleep(for: .milliseconds(100))
                 }
-                try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(ready?.contains("ready") == true)
+            try #require(ready?.contains("ready") == true)
 
             kill(process.processIdentifier, SIGTERM)
-            for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            try await waitUntil("serve to stop after SIGTERM", limit: .seconds(30)) { !process.isRunning }
             try #require(!process.isRunning)
             #expect(process.terminationStatus == 0)
             let logged = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -79,9 +82,11 @@ import FoundationNetworking
                 database: url, port: port, settings: ["HERALD_ENGINE_ENABLED": "false", "HERALD_HTTP_MAX_CONNECTIONS": "2"])
             defer { if process.isRunning { process.terminate() } }
 
-            // Ready: one connection at a time, each closed before the next.
+            // Ready: one connection at a time, each closed before the next. Up to a minute, as above:
+            // it migrates a fresh database first.
             var ready = false
-            for _ in 0..<100 where !ready {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !ready, ContinuousClock.now < deadline {
                 if let probe = try? SlowClient(port: port) {
                     if (try? probe.send("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) != nil {
                         ready = probe.readResponseHead(timeout: 5)?.hasPrefix("HTTP/1.1 200") == true
